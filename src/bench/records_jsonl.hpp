@@ -1,0 +1,15 @@
+#pragma once
+// --records FILE.jsonl: one line per request (docs/bench-json.md).
+#include <string>
+#include <vector>
+
+#include "bench/request_record.hpp"
+
+namespace infergate::bench {
+
+std::string record_json(const RequestRecord& record);
+
+// Throws std::runtime_error when the file cannot be written.
+void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records);
+
+}  // namespace infergate::bench

@@ -1,0 +1,45 @@
+#pragma once
+// Everything observed about one request, in CLOCK_MONOTONIC nanoseconds. Metrics are derived from
+// these records afterwards, never during the run.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "openai/stream_chunk.hpp"
+
+namespace infergate::bench {
+
+// An event that carried generated text: when its bytes were read and how much text it carried.
+struct TextEvent {
+  std::int64_t ns;
+  std::uint32_t bytes;
+};
+
+struct RequestRecord {
+  std::uint64_t index = 0;
+  std::int64_t due_ns = 0;          // when it was scheduled to be sent (closed loop: when a slot freed)
+  std::int64_t dispatch_ns = 0;     // when the client got round to it (scheduling lag = this - due)
+  std::int64_t sent_ns = 0;         // request bytes handed to the kernel
+  std::int64_t first_token_ns = 0;  // 0 when no text arrived
+  std::int64_t last_byte_ns = 0;
+  int http_status = 0;
+  std::string error_class;  // empty on success
+  std::string error_message;
+  int requested_input_tokens = 0;
+  int requested_output_tokens = 0;
+  std::uint32_t events = 0;  // every SSE event with data, text or not
+  std::vector<TextEvent> text_events;
+  std::optional<openai::Usage> usage;
+  std::optional<openai::ServerTrace> trace;
+
+  [[nodiscard]] bool ok() const { return error_class.empty(); }
+  void fail(std::string error_class_, std::string message) {
+    if (ok()) {
+      error_class = std::move(error_class_);
+      error_message = std::move(message);
+    }
+  }
+};
+
+}  // namespace infergate::bench

@@ -1,0 +1,460 @@
+#include "bench/runner.hpp"
+
+#include <fmt/format.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <exception>
+
+#include "bench/failure.hpp"
+#include "core/clock.hpp"
+#include "http/sse_parser.hpp"
+#include "openai/api_error.hpp"
+#include "openai/model_list.hpp"
+#include "openai/stream_chunk.hpp"
+
+namespace infergate::bench {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+using net::awaitable;
+constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
+
+namespace {
+
+constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr std::uint64_t kWarmupIndexBase = std::uint64_t{1} << 48;  // warmup never reuses measured prompts
+
+struct Response {
+  http::ResponseHead head;
+  std::string body;
+};
+
+awaitable<std::string> read_bounded_body(http::Connection& conn) {
+  std::string body;
+  for (;;) {
+    auto piece = co_await conn.read_body_some();
+    if (!piece || piece->empty()) {
+      co_return body;
+    }
+    if (body.size() < kMaxErrorBody) {
+      body.append(piece->substr(0, kMaxErrorBody - body.size()));
+    }
+  }
+}
+
+std::string http_failure_message(int status, std::string_view body, std::string_view what) {
+  std::string message = openai::error_message_from_body(body);
+  switch (status) {
+    case 401:
+    case 403:
+      return fmt::format("{} rejected the API key ({}): {}. Pass --api-key or set OPENAI_API_KEY.", what, status,
+                         message);
+    case 404:
+      return fmt::format("{} answered 404: {}", what, message);
+    case 429:
+      return fmt::format("{} is rate limiting (429): {}", what, message);
+    default:
+      return fmt::format("{} answered HTTP {}: {}", what, status, message);
+  }
+}
+
+class LoadRun {
+ public:
+  LoadRun(net::io_context& io, const Target& target, const Workload& workload, const LoadOptions& load,
+          const std::function<void(const Progress&)>& on_progress)
+      : io_(io),
+        target_(target),
+        workload_(workload),
+        load_(load),
+        on_progress_(on_progress),
+        path_(target.base.path +
+              (workload.options().endpoint == openai::Endpoint::chat ? "/chat/completions" : "/completions")),
+        signal_(io, net::steady_timer::time_point::max()) {
+    headers_.push_back({"Content-Type", "application/json"});
+    headers_.push_back({"User-Agent", "infergate-bench"});
+    if (workload.options().stream) {
+      headers_.push_back({"Accept", "text/event-stream"});
+    }
+    if (!target.api_key.empty()) {
+      authorization_ = "Bearer " + target.api_key;
+      headers_.push_back({"Authorization", authorization_});
+    }
+    if (target.trace) {
+      headers_.push_back({"x-infergate-trace", "1"});
+    }
+  }
+
+  awaitable<void> run(RunResult& result) {
+    if (load_.warmup > 0) {
+      std::vector<RequestRecord> warm;
+      co_await closed_loop(kWarmupIndexBase, static_cast<std::uint64_t>(load_.warmup), 0, warm);
+      for (const auto& r : warm) {
+        if (!r.ok()) {
+          result.warmup_failures.push_back(r.error_message);
+        }
+      }
+    }
+    started_ns_ = monotonic_ns();
+    progress_timer();
+    if (load_.rate) {
+      co_await open_loop(result.records);
+    } else {
+      co_await closed_loop(0, load_.requests, load_.duration_s, result.records);
+    }
+    running_ = false;
+    ticker_.reset();
+  }
+
+ private:
+  bool more(std::uint64_t issued, std::uint64_t total, double duration_s) const {
+    if (total > 0) {
+      return issued < total;
+    }
+    return static_cast<double>(monotonic_ns() - started_ns_) / 1e9 < duration_s;
+  }
+
+  awaitable<void> closed_loop(std::uint64_t base, std::uint64_t total, double duration_s,
+                              std::vector<RequestRecord>& out) {
+    std::uint64_t issued = 0;
+    int active = std::max(1, load_.concurrency);
+    auto worker = [&]() -> awaitable<void> {
+      std::unique_ptr<http::Connection> conn;
+      while (more(issued, total, duration_s)) {
+        RequestRecord record;
+        record.index = base + issued++;
+        record.due_ns = monotonic_ns();
+        co_await execute(record, conn);
+        account(record);
+        out.push_back(std::move(record));
+      }
+      if (--active == 0) {
+        signal_.cancel();
+      }
+    };
+    const int workers = active;
+    for (int i = 0; i < workers; ++i) {
+      net::co_spawn(io_, worker, net::detached);
+    }
+    while (active > 0) {
+      co_await signal_.async_wait(as_tuple);
+    }
+  }
+
+  // Requests are due on the arrival schedule whatever the server does; a late send shows up as
+  // scheduling lag and in TTFT, never as a silently shifted schedule (no coordinated omission).
+  awaitable<void> open_loop(std::vector<RequestRecord>& out) {
+    Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
+    net::steady_timer timer(io_);
+    std::int64_t due = monotonic_ns();
+    std::uint64_t issued = 0;
+    int in_flight = 0;
+    auto task = [&](RequestRecord record) -> awaitable<void> {
+      std::unique_ptr<http::Connection> conn;
+      if (!idle_.empty()) {
+        conn = std::move(idle_.back());
+        idle_.pop_back();
+      }
+      co_await execute(record, conn);
+      if (conn && conn->reusable()) {
+        idle_.push_back(std::move(conn));
+      }
+      account(record);
+      out.push_back(std::move(record));
+      --in_flight;
+      signal_.cancel();
+    };
+    while (more(issued, load_.requests, load_.duration_s)) {
+      timer.expires_at(to_time_point(due));
+      co_await timer.async_wait(as_tuple);
+      while (load_.max_concurrency && in_flight >= *load_.max_concurrency) {
+        co_await signal_.async_wait(as_tuple);
+      }
+      RequestRecord record;
+      record.index = issued++;
+      record.due_ns = due;
+      ++in_flight;
+      net::co_spawn(io_, task(std::move(record)), net::detached);
+      due += static_cast<std::int64_t>(load_.arrival->next_gap(rng) * 1e9);
+    }
+    while (in_flight > 0) {
+      co_await signal_.async_wait(as_tuple);
+    }
+  }
+
+  void account(const RequestRecord& record) {
+    ++progress_.done;
+    progress_.failed += record.ok() ? 0 : 1;
+    progress_.output_tokens += static_cast<std::int64_t>(record.text_events.size());
+  }
+
+  void progress_timer() {
+    if (!on_progress_) {
+      return;
+    }
+    running_ = true;
+    ticker_.emplace(io_);
+    net::co_spawn(
+        io_,
+        [this]() -> awaitable<void> {
+          while (running_ && ticker_) {
+            ticker_->expires_after(std::chrono::milliseconds(500));
+            co_await ticker_->async_wait(as_tuple);
+            if (!running_) {
+              break;
+            }
+            progress_.elapsed_s = static_cast<double>(monotonic_ns() - started_ns_) / 1e9;
+            on_progress_(progress_);
+          }
+        },
+        net::detached);
+  }
+
+  awaitable<void> execute(RequestRecord& record, std::unique_ptr<http::Connection>& conn) {
+    const PreparedRequest request = workload_.make(record.index);
+    record.requested_input_tokens = request.input_tokens;
+    record.requested_output_tokens = request.output_tokens;
+    record.dispatch_ns = monotonic_ns();
+    // A kept-alive connection the server has since closed fails on first use; one fresh attempt
+    // tells that apart from a real failure.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      const bool reused = conn != nullptr;
+      if (!conn) {
+        auto opened = co_await http::Connection::open(co_await net::this_coro::executor, target_.base, target_.timeout,
+                                                      target_.tls);
+        if (!opened) {
+          record.fail(failure_class(opened.error(), Phase::connect),
+                      failure_message(opened.error(), Phase::connect, target_.base.to_string()));
+          record.last_byte_ns = monotonic_ns();
+          co_return;
+        }
+        conn = std::move(*opened);
+        conn->set_io_timeout(target_.timeout);
+      }
+      record.sent_ns = monotonic_ns();
+      error_code ec = co_await conn->send("POST", path_, headers_, request.body);
+      std::optional<http::ResponseHead> head;
+      if (!ec) {
+        auto h = co_await conn->read_head();
+        if (h) {
+          head = std::move(*h);
+        } else {
+          ec = h.error();
+        }
+      }
+      if (ec) {
+        conn.reset();
+        if (reused && failure_class(ec, Phase::request) == "connection_reset") {
+          continue;
+        }
+        record.fail(failure_class(ec, Phase::request), failure_message(ec, Phase::request, target_.base.to_string()));
+        record.last_byte_ns = monotonic_ns();
+        co_return;
+      }
+      co_await read_response(record, *conn, *head);
+      if (!conn->reusable()) {
+        conn.reset();
+      }
+      co_return;
+    }
+  }
+
+  awaitable<void> read_response(RequestRecord& record, http::Connection& conn, const http::ResponseHead& head) {
+    record.http_status = head.status;
+    const std::string what = target_.base.to_string();
+    if (head.status != 200) {
+      const std::string body = co_await read_bounded_body(conn);
+      record.last_byte_ns = monotonic_ns();
+      record.fail(fmt::format("http_{}", head.status), http_failure_message(head.status, body, what));
+      co_return;
+    }
+    if (!workload_.options().stream) {
+      const std::string body = co_await read_bounded_body(conn);
+      record.last_byte_ns = monotonic_ns();
+      openai::ChunkView view;
+      if (auto error = openai::parse_completion_response(body, view)) {
+        record.fail("malformed_response", fmt::format("the response body is {}", *error));
+        co_return;
+      }
+      take_chunk(record, view, record.last_byte_ns);
+      co_return;
+    }
+    const std::string_view content_type = head.header("Content-Type");
+    if (content_type.find("text/event-stream") == std::string_view::npos) {
+      const std::string body = co_await read_bounded_body(conn);
+      record.last_byte_ns = monotonic_ns();
+      record.fail("non_sse", fmt::format("expected a text/event-stream reply to a streaming request, got '{}': {}",
+                                         content_type, openai::error_message_from_body(body)));
+      co_return;
+    }
+    http::SseParser parser;
+    bool done = false;
+    bool finished = false;
+    std::int64_t now = 0;
+    auto on_event = [&](const http::SseEvent& event) {
+      ++record.events;
+      if (event.data == "[DONE]") {
+        done = true;
+        return;
+      }
+      openai::ChunkView view;
+      if (auto error = openai::parse_stream_chunk(event.data, view)) {
+        record.fail("malformed_stream",
+                    fmt::format("event {} is {}: '{}'", record.events, *error, event.data.substr(0, 120)));
+        return;
+      }
+      if (view.error) {
+        record.fail("stream_error", fmt::format("the server sent an error mid-stream: {}", *view.error));
+      }
+      finished = finished || view.finish_reason.has_value();
+      take_chunk(record, view, now);
+    };
+    for (;;) {
+      auto piece = co_await conn.read_body_some();
+      now = monotonic_ns();
+      if (!piece) {
+        record.last_byte_ns = now;
+        record.fail(failure_class(piece.error(), Phase::response),
+                    fmt::format("{} after {} text events", failure_message(piece.error(), Phase::response, what),
+                                record.text_events.size()));
+        co_return;
+      }
+      if (piece->empty()) {
+        break;
+      }
+      record.last_byte_ns = now;
+      parser.feed(*piece, on_event);
+    }
+    parser.finish(on_event);
+    if (!done && !finished) {
+      record.fail("stream_cut", fmt::format("the stream ended after {} text events without a finish_reason or "
+                                            "[DONE]",
+                                            record.text_events.size()));
+    } else if (record.text_events.empty()) {
+      record.fail("no_output", "the stream finished without generating any text");
+    }
+  }
+
+  static void take_chunk(RequestRecord& record, const openai::ChunkView& view, std::int64_t now) {
+    if (view.text_bytes > 0) {
+      if (record.text_events.empty()) {
+        record.first_token_ns = now;
+      }
+      record.text_events.push_back(TextEvent{now, static_cast<std::uint32_t>(view.text_bytes)});
+    }
+    if (view.usage) {
+      record.usage = view.usage;
+    }
+    if (view.trace) {
+      record.trace = view.trace;
+    }
+  }
+
+  net::io_context& io_;
+  const Target& target_;
+  const Workload& workload_;
+  const LoadOptions& load_;
+  const std::function<void(const Progress&)>& on_progress_;
+  std::string path_;
+  std::string authorization_;
+  std::vector<http::Header> headers_;
+  net::steady_timer signal_;  // cancelled whenever a worker or request finishes
+  std::vector<std::unique_ptr<http::Connection>> idle_;
+  std::optional<net::steady_timer> ticker_;
+  Progress progress_;
+  std::int64_t started_ns_ = 0;
+  bool running_ = false;
+};
+
+awaitable<std::vector<std::string>> fetch_models(const Target& target) {
+  const std::string what = target.base.to_string();
+  auto opened =
+      co_await http::Connection::open(co_await net::this_coro::executor, target.base, target.timeout, target.tls);
+  if (!opened) {
+    throw BenchError(failure_message(opened.error(), Phase::connect, what));
+  }
+  auto& conn = **opened;
+  conn.set_io_timeout(target.timeout);
+  std::vector<http::Header> headers{{"Accept", "application/json"}};
+  const std::string authorization = "Bearer " + target.api_key;
+  if (!target.api_key.empty()) {
+    headers.push_back({"Authorization", authorization});
+  }
+  error_code ec = co_await conn.send("GET", target.base.path + "/models", headers, "");
+  boost::system::result<http::ResponseHead> head = ec;
+  if (!ec) {
+    head = co_await conn.read_head();  // not inside ?: — GCC 12 miscompiles co_await there
+  }
+  if (!head) {
+    throw BenchError(failure_message(head.error(), Phase::request, what));
+  }
+  const std::string body = co_await read_bounded_body(conn);
+  if (head->status != 200) {
+    throw BenchError(http_failure_message(head->status, body, what + "/models"));
+  }
+  auto models = openai::parse_model_list(body);
+  if (!models) {
+    throw BenchError(
+        fmt::format("{}/models did not return a model list: {}", what, openai::error_message_from_body(body)));
+  }
+  co_return *models;
+}
+
+template <class T>
+T run_on_fresh_context(std::function<awaitable<T>()> body) {
+  net::io_context io{1};
+  std::optional<T> value;
+  std::exception_ptr error;
+  net::co_spawn(io, body(), [&](std::exception_ptr e, T v) {
+    error = e;
+    if (!e) {
+      value = std::move(v);
+    }
+  });
+  io.run();
+  if (error) {
+    std::rethrow_exception(error);
+  }
+  return std::move(*value);
+}
+
+}  // namespace
+
+http::Url target_base(std::string_view url) {
+  http::Url base = http::parse_url(url);
+  if (!base.path.ends_with("/v1")) {
+    base.path += "/v1";
+  }
+  return base;
+}
+
+std::vector<std::string> list_models(const Target& target) {
+  return run_on_fresh_context<std::vector<std::string>>([&] { return fetch_models(target); });
+}
+
+RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
+                   const std::function<void(const Progress&)>& on_progress) {
+  if (load.rate && !load.arrival) {
+    throw BenchError("an open-loop run needs an arrival process");
+  }
+  if (load.requests == 0 && !(load.duration_s > 0)) {
+    throw BenchError("give --requests N or --duration S");
+  }
+  net::io_context io{1};
+  RunResult result;
+  LoadRun run(io, target, workload, load, on_progress);
+  std::exception_ptr error;
+  net::co_spawn(io, run.run(result), [&](std::exception_ptr e) { error = e; });
+  io.run();
+  if (error) {
+    std::rethrow_exception(error);
+  }
+  return result;
+}
+
+}  // namespace infergate::bench

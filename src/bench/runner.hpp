@@ -1,0 +1,67 @@
+#pragma once
+// Drives load at an OpenAI-compatible endpoint and records every request. Runs on one io_context
+// in the calling thread; the records are analysed afterwards (summary.hpp).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/arrival.hpp"
+#include "bench/request_record.hpp"
+#include "bench/workload.hpp"
+#include "http/client.hpp"
+#include "http/url.hpp"
+
+namespace infergate::bench {
+
+struct Target {
+  http::Url base;  // ends in /v1 (added when the user left it out)
+  std::string api_key;
+  bool trace = false;  // ask the server for infergate_trace (the simulator's ground truth)
+  http::TlsOptions tls;
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // connect, and each wait for bytes
+};
+
+struct LoadOptions {
+  int concurrency = 1;         // closed loop: this many requests always in flight
+  std::optional<double> rate;  // open loop: requests per second (concurrency becomes a cap)
+  std::optional<ArrivalProcess> arrival;
+  std::optional<int> max_concurrency;  // open loop cap; unlimited when absent
+  std::uint64_t requests = 100;        // 0: run for duration_s instead
+  double duration_s = 0;
+  int warmup = 0;  // requests run and discarded before measuring
+  std::uint64_t seed = 1;
+};
+
+// A problem that stops the run before it starts (unreachable server, rejected key, no model).
+class BenchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Normalises a base URL: appends /v1 unless the path already ends with it.
+http::Url target_base(std::string_view url);
+
+// GET /v1/models. Throws BenchError with a message a user can act on.
+std::vector<std::string> list_models(const Target& target);
+
+struct Progress {
+  std::uint64_t done = 0;
+  std::uint64_t failed = 0;
+  std::int64_t output_tokens = 0;  // text events so far (usage arrives only at the end)
+  double elapsed_s = 0;
+};
+
+struct RunResult {
+  std::vector<RequestRecord> records;
+  std::vector<std::string> warmup_failures;
+};
+
+// Runs warmup, then the measured load; calls `on_progress` about twice a second.
+RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
+                   const std::function<void(const Progress&)>& on_progress = {});
+
+}  // namespace infergate::bench

@@ -1,0 +1,67 @@
+#include "bench/summary.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "bench/request_metrics.hpp"
+
+namespace infergate::bench {
+
+namespace {
+constexpr std::size_t kExamplesPerClass = 3;
+}
+
+BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
+  BenchSummary s;
+  std::vector<double> ttft;
+  std::vector<double> tpot;
+  std::vector<double> itl;
+  std::vector<double> e2e;
+  std::vector<double> lag;
+  std::int64_t start = std::numeric_limits<std::int64_t>::max();
+  std::int64_t end = 0;
+  std::uint64_t from_usage = 0;
+  for (const auto& r : records) {
+    start = std::min(start, r.due_ns);
+    end = std::max(end, r.last_byte_ns);
+    lag.push_back(static_cast<double>(r.dispatch_ns - r.due_ns) / 1e6);
+    s.requested_input_tokens += r.requested_input_tokens;
+    if (!r.ok()) {
+      ++s.failed;
+      auto& failure = s.failures[r.error_class];
+      ++failure.count;
+      if (failure.examples.size() < kExamplesPerClass) {
+        failure.examples.push_back(r.error_message);
+      }
+      continue;
+    }
+    ++s.completed;
+    const RequestMetrics m = measure_request(r, itl);
+    ttft.push_back(m.ttft_ms);
+    e2e.push_back(m.e2e_ms);
+    if (m.tpot_ms) {
+      tpot.push_back(*m.tpot_ms);
+    }
+    s.output_tokens += m.output_tokens;
+    s.text_events += static_cast<std::int64_t>(r.text_events.size());
+    from_usage += m.tokens_from_usage ? 1 : 0;
+    if (r.usage) {
+      s.prompt_tokens += r.usage->prompt_tokens;
+    }
+  }
+  if (!records.empty() && end > start) {
+    s.duration_s = static_cast<double>(end - start) / 1e9;
+    s.requests_per_s = static_cast<double>(s.completed) / s.duration_s;
+    s.output_tokens_per_s = static_cast<double>(s.output_tokens) / s.duration_s;
+    s.total_tokens_per_s = static_cast<double>(s.output_tokens + s.prompt_tokens) / s.duration_s;
+  }
+  s.token_source = from_usage == s.completed ? "usage" : from_usage == 0 ? "events" : "mixed";
+  s.ttft_ms = summarize(ttft);
+  s.tpot_ms = summarize(tpot);
+  s.itl_ms = summarize(itl);
+  s.e2e_ms = summarize(e2e);
+  s.scheduling_lag_ms = summarize(lag);
+  return s;
+}
+
+}  // namespace infergate::bench

@@ -1,0 +1,40 @@
+#pragma once
+// The headline figures of a run, derived from its records.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench/percentiles.hpp"
+#include "bench/request_record.hpp"
+
+namespace infergate::bench {
+
+struct FailureClass {
+  std::uint64_t count = 0;
+  std::vector<std::string> examples;  // the first few messages, as the user should read them
+};
+
+struct BenchSummary {
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;
+  double duration_s = 0;  // the measured window: first due time to last byte
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+  double total_tokens_per_s = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t prompt_tokens = 0;  // as the server reported them (usage), where it did
+  std::int64_t requested_input_tokens = 0;
+  std::int64_t text_events = 0;  // text-carrying events, beside the token count
+  std::string token_source;      // "usage", "events" or "mixed": where output token counts came from
+  Stat ttft_ms;
+  Stat tpot_ms;
+  Stat itl_ms;
+  Stat e2e_ms;
+  Stat scheduling_lag_ms;
+  std::map<std::string, FailureClass> failures;
+};
+
+BenchSummary summarize_run(const std::vector<RequestRecord>& records);
+
+}  // namespace infergate::bench

@@ -1,0 +1,32 @@
+#include "bench/summary_table.hpp"
+
+#include <fmt/format.h>
+
+namespace infergate::bench {
+
+void print_summary_table(std::FILE* out, const BenchSummary& s, const std::string& title) {
+  fmt::print(out, "{}\n", title);
+  fmt::print(out, "  requests      {} completed, {} failed in {:.2f} s\n", s.completed, s.failed, s.duration_s);
+  fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} output tok/s   {:.1f} total tok/s\n", s.requests_per_s,
+             s.output_tokens_per_s, s.total_tokens_per_s);
+  fmt::print(out, "  tokens        {} output (from {}; {} text events), {} prompt (server) vs {} requested\n",
+             s.output_tokens, s.token_source, s.text_events, s.prompt_tokens, s.requested_input_tokens);
+  fmt::print(out, "  {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "ms", "mean", "p50", "p90", "p95", "p99", "max");
+  auto row = [&](const char* name, const Stat& st) {
+    fmt::print(out, "  {:<12} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n", name, st.mean, st.p50, st.p90,
+               st.p95, st.p99, st.max);
+  };
+  row("TTFT", s.ttft_ms);
+  row("TPOT", s.tpot_ms);
+  row("ITL", s.itl_ms);
+  row("E2E", s.e2e_ms);
+  row("sched lag", s.scheduling_lag_ms);
+  for (const auto& [cls, failure] : s.failures) {
+    fmt::print(out, "  failures: {} x {}\n", failure.count, cls);
+    for (const auto& example : failure.examples) {
+      fmt::print(out, "    e.g. {}\n", example);
+    }
+  }
+}
+
+}  // namespace infergate::bench

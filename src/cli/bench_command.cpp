@@ -1,0 +1,201 @@
+#include <fmt/format.h>
+#include <boost/json/object.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+
+#include "bench/progress.hpp"
+#include "bench/records_jsonl.hpp"
+#include "bench/runner.hpp"
+#include "bench/summary.hpp"
+#include "bench/summary_json.hpp"
+#include "bench/summary_table.hpp"
+#include "cli/commands.hpp"
+#include "cli/embedded_sim.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string base_url;
+  std::string model;
+  std::string api_key;
+  std::string endpoint = "chat";
+  std::string sim_profile = "gemma-4-31b:bf16@h200";
+  double sim_speedup = 1.0;
+  int sim_max_num_seqs = 256;
+  int concurrency = 1;
+  double rate = 0;
+  std::string arrival = "poisson";
+  int max_concurrency = 0;
+  std::uint64_t requests = 0;
+  double duration = 0;
+  int warmup = 0;
+  std::uint64_t seed = 1;
+  std::string input_tokens = "512";
+  std::string output_tokens = "128";
+  std::string prompts;
+  bool no_stream = false;
+  bool no_ignore_eos = false;
+  std::string json;
+  std::string records;
+  bool trace = false;
+  double timeout_s = 600;
+  bool insecure = false;
+};
+
+void run_bench(const BenchArgs& args) {
+  std::optional<EmbeddedSim> sim;
+  std::string base_url = args.base_url;
+  if (base_url.empty()) {
+    sim.emplace(sim_options_for(args.sim_profile, args.sim_speedup, args.sim_max_num_seqs));
+    base_url = sim->base_url();
+  }
+  bench::Target target;
+  target.base = bench::target_base(base_url);
+  target.api_key = args.api_key;
+  if (target.api_key.empty()) {
+    if (const char* key = std::getenv("OPENAI_API_KEY")) {
+      target.api_key = key;
+    }
+  }
+  target.trace = args.trace;
+  target.tls.verify_peer = !args.insecure;
+  target.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_s * 1000));
+
+  const std::vector<std::string> models = bench::list_models(target);
+  std::string model = args.model;
+  if (model.empty()) {
+    if (models.empty()) {
+      throw bench::BenchError(fmt::format("{}/models lists no models; pass --model", target.base.to_string()));
+    }
+    model = models.front();
+  }
+
+  bench::WorkloadOptions wopts;
+  if (args.endpoint != "chat" && args.endpoint != "completions") {
+    throw bench::BenchError("--endpoint must be chat or completions");
+  }
+  wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;
+  wopts.model = model;
+  wopts.input = bench::LengthDistribution::parse(args.input_tokens);
+  wopts.output = bench::LengthDistribution::parse(args.output_tokens);
+  if (!args.prompts.empty()) {
+    wopts.prompts_file = args.prompts;
+  }
+  wopts.stream = !args.no_stream;
+  wopts.ignore_eos = !args.no_ignore_eos;
+  wopts.seed = args.seed;
+  const bench::Workload workload(wopts);
+
+  bench::LoadOptions load;
+  load.concurrency = args.concurrency;
+  if (args.rate > 0) {
+    load.rate = args.rate;
+    load.arrival = bench::ArrivalProcess::parse(args.arrival, args.rate);
+    if (args.max_concurrency > 0) {
+      load.max_concurrency = args.max_concurrency;
+    }
+  }
+  load.duration_s = args.duration;
+  load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : 100);
+  load.warmup = args.warmup;
+  load.seed = args.seed;
+
+  bench::ProgressLine progress(load.requests, load.duration_s);
+  std::function<void(const bench::Progress&)> on_progress;
+  if (progress.enabled()) {
+    on_progress = [&](const bench::Progress& p) { progress.update(p); };
+  }
+  const bench::RunResult result = bench::run_load(target, workload, load, on_progress);
+  progress.finish();
+  for (const auto& failure : result.warmup_failures) {
+    fmt::print(stderr, "warmup request failed: {}\n", failure);
+  }
+
+  const bench::BenchSummary summary = bench::summarize_run(result.records);
+  const std::string shape = load.rate ? fmt::format("rate {} req/s ({})", *load.rate, load.arrival->to_string())
+                                      : fmt::format("concurrency {}", load.concurrency);
+  bench::print_summary_table(stdout, summary,
+                             fmt::format("infergate bench: {} at {} ({}), {}, input {} / output {} tokens", model,
+                                         target.base.to_string(), sim ? "simulator " + args.sim_profile : "external",
+                                         shape, wopts.input.to_string(), wopts.output.to_string()));
+  if (!args.json.empty()) {
+    boost::json::object config{
+        {"base_url", target.base.to_string()},
+        {"model", model},
+        {"endpoint", args.endpoint},
+        {"simulator", sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr)},
+        {"load", load.rate ? "open" : "closed"},
+        {"concurrency", load.concurrency},
+        {"rate", load.rate ? boost::json::value(*load.rate) : boost::json::value(nullptr)},
+        {"arrival", load.arrival ? boost::json::value(load.arrival->to_string()) : boost::json::value(nullptr)},
+        {"max_concurrency",
+         load.max_concurrency ? boost::json::value(*load.max_concurrency) : boost::json::value(nullptr)},
+        {"requests", load.requests},
+        {"duration_s", load.duration_s},
+        {"warmup", load.warmup},
+        {"seed", load.seed},
+        {"input_tokens", wopts.input.to_string()},
+        {"output_tokens", wopts.output.to_string()},
+        {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
+        {"stream", wopts.stream},
+        {"ignore_eos", wopts.ignore_eos},
+    };
+    bench::write_summary_json(args.json, config, summary);
+  }
+  if (!args.records.empty()) {
+    bench::write_records_jsonl(args.records, result.records);
+  }
+  if (summary.completed == 0 && summary.failed > 0) {
+    throw CLI::RuntimeError(1);
+  }
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Benchmark an OpenAI-compatible endpoint (TTFT, TPOT, ITL, throughput)");
+  cmd->add_option("--base-url", a->base_url, "Endpoint to measure; without it, the built-in simulator");
+  cmd->add_option("--model", a->model, "Model to request (default: the first the server lists)");
+  cmd->add_option("--api-key", a->api_key, "Bearer key (default: $OPENAI_API_KEY)");
+  cmd->add_option("--endpoint", a->endpoint, "chat or completions")
+      ->check(CLI::IsMember({"chat", "completions"}))
+      ->capture_default_str();
+  cmd->add_option("--sim", a->sim_profile, "Simulator profile when no --base-url")->capture_default_str();
+  cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--sim-max-num-seqs", a->sim_max_num_seqs, "Simulator batch limit")->capture_default_str();
+  cmd->add_option("--concurrency", a->concurrency, "Closed loop: requests kept in flight")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--rate", a->rate, "Open loop: requests per second")->check(CLI::PositiveNumber);
+  cmd->add_option("--arrival", a->arrival, "poisson, constant or gamma:K")->capture_default_str();
+  cmd->add_option("--max-concurrency", a->max_concurrency, "Open loop: cap on requests in flight");
+  cmd->add_option("--requests", a->requests, "Requests to measure (default 100 unless --duration)");
+  cmd->add_option("--duration", a->duration, "Seconds to keep issuing requests")->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", a->warmup, "Requests run and discarded first")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
+  cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
+  cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
+  cmd->add_option("--prompts", a->prompts, "JSONL file: {\"prompt\": ...} or {\"messages\": [...]} per line")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
+  cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
+                "Do not send ignore_eos/min_tokens (for servers that reject them)");
+  cmd->add_option("--json", a->json, "Write the summary as JSON (schema infergate.bench/1)");
+  cmd->add_option("--records", a->records, "Write one JSON line per request");
+  cmd->add_flag("--trace", a->trace, "Ask the server for infergate_trace ground truth (the simulator sends it)");
+  cmd->add_option("--timeout", a->timeout_s, "Seconds to wait for a connection or for the next bytes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--insecure", a->insecure, "Do not verify the server's TLS certificate");
+  cmd->callback([a] { run_bench(*a); });
+}
+
+}  // namespace infergate::cli

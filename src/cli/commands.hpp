@@ -1,0 +1,11 @@
+#pragma once
+// Each subcommand registers its options and its action on the application.
+#include <CLI/CLI.hpp>
+
+namespace infergate::cli {
+
+void add_sim_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_demo_command(CLI::App& app);
+
+}  // namespace infergate::cli

@@ -1,0 +1,27 @@
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+#include "core/log.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"infergate: measure, route and predict LLM inference traffic"};
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")->capture_default_str();
+  app.parse_complete_callback([&] { infergate::setup_logging(log_level); });
+  infergate::cli::add_sim_command(app);
+  infergate::cli::add_bench_command(app);
+  infergate::cli::add_demo_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "infergate: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,190 @@
+#include "http/client.hpp"
+
+#include <fmt/format.h>
+#include <openssl/ssl.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <strings.h>
+#include <array>
+#include <optional>
+
+namespace infergate::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
+using boost::system::error_code;
+using boost::system::result;
+using net::awaitable;
+using net::ip::tcp;
+constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
+
+std::string_view ResponseHead::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key.size() == name.size() && ::strncasecmp(key.data(), name.data(), name.size()) == 0) {
+      return value;
+    }
+  }
+  return {};
+}
+
+namespace {
+
+beast::tcp_stream& lowest(beast::tcp_stream& s) {
+  return s;
+}
+beast::tcp_stream& lowest(beast::ssl_stream<beast::tcp_stream>& s) {
+  return s.next_layer();
+}
+
+template <class Stream>
+class StreamConnection final : public Connection {
+ public:
+  StreamConnection(Stream stream, std::string authority)
+      : stream_(std::move(stream)), authority_(std::move(authority)) {}
+
+  awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
+                             std::string_view body) override {
+    head_.clear();
+    fmt::format_to(std::back_inserter(head_), "{} {} HTTP/1.1\r\nHost: {}\r\n", method, target, authority_);
+    for (const auto& h : headers) {
+      fmt::format_to(std::back_inserter(head_), "{}: {}\r\n", h.name, h.value);
+    }
+    fmt::format_to(std::back_inserter(head_), "Content-Length: {}\r\n\r\n", body.size());
+    arm();
+    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
+    auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple);
+    co_return ec;
+  }
+
+  awaitable<result<ResponseHead>> read_head() override {
+    parser_.emplace();
+    parser_->body_limit(boost::none);
+    arm();
+    auto [ec, n] = co_await bhttp::async_read_header(stream_, buffer_, *parser_, as_tuple);
+    if (ec) {
+      co_return ec;
+    }
+    const auto& message = parser_->get();
+    ResponseHead head;
+    head.status = static_cast<int>(message.result_int());
+    head.keep_alive = message.keep_alive();
+    for (const auto& field : message) {
+      head.headers.emplace_back(field.name_string(), field.value());
+    }
+    keep_alive_ = head.keep_alive;
+    co_return head;
+  }
+
+  awaitable<result<std::string_view>> read_body_some() override {
+    if (!parser_) {
+      co_return std::string_view{};
+    }
+    for (;;) {
+      if (parser_->is_done()) {
+        co_return std::string_view{};
+      }
+      auto& body = parser_->get().body();
+      body.data = chunk_.data();
+      body.size = chunk_.size();
+      arm();
+      auto [ec, n] = co_await bhttp::async_read_some(stream_, buffer_, *parser_, as_tuple);
+      if (ec == bhttp::error::need_buffer) {
+        ec = {};
+      }
+      if (ec) {
+        keep_alive_ = false;
+        co_return ec;
+      }
+      const std::size_t got = chunk_.size() - parser_->get().body().size;
+      if (got > 0) {
+        co_return std::string_view(chunk_.data(), got);
+      }
+    }
+  }
+
+  void set_io_timeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
+
+  bool reusable() const override { return keep_alive_ && parser_ && parser_->is_done(); }
+
+  void close() override {
+    keep_alive_ = false;
+    lowest(stream_).close();
+  }
+
+ private:
+  void arm() { lowest(stream_).expires_after(timeout_); }
+
+  Stream stream_;
+  std::string authority_;
+  std::string head_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
+  std::array<char, 16384> chunk_{};
+  std::chrono::milliseconds timeout_{std::chrono::minutes(10)};
+  bool keep_alive_ = true;
+};
+
+ssl::context& client_tls_context(bool verify) {
+  auto make = [](bool verify_peer) {
+    ssl::context ctx(ssl::context::tls_client);
+    ctx.set_default_verify_paths();
+    ctx.set_verify_mode(verify_peer ? ssl::verify_peer : ssl::verify_none);
+    return ctx;
+  };
+  static ssl::context verifying = make(true);
+  static ssl::context trusting = make(false);
+  return verify ? verifying : trusting;
+}
+
+}  // namespace
+
+awaitable<result<std::unique_ptr<Connection>>> Connection::open(net::any_io_executor executor, const Url& url,
+                                                                std::chrono::milliseconds timeout, TlsOptions tls) {
+  tcp::resolver resolver(executor);
+  auto [rec, endpoints] = co_await resolver.async_resolve(url.host, std::to_string(url.port), as_tuple);
+  if (rec) {
+    co_return rec;
+  }
+  beast::tcp_stream tcp_stream(executor);
+  tcp_stream.expires_after(timeout);
+  auto [cec, endpoint] = co_await tcp_stream.async_connect(endpoints, as_tuple);
+  if (cec) {
+    co_return cec;
+  }
+  error_code ignored;
+  tcp_stream.socket().set_option(tcp::no_delay(true), ignored);
+  if (!url.tls) {
+    co_return std::make_unique<StreamConnection<beast::tcp_stream>>(std::move(tcp_stream), url.authority());
+  }
+  beast::ssl_stream<beast::tcp_stream> tls_stream(std::move(tcp_stream), client_tls_context(tls.verify_peer));
+  if (!SSL_set_tlsext_host_name(tls_stream.native_handle(), url.host.c_str())) {
+    co_return error_code(static_cast<int>(::ERR_get_error()), net::error::get_ssl_category());
+  }
+  if (tls.verify_peer) {
+    tls_stream.set_verify_callback(ssl::host_name_verification(url.host));
+  }
+  tls_stream.next_layer().expires_after(timeout);
+  auto [hec] = co_await tls_stream.async_handshake(ssl::stream_base::client, as_tuple);
+  if (hec) {
+    co_return hec;
+  }
+  co_return std::make_unique<StreamConnection<beast::ssl_stream<beast::tcp_stream>>>(std::move(tls_stream),
+                                                                                     url.authority());
+}
+
+}  // namespace infergate::http

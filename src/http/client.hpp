@@ -1,0 +1,61 @@
+#pragma once
+// One HTTP/1.1 client connection (plain TCP or TLS), for clients that stream: the response body
+// is handed over piece by piece as it arrives, never buffered whole.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+#include <boost/system/result.hpp>
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/server.hpp"
+#include "http/url.hpp"
+
+namespace infergate::http {
+
+struct TlsOptions {
+  bool verify_peer = true;  // against the system's certificate store, with the URL's host name
+};
+
+struct ResponseHead {
+  int status = 0;
+  bool keep_alive = true;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // Value of the named header (case-insensitive), "" when absent.
+  [[nodiscard]] std::string_view header(std::string_view name) const;
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // Resolves, connects (TCP_NODELAY) and, for https, completes the TLS handshake with SNI.
+  static boost::asio::awaitable<boost::system::result<std::unique_ptr<Connection>>> open(
+      boost::asio::any_io_executor executor, const Url& url, std::chrono::milliseconds timeout, TlsOptions tls = {});
+
+  // Sends one request with a Content-Length body. Host and Content-Length are added here.
+  virtual boost::asio::awaitable<boost::system::error_code> send(std::string_view method, std::string_view target,
+                                                                 std::span<const Header> headers,
+                                                                 std::string_view body) = 0;
+
+  virtual boost::asio::awaitable<boost::system::result<ResponseHead>> read_head() = 0;
+
+  // The next piece of the (de-chunked) body as soon as it arrives; empty at the end of the body.
+  // The view is valid until the next call.
+  virtual boost::asio::awaitable<boost::system::result<std::string_view>> read_body_some() = 0;
+
+  // Applies to each read and write from now on: the longest wait for the peer.
+  virtual void set_io_timeout(std::chrono::milliseconds timeout) = 0;
+
+  // True when the last response was read to its end and both sides allow keep-alive.
+  [[nodiscard]] virtual bool reusable() const = 0;
+  virtual void close() = 0;
+};
+
+}  // namespace infergate::http

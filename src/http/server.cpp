@@ -1,0 +1,270 @@
+#include "http/server.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/status.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <array>
+#include <cerrno>
+#include <optional>
+
+#include "core/clock.hpp"
+
+namespace infergate::http {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using boost::system::error_code;
+using net::awaitable;
+using net::use_awaitable;
+using net::ip::tcp;
+constexpr auto as_tuple = net::as_tuple(use_awaitable);
+
+namespace {
+
+std::string_view reason(int status) {
+  return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
+}
+
+std::string error_body(std::string_view message, std::string_view code) {
+  return fmt::format(R"({{"error":{{"message":"{}","type":"invalid_request_error","param":null,"code":"{}"}}}})",
+                     message, code);
+}
+
+class SessionExchange final : public Exchange {
+ public:
+  SessionExchange(beast::tcp_stream& stream, bhttp::request<bhttp::string_body>& request, std::int64_t received_ns,
+                  bool keep_alive)
+      : stream_(stream), request_(request), received_ns_(received_ns), keep_alive_(keep_alive) {}
+
+  std::string_view method() const override { return request_.method_string(); }
+  std::string_view target() const override { return request_.target(); }
+  std::string_view header(std::string_view name) const override {
+    auto it = request_.find(name);
+    return it == request_.end() ? std::string_view{} : std::string_view(it->value());
+  }
+  std::string_view body() const override { return request_.body(); }
+  std::int64_t received_ns() const override { return received_ns_; }
+
+  awaitable<error_code> respond(int status, std::string_view content_type, std::string_view body,
+                                std::span<const Header> extra) override {
+    started_ = true;
+    head_.clear();
+    append_head(status, content_type, extra);
+    fmt::format_to(std::back_inserter(head_), "Content-Length: {}\r\n\r\n", body.size());
+    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
+    auto [ec, n] = co_await net::async_write(stream_.socket(), buffers, as_tuple);
+    finished_ = !ec;
+    co_return ec;
+  }
+
+  awaitable<error_code> begin_stream(int status, std::string_view content_type,
+                                     std::span<const Header> extra) override {
+    started_ = true;
+    head_.clear();
+    append_head(status, content_type, extra);
+    head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+    auto [ec, n] = co_await net::async_write(stream_.socket(), net::buffer(head_), as_tuple);
+    co_return ec;
+  }
+
+  awaitable<error_code> write_chunk(std::string_view data) override {
+    if (data.empty()) {
+      co_return error_code{};  // an empty chunk would end the body
+    }
+    char size_line[24];
+    auto* end = fmt::format_to(size_line, "{:x}\r\n", data.size());
+    std::array<net::const_buffer, 3> buffers{net::buffer(size_line, static_cast<std::size_t>(end - size_line)),
+                                             net::buffer(data), net::buffer("\r\n", 2)};
+    auto [ec, n] = co_await net::async_write(stream_.socket(), buffers, as_tuple);
+    co_return ec;
+  }
+
+  awaitable<error_code> end_stream() override {
+    auto [ec, n] = co_await net::async_write(stream_.socket(), net::buffer("0\r\n\r\n", 5), as_tuple);
+    finished_ = !ec;
+    co_return ec;
+  }
+
+  awaitable<void> peer_closed() override {
+    auto& socket = stream_.socket();
+    for (;;) {
+      auto [ec] = co_await socket.async_wait(tcp::socket::wait_read, as_tuple);
+      if (ec) {
+        co_return;
+      }
+      char byte = 0;
+      const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+        co_return;
+      }
+      if (n > 0) {
+        // The client sent more (a pipelined request): it is alive, and its bytes must stay
+        // unread, so stop watching until cancelled.
+        net::steady_timer forever(socket.get_executor(), net::steady_timer::time_point::max());
+        co_await forever.async_wait(as_tuple);
+        co_return;
+      }
+    }
+  }
+
+  [[nodiscard]] bool started() const { return started_; }
+  [[nodiscard]] bool finished() const { return finished_; }
+
+ private:
+  void append_head(int status, std::string_view content_type, std::span<const Header> extra) {
+    fmt::format_to(std::back_inserter(head_), "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n", status, reason(status),
+                   content_type);
+    for (const auto& h : extra) {
+      fmt::format_to(std::back_inserter(head_), "{}: {}\r\n", h.name, h.value);
+    }
+    if (!keep_alive_) {
+      head_ += "Connection: close\r\n";
+    }
+  }
+
+  beast::tcp_stream& stream_;
+  bhttp::request<bhttp::string_body>& request_;
+  std::int64_t received_ns_;
+  bool keep_alive_;
+  bool started_ = false;
+  bool finished_ = false;
+  std::string head_;
+};
+
+awaitable<void> send_plain_error(beast::tcp_stream& stream, int status, std::string_view message,
+                                 std::string_view code) {
+  const std::string body = error_body(message, code);
+  const std::string response = fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
+      "Connection: close\r\n\r\n{}",
+      status, reason(status), body.size(), body);
+  co_await net::async_write(stream.socket(), net::buffer(response), as_tuple);
+}
+
+}  // namespace
+
+struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
+  Impl(net::io_context& io, Handler h, ServerLimits l) : acceptor(io), handler(std::move(h)), limits(l) {}
+
+  awaitable<void> accept_loop() {
+    auto self = shared_from_this();
+    for (;;) {
+      auto [ec, socket] = co_await acceptor.async_accept(as_tuple);
+      if (ec) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) {
+          co_return;
+        }
+        spdlog::warn("accept failed: {}", ec.message());
+        continue;
+      }
+      socket.set_option(tcp::no_delay(true), ec);
+      net::co_spawn(acceptor.get_executor(), session(std::move(socket)), net::detached);
+    }
+  }
+
+  awaitable<void> session(tcp::socket socket) {
+    auto self = shared_from_this();
+    beast::tcp_stream stream(std::move(socket));
+    beast::flat_buffer buffer;
+    for (;;) {
+      bhttp::request_parser<bhttp::string_body> parser;
+      parser.body_limit(limits.max_body_bytes);
+      parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+      stream.expires_after(limits.header_timeout);
+      auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, as_tuple);
+      if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
+        co_await net::async_write(stream.socket(), net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
+      }
+      if (!ec && !parser.is_done()) {
+        stream.expires_after(limits.body_timeout);
+        std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, as_tuple);
+      }
+      stream.expires_never();
+      if (ec) {
+        co_await reject(stream, buffer, ec);
+        break;
+      }
+      auto request = parser.release();
+      const bool keep_alive = request.keep_alive();
+      SessionExchange exchange(stream, request, monotonic_ns(), keep_alive);
+      bool failed = false;
+      try {
+        co_await handler(exchange);
+      } catch (const std::exception& e) {
+        spdlog::error("handler failed on {} {}: {}", std::string_view(request.method_string()),
+                      std::string_view(request.target()), e.what());
+        failed = true;
+      }
+      if (failed && !exchange.started()) {
+        co_await exchange.respond(500, "application/json", error_body("internal error", "internal_error"), {});
+      }
+      if (!exchange.finished() || !keep_alive) {
+        break;
+      }
+    }
+    error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.close();
+  }
+
+  awaitable<void> reject(beast::tcp_stream& stream, const beast::flat_buffer& buffer, error_code ec) {
+    if (ec == beast::error::timeout) {
+      if (buffer.size() > 0) {
+        co_await send_plain_error(stream, 408, "the request was not received in time", "request_timeout");
+      }
+    } else if (ec == bhttp::error::body_limit) {
+      co_await send_plain_error(stream, 413,
+                                fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes),
+                                "request_too_large");
+    } else if (ec == bhttp::error::header_limit) {
+      co_await send_plain_error(stream, 431, "request headers are too large", "headers_too_large");
+    } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+               ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+      co_await send_plain_error(stream, 400, fmt::format("malformed HTTP request: {}", ec.message()), "bad_request");
+    }
+  }
+
+  tcp::acceptor acceptor;
+  Handler handler;
+  ServerLimits limits;
+};
+
+Server::Server(net::io_context& io, Handler handler, ServerLimits limits)
+    : impl_(std::make_shared<Impl>(io, std::move(handler), limits)) {}
+
+Server::~Server() {
+  close();
+}
+
+std::uint16_t Server::listen(std::string_view host, std::uint16_t port) {
+  const tcp::endpoint endpoint(net::ip::make_address(std::string(host)), port);
+  auto& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol());
+  acceptor.set_option(net::socket_base::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(net::socket_base::max_listen_connections);
+  net::co_spawn(acceptor.get_executor(), impl_->accept_loop(), net::detached);
+  return acceptor.local_endpoint().port();
+}
+
+void Server::close() {
+  error_code ignored;
+  impl_->acceptor.close(ignored);
+}
+
+}  // namespace infergate::http

@@ -1,0 +1,83 @@
+#pragma once
+// A small HTTP/1.1 server: one coroutine per connection, keep-alive, limits on header time and body
+// size, complete or chunked (streamed) responses. Handlers see only this interface, so Beast stays
+// out of every header that includes this one.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string_view>
+
+namespace infergate::http {
+
+struct Header {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct ServerLimits {
+  std::size_t max_body_bytes = 8 * 1024 * 1024;
+  std::size_t max_header_bytes = 64 * 1024;
+  // From the first byte of a request (or the wait for the next one on a kept-alive connection) to
+  // the end of its header. A client that sent nothing is closed silently; one that sent part of a
+  // header gets 408.
+  std::chrono::milliseconds header_timeout{30'000};
+  std::chrono::milliseconds body_timeout{60'000};
+};
+
+// One request and its response, as a handler sees it.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+
+  [[nodiscard]] virtual std::string_view method() const = 0;
+  [[nodiscard]] virtual std::string_view target() const = 0;
+  // Value of the named header (case-insensitive), "" when absent.
+  [[nodiscard]] virtual std::string_view header(std::string_view name) const = 0;
+  [[nodiscard]] virtual std::string_view body() const = 0;
+  // CLOCK_MONOTONIC ns at which the whole request had been read.
+  [[nodiscard]] virtual std::int64_t received_ns() const = 0;
+
+  virtual boost::asio::awaitable<boost::system::error_code> respond(int status, std::string_view content_type,
+                                                                    std::string_view body,
+                                                                    std::span<const Header> extra = {}) = 0;
+
+  // A streamed response: the head with chunked transfer encoding, then each chunk as it is ready
+  // (written at once, TCP_NODELAY), then the terminating chunk.
+  virtual boost::asio::awaitable<boost::system::error_code> begin_stream(int status, std::string_view content_type,
+                                                                         std::span<const Header> extra = {}) = 0;
+  virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data) = 0;
+  virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
+
+  // Completes when the client has closed its side of the connection or the connection failed.
+  // Otherwise it waits until cancelled: race it (awaitable operator ||) against the work it guards.
+  virtual boost::asio::awaitable<void> peer_closed() = 0;
+};
+
+using Handler = std::function<boost::asio::awaitable<void>(Exchange&)>;
+
+class Server {
+ public:
+  Server(boost::asio::io_context& io, Handler handler, ServerLimits limits = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds, listens and starts accepting on the io_context; returns the bound port (for port 0).
+  // Throws std::system_error when the address cannot be bound.
+  std::uint16_t listen(std::string_view host, std::uint16_t port);
+
+  // Stops accepting. Open connections end when the io_context stops.
+  void close();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace infergate::http

@@ -1,0 +1,85 @@
+#include "http/sse_parser.hpp"
+
+namespace infergate::http {
+
+void SseParser::feed(std::string_view bytes, const Callback& on_event) {
+  std::size_t pos = 0;
+  if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') {
+    pos = 1;  // the LF of a CRLF split across two reads
+  }
+  last_was_cr_ = false;
+  while (pos < bytes.size()) {
+    const std::size_t end = bytes.find_first_of("\r\n", pos);
+    if (end == std::string_view::npos) {
+      line_.append(bytes.substr(pos));
+      return;
+    }
+    std::string_view line = bytes.substr(pos, end - pos);
+    if (!line_.empty()) {
+      line_.append(line);
+      line = line_;
+    }
+    process_line(line, on_event);
+    line_.clear();
+    pos = end + 1;
+    if (bytes[end] == '\r') {
+      if (pos == bytes.size()) {
+        last_was_cr_ = true;
+      } else if (bytes[pos] == '\n') {
+        ++pos;
+      }
+    }
+  }
+}
+
+void SseParser::finish(const Callback& on_event) {
+  if (!line_.empty()) {
+    process_line(line_, on_event);
+    line_.clear();
+  }
+  dispatch(on_event);
+  last_was_cr_ = false;
+}
+
+void SseParser::process_line(std::string_view line, const Callback& on_event) {
+  if (line.empty()) {
+    dispatch(on_event);
+    return;
+  }
+  if (line.front() == ':') {
+    return;  // comment, often used as a keep-alive
+  }
+  const std::size_t colon = line.find(':');
+  std::string_view field = line.substr(0, colon);
+  std::string_view value;
+  if (colon != std::string_view::npos) {
+    value = line.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') {
+      value.remove_prefix(1);
+    }
+  }
+  if (field == "data") {
+    if (has_data_) {
+      data_.push_back('\n');
+    }
+    data_.append(value);
+    has_data_ = true;
+  } else if (field == "event") {
+    event_.assign(value);
+  } else if (field == "id") {
+    id_.assign(value);
+  } else if (field != "retry") {
+    ++ignored_lines_;
+  }
+}
+
+void SseParser::dispatch(const Callback& on_event) {
+  if (has_data_) {
+    on_event(SseEvent{event_, data_, id_});
+  }
+  data_.clear();
+  event_.clear();
+  has_data_ = false;
+}
+
+}  // namespace infergate::http

@@ -1,0 +1,44 @@
+#pragma once
+// Incremental parser for text/event-stream (WHATWG HTML "server-sent events"). Bytes may be split
+// anywhere, including between the CR and LF of a CRLF. Allocation-free in steady state: buffers
+// are reused from event to event.
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace infergate::http {
+
+struct SseEvent {
+  std::string_view event;  // "" when the stream did not name one ("message" per the spec)
+  std::string_view data;   // multiple data lines joined by '\n'
+  std::string_view id;
+};
+
+class SseParser {
+ public:
+  using Callback = std::function<void(const SseEvent&)>;
+
+  // Feeds the next bytes of the body; calls `on_event` for every event they complete.
+  void feed(std::string_view bytes, const Callback& on_event);
+
+  // End of the body. A final event not followed by a blank line is still delivered: the spec says
+  // to drop it, but a server that omits the last newline should not lose its usage chunk.
+  void finish(const Callback& on_event);
+
+  // Lines that were neither fields nor comments and were ignored, for diagnostics.
+  [[nodiscard]] std::size_t ignored_lines() const { return ignored_lines_; }
+
+ private:
+  void process_line(std::string_view line, const Callback& on_event);
+  void dispatch(const Callback& on_event);
+
+  std::string line_;
+  std::string data_;
+  std::string event_;
+  std::string id_;
+  bool has_data_ = false;
+  bool last_was_cr_ = false;
+  std::size_t ignored_lines_ = 0;
+};
+
+}  // namespace infergate::http

@@ -1,0 +1,59 @@
+#include "openai/api_error.hpp"
+
+#include <boost/json.hpp>
+
+namespace infergate::openai {
+
+namespace json = boost::json;
+
+std::string ApiError::to_json() const {
+  json::object error;
+  error["message"] = message;
+  error["type"] = type;
+  error["param"] = param ? json::value(*param) : json::value(nullptr);
+  error["code"] = code ? json::value(*code) : json::value(nullptr);
+  return json::serialize(json::object{{"error", std::move(error)}});
+}
+
+ApiError invalid_request(std::string message, std::optional<std::string> param, std::optional<std::string> code) {
+  return ApiError{400, "invalid_request_error", std::move(message), std::move(param), std::move(code)};
+}
+
+ApiError model_not_found(std::string_view model) {
+  return ApiError{404, "invalid_request_error",
+                  "The model '" + std::string(model) + "' does not exist; GET /v1/models lists the models served here.",
+                  std::string("model"), std::string("model_not_found")};
+}
+
+ApiError route_not_found(std::string_view method, std::string_view target) {
+  return ApiError{404, "invalid_request_error", "No route for " + std::string(method) + " " + std::string(target),
+                  std::nullopt, std::string("not_found")};
+}
+
+std::string error_message_from_body(std::string_view body) {
+  boost::system::error_code ec;
+  json::value parsed = json::parse(body, ec);
+  if (!ec && parsed.is_object()) {
+    const auto& object = parsed.get_object();
+    if (const auto* error = object.if_contains("error")) {
+      if (error->is_object()) {
+        if (const auto* message = error->get_object().if_contains("message"); message && message->is_string()) {
+          return std::string(message->get_string());
+        }
+      } else if (error->is_string()) {
+        return std::string(error->get_string());
+      }
+    }
+    if (const auto* detail = object.if_contains("detail"); detail && detail->is_string()) {
+      return std::string(detail->get_string());
+    }
+  }
+  constexpr std::size_t kMax = 300;
+  std::string text(body.substr(0, kMax));
+  if (body.size() > kMax) {
+    text += "...";
+  }
+  return text;
+}
+
+}  // namespace infergate::openai

@@ -1,0 +1,28 @@
+#pragma once
+// The OpenAI error shape: {"error": {"message", "type", "param", "code"}} with an HTTP status.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace infergate::openai {
+
+struct ApiError {
+  int status = 400;
+  std::string type = "invalid_request_error";
+  std::string message;
+  std::optional<std::string> param;
+  std::optional<std::string> code;
+
+  [[nodiscard]] std::string to_json() const;
+};
+
+ApiError invalid_request(std::string message, std::optional<std::string> param = {},
+                         std::optional<std::string> code = {});
+ApiError model_not_found(std::string_view model);
+ApiError route_not_found(std::string_view method, std::string_view target);
+
+// Reads an error body from any server. Falls back to the raw text (trimmed to a readable length)
+// when the body is not in the OpenAI shape.
+std::string error_message_from_body(std::string_view body);
+
+}  // namespace infergate::openai

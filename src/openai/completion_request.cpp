@@ -1,0 +1,266 @@
+#include "openai/completion_request.hpp"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <functional>
+
+#include "core/random.hpp"
+#include "core/text_tokens.hpp"
+
+namespace infergate::openai {
+
+namespace json = boost::json;
+
+namespace {
+
+std::string_view kind_of(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null:
+      return "null";
+    case json::kind::bool_:
+      return "a boolean";
+    case json::kind::int64:
+    case json::kind::uint64:
+      return "an integer";
+    case json::kind::double_:
+      return "a number";
+    case json::kind::string:
+      return "a string";
+    case json::kind::array:
+      return "an array";
+    case json::kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+ApiError wrong_type(std::string_view field, std::string_view expected, const json::value& got) {
+  return invalid_request(fmt::format("'{}' must be {}, got {}", field, expected, kind_of(got)), std::string(field));
+}
+
+class PromptDigest {
+ public:
+  void add_text(std::string_view text) {
+    words_ += count_words(text);
+    hash_ = mix64(hash_ ^ std::hash<std::string_view>{}(text));
+  }
+  void add_token(std::int64_t token) {
+    ++words_;
+    hash_ = mix64(hash_ ^ static_cast<std::uint64_t>(token));
+  }
+  [[nodiscard]] std::size_t words() const { return words_; }
+  [[nodiscard]] std::uint64_t hash() const { return hash_; }
+
+ private:
+  std::size_t words_ = 0;
+  std::uint64_t hash_ = 0x243f6a8885a308d3ULL;
+};
+
+std::optional<ApiError> read_messages(const json::value* messages, PromptDigest& digest) {
+  if (messages == nullptr) {
+    return invalid_request("'messages' is required", "messages");
+  }
+  if (!messages->is_array()) {
+    return wrong_type("messages", "an array of message objects", *messages);
+  }
+  if (messages->get_array().empty()) {
+    return invalid_request("'messages' must contain at least one message", "messages");
+  }
+  std::size_t index = 0;
+  for (const auto& message : messages->get_array()) {
+    const std::string field = fmt::format("messages[{}]", index++);
+    if (!message.is_object()) {
+      return wrong_type(field, "an object", message);
+    }
+    const auto& object = message.get_object();
+    const auto* role = object.if_contains("role");
+    if (role == nullptr) {
+      return invalid_request(fmt::format("'{}.role' is required", field), field + ".role");
+    }
+    if (!role->is_string()) {
+      return wrong_type(field + ".role", "a string", *role);
+    }
+    const auto* content = object.if_contains("content");
+    if (content == nullptr || content->is_null()) {
+      continue;  // assistant messages with tool calls carry no content
+    }
+    if (content->is_string()) {
+      digest.add_text(content->get_string());
+    } else if (content->is_array()) {
+      for (const auto& part : content->get_array()) {
+        if (!part.is_object()) {
+          return wrong_type(field + ".content[]", "an object", part);
+        }
+        if (const auto* text = part.get_object().if_contains("text"); text && text->is_string()) {
+          digest.add_text(text->get_string());
+        }
+      }
+    } else {
+      return wrong_type(field + ".content", "a string or an array of content parts", *content);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> read_prompt(const json::value* prompt, PromptDigest& digest) {
+  if (prompt == nullptr) {
+    return invalid_request("'prompt' is required", "prompt");
+  }
+  if (prompt->is_string()) {
+    digest.add_text(prompt->get_string());
+    return std::nullopt;
+  }
+  if (!prompt->is_array() || prompt->get_array().empty()) {
+    return wrong_type("prompt", "a string, an array of token ids, or an array holding one string", *prompt);
+  }
+  const auto& items = prompt->get_array();
+  if (items.front().is_string() || items.front().is_array()) {
+    if (items.size() != 1) {
+      return invalid_request("only one prompt per request is supported", "prompt");
+    }
+    return read_prompt(&items.front(), digest);
+  }
+  for (const auto& token : items) {
+    if (!token.is_int64() && !token.is_uint64()) {
+      return wrong_type("prompt[]", "an integer token id", token);
+    }
+    digest.add_token(token.is_int64() ? token.get_int64() : static_cast<std::int64_t>(token.get_uint64()));
+  }
+  return std::nullopt;
+}
+
+// Reads an optional integer field; null means absent.
+std::optional<ApiError> read_int(const json::object& body, std::string_view field, std::int64_t minimum,
+                                 std::optional<std::int64_t>& out) {
+  const auto* v = body.if_contains(field);
+  if (v == nullptr || v->is_null()) {
+    return std::nullopt;
+  }
+  std::int64_t value = 0;
+  if (v->is_int64()) {
+    value = v->get_int64();
+  } else if (v->is_uint64()) {
+    value = static_cast<std::int64_t>(std::min<std::uint64_t>(v->get_uint64(), INT64_MAX));
+  } else if (v->is_double() && v->get_double() == static_cast<double>(static_cast<std::int64_t>(v->get_double()))) {
+    value = static_cast<std::int64_t>(v->get_double());
+  } else {
+    return wrong_type(field, "an integer", *v);
+  }
+  if (value < minimum) {
+    return invalid_request(fmt::format("'{}' must be at least {}, got {}", field, minimum, value), std::string(field));
+  }
+  out = value;
+  return std::nullopt;
+}
+
+std::optional<ApiError> read_bool(const json::object& body, std::string_view field, bool& out) {
+  const auto* v = body.if_contains(field);
+  if (v == nullptr || v->is_null()) {
+    return std::nullopt;
+  }
+  if (!v->is_bool()) {
+    return wrong_type(field, "a boolean", *v);
+  }
+  out = v->get_bool();
+  return std::nullopt;
+}
+
+// Sampling fields are accepted and ignored, but a wrong type is still the client's mistake.
+std::optional<ApiError> check_sampling_fields(const json::object& body) {
+  for (std::string_view field :
+       {"temperature", "top_p", "frequency_penalty", "presence_penalty", "repetition_penalty", "top_k", "min_p"}) {
+    const auto* v = body.if_contains(field);
+    if (v != nullptr && !v->is_null() && !v->is_number()) {
+      return wrong_type(field, "a number", *v);
+    }
+  }
+  if (const auto* seed = body.if_contains("seed");
+      seed && !seed->is_null() && !seed->is_int64() && !seed->is_uint64()) {
+    return wrong_type("seed", "an integer", *seed);
+  }
+  if (const auto* stop = body.if_contains("stop"); stop && !stop->is_null() && !stop->is_string()) {
+    if (!stop->is_array()) {
+      return wrong_type("stop", "a string or an array of strings", *stop);
+    }
+    for (const auto& s : stop->get_array()) {
+      if (!s.is_string()) {
+        return wrong_type("stop[]", "a string", s);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest& out) {
+  boost::system::error_code ec;
+  json::value parsed = json::parse(body, ec);
+  if (ec) {
+    return invalid_request(fmt::format("the request body is not valid JSON: {}", ec.message()));
+  }
+  if (!parsed.is_object()) {
+    return invalid_request(fmt::format("the request body must be a JSON object, got {}", kind_of(parsed)));
+  }
+  const auto& object = parsed.get_object();
+  out = CompletionRequest{};
+  out.endpoint = endpoint;
+
+  const auto* model = object.if_contains("model");
+  if (model == nullptr) {
+    return invalid_request("'model' is required", "model");
+  }
+  if (!model->is_string()) {
+    return wrong_type("model", "a string", *model);
+  }
+  out.model = model->get_string();
+
+  PromptDigest digest;
+  auto error = endpoint == Endpoint::chat ? read_messages(object.if_contains("messages"), digest)
+                                          : read_prompt(object.if_contains("prompt"), digest);
+  if (error) {
+    return error;
+  }
+  out.prompt_words = digest.words();
+  out.prompt_hash = digest.hash();
+
+  if ((error = read_bool(object, "stream", out.stream))) {
+    return error;
+  }
+  if (const auto* options = object.if_contains("stream_options"); options && !options->is_null()) {
+    if (!options->is_object()) {
+      return wrong_type("stream_options", "an object", *options);
+    }
+    const auto* usage = options->get_object().if_contains("include_usage");
+    if (usage != nullptr && !usage->is_null()) {
+      if (!usage->is_bool()) {
+        return wrong_type("stream_options.include_usage", "a boolean", *usage);
+      }
+      out.include_usage = usage->get_bool();
+    }
+  }
+  std::optional<std::int64_t> max_tokens;
+  std::optional<std::int64_t> max_completion_tokens;
+  std::optional<std::int64_t> min_tokens;
+  std::optional<std::int64_t> n;
+  if ((error = read_int(object, "max_tokens", 1, max_tokens)) ||
+      (error = read_int(object, "max_completion_tokens", 1, max_completion_tokens)) ||
+      (error = read_int(object, "min_tokens", 0, min_tokens)) || (error = read_int(object, "n", 1, n)) ||
+      (error = read_bool(object, "ignore_eos", out.ignore_eos)) || (error = check_sampling_fields(object))) {
+    return error;
+  }
+  if (n && *n != 1) {
+    return invalid_request("only n=1 is supported", "n");
+  }
+  out.max_tokens = max_completion_tokens ? max_completion_tokens : max_tokens;
+  out.min_tokens = min_tokens.value_or(0);
+  if (out.max_tokens && out.min_tokens > *out.max_tokens) {
+    return invalid_request(fmt::format("'min_tokens' ({}) must not exceed the maximum number of tokens ({})",
+                                       out.min_tokens, *out.max_tokens),
+                           "min_tokens");
+  }
+  return std::nullopt;
+}
+
+}  // namespace infergate::openai

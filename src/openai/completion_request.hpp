@@ -1,0 +1,32 @@
+#pragma once
+// Server-side view of POST /v1/chat/completions and /v1/completions: the fields a server acts on,
+// each type-checked. A wrong type is a 400 naming the field, never a silent default.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "openai/api_error.hpp"
+
+namespace infergate::openai {
+
+enum class Endpoint { chat, completions };
+
+struct CompletionRequest {
+  Endpoint endpoint = Endpoint::chat;
+  std::string model;
+  bool stream = false;
+  bool include_usage = false;
+  std::optional<std::int64_t> max_tokens;  // max_completion_tokens wins over max_tokens
+  std::int64_t min_tokens = 0;
+  bool ignore_eos = false;
+  // Whitespace-separated words over every text of the prompt (token ids count one each): a
+  // tokenizer-free estimate of prompt tokens.
+  std::size_t prompt_words = 0;
+  std::uint64_t prompt_hash = 0;  // of the prompt text, for output that is deterministic per prompt
+};
+
+// Fills `out` and returns nothing, or returns the error to send.
+std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest& out);
+
+}  // namespace infergate::openai

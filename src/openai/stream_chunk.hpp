@@ -1,0 +1,38 @@
+#pragma once
+// Client-side view of what a server sends back: one streamed chunk (the data of one SSE event) or a
+// whole non-streamed response. Only what a benchmark or gateway needs is extracted; the rest of the
+// JSON is left alone.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace infergate::openai {
+
+struct Usage {
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+};
+
+// infergate's ground truth from the simulator (request header x-infergate-trace: 1).
+struct ServerTrace {
+  std::int64_t arrival_ns = 0;
+  std::int64_t first_token_ns = 0;
+  std::int64_t last_token_ns = 0;
+};
+
+struct ChunkView {
+  std::size_t text_bytes = 0;  // generated text in this event: content, reasoning or completion text
+  std::optional<Usage> usage;
+  std::optional<std::string> finish_reason;
+  std::optional<ServerTrace> trace;
+  std::optional<std::string> error;  // the server sent an error object instead of a chunk
+};
+
+// Returns a description of the problem when `data` is not a JSON object.
+std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out);
+
+// Same extraction from a non-streamed chat.completion or text_completion body.
+std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out);
+
+}  // namespace infergate::openai

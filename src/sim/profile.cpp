@@ -1,0 +1,76 @@
+#include "sim/profile.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace infergate::sim {
+namespace {
+
+template <class Spec>
+std::string ids(std::span<const Spec> specs) {
+  std::string out;
+  for (const auto& s : specs) {
+    out += out.empty() ? "" : ", ";
+    out += s.id;
+  }
+  return out;
+}
+
+}  // namespace
+
+Profile parse_profile(std::string_view text) {
+  auto fail = [&](const std::string& why) {
+    throw std::invalid_argument(
+        fmt::format("invalid profile '{}': {} (expected MODEL:PRECISION@HARDWARE[xN], "
+                    "e.g. gemma-4-31b:bf16@h200 or llama-3.3-70b:fp8@h100x2)",
+                    text, why));
+  };
+  const std::size_t colon = text.find(':');
+  const std::size_t at = text.find('@');
+  if (colon == std::string_view::npos || at == std::string_view::npos || at < colon) {
+    fail("missing ':' or '@'");
+  }
+  const std::string_view model = text.substr(0, colon);
+  const std::string_view precision = text.substr(colon + 1, at - colon - 1);
+  std::string_view hardware = text.substr(at + 1);
+
+  Profile profile;
+  if (!(profile.model = find_model(model))) {
+    fail(fmt::format("unknown model '{}'; known: {}", model, ids(model_catalog())));
+  }
+  if (!(profile.precision = find_precision(precision))) {
+    fail(fmt::format("unknown precision '{}'; known: {}", precision, ids(precision_catalog())));
+  }
+  if (!(profile.hardware = find_hardware(hardware))) {
+    const std::size_t x = hardware.rfind('x');
+    if (x != std::string_view::npos && x + 1 < hardware.size()) {
+      const std::string_view count = hardware.substr(x + 1);
+      int devices = 0;
+      auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), devices);
+      if (ec == std::errc{} && end == count.data() + count.size()) {
+        if (devices < 1 || devices > 4096) {
+          fail("the device count must be from 1 to 4096");
+        }
+        profile.devices = devices;
+        hardware = hardware.substr(0, x);
+        profile.hardware = find_hardware(hardware);
+      }
+    }
+    if (profile.hardware == nullptr) {
+      fail(fmt::format("unknown hardware '{}'; known: {}", hardware, ids(hardware_catalog())));
+    }
+  }
+  return profile;
+}
+
+std::string Profile::to_string() const {
+  std::string out = fmt::format("{}:{}@{}", model->id, precision->id, hardware->id);
+  if (devices > 1) {
+    out += fmt::format("x{}", devices);
+  }
+  return out;
+}
+
+}  // namespace infergate::sim

@@ -1,0 +1,22 @@
+#pragma once
+// A serving profile as users write it: MODEL:PRECISION@HARDWARE[xN], e.g. llama-3.3-70b:fp8@h100x2.
+#include <string>
+#include <string_view>
+
+#include "sim/catalog.hpp"
+
+namespace infergate::sim {
+
+struct Profile {
+  const ModelSpec* model = nullptr;
+  const PrecisionSpec* precision = nullptr;
+  const HardwareSpec* hardware = nullptr;
+  int devices = 1;  // tensor-parallel degree (for SRAM dataflow chips: at least this many chips)
+
+  [[nodiscard]] std::string to_string() const;
+};
+
+// Throws std::invalid_argument naming what is wrong and what the catalog offers.
+Profile parse_profile(std::string_view text);
+
+}  // namespace infergate::sim

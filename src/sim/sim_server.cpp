@@ -1,0 +1,426 @@
+#include "sim/sim_server.hpp"
+
+#include <fmt/format.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
+
+#include <algorithm>
+#include <ctime>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "core/clock.hpp"
+#include "openai/api_error.hpp"
+#include "openai/completion_request.hpp"
+#include "openai/model_list.hpp"
+#include "sim/sim_metrics.hpp"
+#include "sim/text_generator.hpp"
+
+namespace infergate::sim {
+
+namespace net = boost::asio;
+using namespace boost::asio::experimental::awaitable_operators;
+using boost::system::error_code;
+using net::awaitable;
+constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
+
+namespace {
+
+// What a session waits on: tokens the engine has produced for its sequence and not yet written.
+struct Sink {
+  explicit Sink(const net::any_io_executor& ex) : wake(ex, net::steady_timer::time_point::max()) {}
+  int produced = 0;
+  bool finished = false;
+  std::int64_t first_token_ns = 0;  // when the engine produced them (the non-streamed trace)
+  std::int64_t last_token_ns = 0;
+  net::steady_timer wake;
+};
+
+// One served model: its performance model, its engine and the coroutine that steps it.
+struct ModelEndpoint {
+  ModelEndpoint(net::io_context& io, std::string served_name, const Profile& profile, const SimOptions& options)
+      : name(std::move(served_name)),
+        json_name(boost::json::serialize(boost::json::string(name))),
+        perf(profile, options.efficiency),
+        engine(perf, options.engine),
+        step_timer(io),
+        idle(io, net::steady_timer::time_point::max()) {}
+
+  awaitable<void> drive() {
+    for (;;) {
+      if (!engine.has_work()) {
+        idle.expires_at(net::steady_timer::time_point::max());
+        co_await idle.async_wait(as_tuple);
+        continue;
+      }
+      step_timer.expires_at(to_time_point(engine.start_step(monotonic_ns())));
+      co_await step_timer.async_wait(as_tuple);
+      for (const Emission& e : engine.finish_step()) {
+        auto it = sinks.find(e.id);
+        if (it == sinks.end()) {
+          continue;
+        }
+        Sink& sink = *it->second;
+        sink.last_token_ns = monotonic_ns();
+        if (sink.produced == 0) {
+          sink.first_token_ns = sink.last_token_ns;
+        }
+        sink.produced += e.tokens;
+        sink.finished = e.finished;
+        sink.wake.cancel();
+      }
+    }
+  }
+
+  std::string name;
+  std::string json_name;  // the name as a JSON string literal, quotes included
+  PerfModel perf;
+  Engine engine;
+  net::steady_timer step_timer;
+  net::steady_timer idle;
+  std::unordered_map<SequenceId, Sink*> sinks;
+};
+
+// A sequence's registration with its engine, undone on every way out of the handler: a client
+// that leaves cancels its sequence and frees its slot.
+class SequenceGuard {
+ public:
+  SequenceGuard(ModelEndpoint& endpoint, SequenceId id, Sink& sink) : endpoint_(endpoint), id_(id) {
+    endpoint_.sinks.emplace(id, &sink);
+    endpoint_.idle.cancel();
+  }
+  ~SequenceGuard() {
+    auto it = endpoint_.sinks.find(id_);
+    if (it != endpoint_.sinks.end()) {
+      if (!it->second->finished) {
+        endpoint_.engine.cancel(id_);
+      }
+      endpoint_.sinks.erase(it);
+    }
+  }
+  SequenceGuard(const SequenceGuard&) = delete;
+  SequenceGuard& operator=(const SequenceGuard&) = delete;
+
+ private:
+  ModelEndpoint& endpoint_;
+  SequenceId id_;
+};
+
+struct Generation {
+  openai::CompletionRequest request;
+  ModelEndpoint* endpoint = nullptr;
+  int prompt_tokens = 0;
+  int output_tokens = 0;
+  std::string_view finish_reason;
+  bool trace = false;
+  std::string id;
+  std::int64_t created = 0;
+  std::int64_t first_token_ns = 0;
+  std::int64_t last_token_ns = 0;
+};
+
+constexpr http::Header kJson{"Content-Type", "application/json"};
+
+}  // namespace
+
+struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
+  Impl(net::io_context& io, SimOptions opts) : io(io), options(std::move(opts)) {
+    if (options.profiles.empty()) {
+      throw std::invalid_argument("the simulator needs at least one --profile");
+    }
+    if (options.served_model_name && options.profiles.size() != 1) {
+      throw std::invalid_argument("--served-model-name applies to a single --profile");
+    }
+    if (options.tokens_per_chunk < 1) {
+      throw std::invalid_argument("--tokens-per-chunk must be at least 1");
+    }
+    if (options.engine.speedup <= 0) {
+      throw std::invalid_argument("--speedup must be greater than 0");
+    }
+    for (const Profile& profile : options.profiles) {
+      std::string name = options.served_model_name.value_or(std::string(profile.model->id));
+      if (find(name) != nullptr) {
+        throw std::invalid_argument("two profiles serve the model name '" + name + "'");
+      }
+      auto endpoint = std::make_unique<ModelEndpoint>(io, std::move(name), profile, options);
+      if (endpoint->perf.kv_budget_bytes() <= 0) {
+        throw std::invalid_argument(
+            fmt::format("{}: the weights ({:.1f} GB) do not fit in {} x {:.0f} GB; use more devices (e.g. {}x{})",
+                        profile.to_string(), endpoint->perf.weight_bytes() / 1e9, profile.devices,
+                        profile.hardware->memory_bytes / 1e9, profile.hardware->id, profile.devices * 2));
+      }
+      endpoints.push_back(std::move(endpoint));
+    }
+  }
+
+  ModelEndpoint* find(std::string_view name) {
+    for (auto& e : endpoints) {
+      if (e->name == name) {
+        return e.get();
+      }
+    }
+    return nullptr;
+  }
+
+  awaitable<void> handle(http::Exchange& ex) {
+    auto self = shared_from_this();
+    std::string_view path = ex.target().substr(0, ex.target().find('?'));
+    const bool post = ex.method() == "POST";
+    const bool get = ex.method() == "GET";
+    if (path == "/health" && get) {
+      co_await ex.respond(200, "application/json", R"({"status":"ok"})");
+    } else if (path == "/metrics" && get) {
+      co_await ex.respond(200, "text/plain; version=0.0.4", metrics());
+    } else if (path == "/v1/models" && get) {
+      if (co_await authorized(ex)) {
+        co_await ex.respond(200, "application/json", openai::model_list_json(model_names(), "infergate-sim"));
+      }
+    } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
+      if (co_await authorized(ex)) {
+        co_await complete(ex, path == "/v1/chat/completions" ? openai::Endpoint::chat : openai::Endpoint::completions);
+      }
+    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || path == "/v1/chat/completions" ||
+               path == "/v1/completions") {
+      co_await send_error(ex, openai::ApiError{405, "invalid_request_error",
+                                               fmt::format("{} is not allowed on {}", ex.method(), path)});
+    } else {
+      co_await send_error(ex, openai::route_not_found(ex.method(), path));
+    }
+  }
+
+  static awaitable<void> send_error(http::Exchange& ex, const openai::ApiError& error) {
+    co_await ex.respond(error.status, "application/json", error.to_json());
+  }
+
+  awaitable<bool> authorized(http::Exchange& ex) {
+    if (!options.api_key) {
+      co_return true;
+    }
+    std::string_view auth = ex.header("Authorization");
+    if (auth.starts_with("Bearer ") && auth.substr(7) == *options.api_key) {
+      co_return true;
+    }
+    co_await send_error(ex, openai::ApiError{401, "invalid_request_error",
+                                             auth.empty() ? "Missing API key: send 'Authorization: Bearer <key>'."
+                                                          : "Incorrect API key provided.",
+                                             std::nullopt, std::string("invalid_api_key")});
+    co_return false;
+  }
+
+  awaitable<void> complete(http::Exchange& ex, openai::Endpoint kind) {
+    Generation gen;
+    if (auto error = openai::parse_completion_request(ex.body(), kind, gen.request)) {
+      co_await send_error(ex, *error);
+      co_return;
+    }
+    gen.endpoint = find(gen.request.model);
+    if (gen.endpoint == nullptr) {
+      co_await send_error(ex, openai::model_not_found(gen.request.model));
+      co_return;
+    }
+    if (auto error = plan(gen)) {
+      co_await send_error(ex, *error);
+      co_return;
+    }
+    gen.trace = ex.header("x-infergate-trace") == "1";
+    gen.id = fmt::format("{}-sim-{}", kind == openai::Endpoint::chat ? "chatcmpl" : "cmpl", ++request_counter);
+    gen.created = static_cast<std::int64_t>(std::time(nullptr));
+
+    Sink sink(co_await net::this_coro::executor);
+    SequenceGuard guard(*gen.endpoint, gen.endpoint->engine.submit(gen.prompt_tokens, gen.output_tokens), sink);
+    if (gen.request.stream) {
+      co_await (stream(ex, gen, sink) || ex.peer_closed());
+    } else if ((co_await (wait_finished(sink) || ex.peer_closed())).index() == 0) {
+      gen.first_token_ns = sink.first_token_ns;
+      gen.last_token_ns = sink.last_token_ns;
+      co_await ex.respond(200, "application/json", whole_response(gen));
+    }
+  }
+
+  static awaitable<void> wait_finished(Sink& sink) {
+    while (!sink.finished) {
+      co_await sink.wake.async_wait(as_tuple);
+    }
+  }
+
+  // Writes each token (or group of tokens_per_chunk) as one SSE event the moment the engine has
+  // produced it. Cancelled (and so ended) when the client goes away.
+  awaitable<void> stream(http::Exchange& ex, Generation& gen, Sink& sink) {
+    if (co_await ex.begin_stream(200, "text/event-stream")) {
+      co_return;
+    }
+    const bool chat = gen.request.endpoint == openai::Endpoint::chat;
+    std::string event;
+    if (chat) {
+      begin_event(event, gen);
+      event += R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})";
+      event += "\n\n";
+      if (co_await ex.write_chunk(event)) {
+        co_return;
+      }
+    }
+    int written = 0;
+    while (written < gen.output_tokens) {
+      const int ready = sink.produced - written;
+      if (ready == 0 || (ready < options.tokens_per_chunk && !sink.finished)) {
+        co_await sink.wake.async_wait(as_tuple);
+        continue;
+      }
+      begin_event(event, gen);
+      event += chat ? R"("delta":{"content":")" : R"("text":")";
+      append_output(gen.request.prompt_hash, written, ready, event);
+      event += R"("},"logprobs":null,"finish_reason":null}]})";
+      event += "\n\n";
+      if (co_await ex.write_chunk(event)) {
+        co_return;
+      }
+      gen.last_token_ns = monotonic_ns();
+      if (written == 0) {
+        gen.first_token_ns = gen.last_token_ns;
+      }
+      written += ready;
+    }
+    begin_event(event, gen);
+    event += chat ? R"("delta":{},)" : R"("text":"",)";
+    fmt::format_to(std::back_inserter(event), R"("logprobs":null,"finish_reason":"{}"}}])", gen.finish_reason);
+    if (gen.request.include_usage) {
+      event += "}\n\n";
+      fmt::format_to(std::back_inserter(event),
+                     R"(data: {{"id":"{}","object":"{}","created":{},"model":{},"choices":[])", gen.id,
+                     chat ? "chat.completion.chunk" : "text_completion", gen.created, gen.endpoint->json_name);
+      append_usage(event, gen);
+    }
+    append_trace(event, gen, ex.received_ns());
+    event += "}\n\ndata: [DONE]\n\n";
+    if (!co_await ex.write_chunk(event)) {
+      co_await ex.end_stream();
+    }
+  }
+
+  // `data: {"id":...,"choices":[{"index":0,` — the common start of every streamed event.
+  static void begin_event(std::string& event, const Generation& gen) {
+    event.clear();
+    const bool chat = gen.request.endpoint == openai::Endpoint::chat;
+    fmt::format_to(std::back_inserter(event),
+                   R"(data: {{"id":"{}","object":"{}","created":{},"model":{},"choices":[{{"index":0,)", gen.id,
+                   chat ? "chat.completion.chunk" : "text_completion", gen.created, gen.endpoint->json_name);
+  }
+
+  static void append_usage(std::string& out, const Generation& gen) {
+    fmt::format_to(std::back_inserter(out),
+                   R"(,"usage":{{"prompt_tokens":{},"completion_tokens":{},"total_tokens":{}}})", gen.prompt_tokens,
+                   gen.output_tokens, gen.prompt_tokens + gen.output_tokens);
+  }
+
+  static void append_trace(std::string& out, const Generation& gen, std::int64_t arrival_ns) {
+    if (gen.trace) {
+      fmt::format_to(std::back_inserter(out),
+                     R"(,"infergate_trace":{{"arrival_ns":{},"first_token_ns":{},"last_token_ns":{}}})", arrival_ns,
+                     gen.first_token_ns, gen.last_token_ns);
+    }
+  }
+
+  std::string whole_response(const Generation& gen) const {
+    const bool chat = gen.request.endpoint == openai::Endpoint::chat;
+    std::string body;
+    fmt::format_to(std::back_inserter(body),
+                   R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{{"index":0,)", gen.id,
+                   chat ? "chat.completion" : "text_completion", gen.created, gen.endpoint->json_name);
+    body += chat ? R"("message":{"role":"assistant","content":")" : R"("text":")";
+    append_output(gen.request.prompt_hash, 0, gen.output_tokens, body);
+    body += chat ? R"("},)" : R"(",)";
+    fmt::format_to(std::back_inserter(body), R"("logprobs":null,"finish_reason":"{}"}}])", gen.finish_reason);
+    append_usage(body, gen);
+    append_trace(body, gen, 0);
+    body += "}";
+    return body;
+  }
+
+  std::optional<openai::ApiError> plan(Generation& gen) {
+    const auto& request = gen.request;
+    const ModelSpec& model = *gen.endpoint->perf.profile().model;
+    gen.prompt_tokens = static_cast<int>(std::max<std::size_t>(1, request.prompt_words));
+    const std::int64_t room = model.max_context - gen.prompt_tokens;
+    const std::int64_t max_tokens = request.max_tokens.value_or(room);
+    if (room < 1 || max_tokens > room) {
+      return openai::invalid_request(
+          fmt::format("This model's maximum context length is {} tokens. However, you requested {} tokens ({} in "
+                      "the messages, {} in the completion). Please reduce the length of the messages or completion.",
+                      model.max_context, gen.prompt_tokens + max_tokens, gen.prompt_tokens, max_tokens),
+          std::nullopt, std::string("context_length_exceeded"));
+    }
+    const std::int64_t natural = natural_length(request.prompt_hash);
+    const std::int64_t target =
+        request.ignore_eos ? max_tokens : std::clamp<std::int64_t>(natural, request.min_tokens, max_tokens);
+    gen.output_tokens = static_cast<int>(std::max<std::int64_t>(1, target));
+    gen.finish_reason =
+        (request.ignore_eos || natural >= max_tokens) && gen.output_tokens == max_tokens ? "length" : "stop";
+    if (!gen.endpoint->engine.fits(gen.prompt_tokens, gen.output_tokens)) {
+      return openai::invalid_request(
+          fmt::format("{} prompt + {} output tokens need more KV cache than this deployment has ({:.1f} GB); "
+                      "lower max_tokens",
+                      gen.prompt_tokens, gen.output_tokens, gen.endpoint->engine.kv_budget_bytes() / 1e9),
+          "max_tokens");
+    }
+    return std::nullopt;
+  }
+
+  std::vector<std::string> model_names() const {
+    std::vector<std::string> names;
+    for (const auto& e : endpoints) {
+      names.push_back(e->name);
+    }
+    return names;
+  }
+
+  std::string metrics() const {
+    std::string out;
+    bool first = true;
+    for (const auto& e : endpoints) {
+      append_engine_metrics(out, e->name, e->engine, first);
+      first = false;
+    }
+    return out;
+  }
+
+  void start() {
+    auto self = shared_from_this();
+    for (auto& endpoint : endpoints) {
+      net::co_spawn(
+          io, [self, e = endpoint.get()]() { return e->drive(); }, net::detached);
+    }
+    server = std::make_unique<http::Server>(
+        io, [self](http::Exchange& ex) { return self->handle(ex); }, options.limits);
+  }
+
+  net::io_context& io;
+  SimOptions options;
+  std::vector<std::unique_ptr<ModelEndpoint>> endpoints;
+  std::unique_ptr<http::Server> server;
+  std::uint64_t request_counter = 0;
+};
+
+SimServer::SimServer(net::io_context& io, SimOptions options) : impl_(std::make_shared<Impl>(io, std::move(options))) {
+  impl_->start();
+}
+
+SimServer::~SimServer() {
+  impl_->server->close();
+}
+
+std::uint16_t SimServer::listen(const std::string& host, std::uint16_t port) {
+  return impl_->server->listen(host, port);
+}
+
+std::vector<std::string> SimServer::model_names() const {
+  return impl_->model_names();
+}
+
+}  // namespace infergate::sim
