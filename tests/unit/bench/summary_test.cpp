@@ -1,0 +1,49 @@
+#include "bench/summary.hpp"
+
+#include <gtest/gtest.h>
+
+namespace infergate::bench {
+namespace {
+
+constexpr std::int64_t ms = 1'000'000;
+
+RequestRecord ok(std::int64_t due_ms, std::int64_t first_ms, std::int64_t last_ms, int tokens) {
+  RequestRecord r;
+  r.due_ns = r.dispatch_ns = due_ms * ms;
+  r.first_token_ns = first_ms * ms;
+  for (int i = 0; i < tokens; ++i) {
+    r.text_events.push_back({first_ms * ms + i * ms, 4});
+  }
+  r.last_byte_ns = last_ms * ms;
+  r.usage = openai::Usage{100, tokens};
+  r.requested_input_tokens = 100;
+  return r;
+}
+
+TEST(Summary, ThroughputOverTheMeasuredWindowAndFailuresByClass) {
+  std::vector<RequestRecord> records{ok(0, 100, 1000, 10), ok(500, 600, 2000, 30)};
+  RequestRecord failed;
+  failed.due_ns = failed.dispatch_ns = 100 * ms;
+  failed.last_byte_ns = 150 * ms;
+  failed.requested_input_tokens = 100;
+  failed.fail("http_500", "boom");
+  records.push_back(failed);
+
+  const BenchSummary s = summarize_run(records);
+  EXPECT_EQ(s.completed, 2u);
+  EXPECT_EQ(s.failed, 1u);
+  EXPECT_DOUBLE_EQ(s.duration_s, 2.0);
+  EXPECT_DOUBLE_EQ(s.output_tokens_per_s, 20.0);
+  EXPECT_DOUBLE_EQ(s.requests_per_s, 1.0);
+  EXPECT_DOUBLE_EQ(s.total_tokens_per_s, 120.0);
+  EXPECT_EQ(s.token_source, "usage");
+  EXPECT_EQ(s.requested_input_tokens, 300);
+  EXPECT_EQ(s.prompt_tokens, 200);
+  EXPECT_DOUBLE_EQ(s.ttft_ms.p50, 100);
+  ASSERT_EQ(s.failures.count("http_500"), 1u);
+  EXPECT_EQ(s.failures.at("http_500").count, 1u);
+  EXPECT_EQ(s.failures.at("http_500").examples.front(), "boom");
+}
+
+}  // namespace
+}  // namespace infergate::bench

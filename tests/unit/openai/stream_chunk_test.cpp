@@ -1,0 +1,77 @@
+#include "openai/stream_chunk.hpp"
+
+#include <gtest/gtest.h>
+
+#include "openai/model_list.hpp"
+
+namespace infergate::openai {
+namespace {
+
+TEST(StreamChunk, ContentDeltaCountsItsText) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" hello"},"finish_reason":null}]})", v));
+  EXPECT_EQ(v.text_bytes, 6u);
+  EXPECT_FALSE(v.finish_reason);
+  EXPECT_FALSE(v.usage);
+}
+
+TEST(StreamChunk, RoleOnlyChunkCarriesNoText) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]})", v));
+  EXPECT_EQ(v.text_bytes, 0u);
+}
+
+TEST(StreamChunk, ReasoningAndCompletionTextCount) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"reasoning_content":"abc"}}]})", v));
+  EXPECT_EQ(v.text_bytes, 3u);
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"text":"abcd","finish_reason":"length"}]})", v));
+  EXPECT_EQ(v.text_bytes, 4u);
+  EXPECT_EQ(v.finish_reason, "length");
+}
+
+TEST(StreamChunk, UsageAndTrace) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34},
+      "infergate_trace":{"arrival_ns":1,"first_token_ns":2,"last_token_ns":3}})",
+                                  v));
+  ASSERT_TRUE(v.usage);
+  EXPECT_EQ(v.usage->prompt_tokens, 12);
+  EXPECT_EQ(v.usage->completion_tokens, 34);
+  ASSERT_TRUE(v.trace);
+  EXPECT_EQ(v.trace->first_token_ns, 2);
+}
+
+TEST(StreamChunk, GroqUsageUnderXGroq) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[],"x_groq":{"usage":{"prompt_tokens":5,"completion_tokens":6}}})", v));
+  ASSERT_TRUE(v.usage);
+  EXPECT_EQ(v.usage->completion_tokens, 6);
+}
+
+TEST(StreamChunk, ErrorObjectAndMalformedJson) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(R"({"error":{"message":"overloaded","type":"server_error"}})", v));
+  EXPECT_EQ(v.error, "overloaded");
+  EXPECT_TRUE(parse_stream_chunk(R"({"choices":[)", v));
+  EXPECT_TRUE(parse_stream_chunk("42", v));
+}
+
+TEST(StreamChunk, WholeResponseReadsTheMessage) {
+  ChunkView v;
+  ASSERT_FALSE(parse_completion_response(
+      R"({"choices":[{"message":{"role":"assistant","content":"four"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}})",
+      v));
+  EXPECT_EQ(v.text_bytes, 4u);
+  EXPECT_EQ(v.finish_reason, "stop");
+}
+
+TEST(ModelList, RoundTripAndOllamaShape) {
+  const std::vector<std::string> ids{"a", "b"};
+  EXPECT_EQ(parse_model_list(model_list_json(ids, "me")), ids);
+  EXPECT_EQ(parse_model_list(R"({"models":[{"name":"llama3"}]})"), std::vector<std::string>{"llama3"});
+  EXPECT_FALSE(parse_model_list("[]"));
+}
+
+}  // namespace
+}  // namespace infergate::openai

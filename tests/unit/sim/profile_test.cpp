@@ -1,0 +1,49 @@
+#include "sim/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace infergate::sim {
+namespace {
+
+TEST(Profile, ParsesModelPrecisionHardwareAndCount) {
+  const Profile p = parse_profile("llama-3.3-70b:fp8@h100x2");
+  EXPECT_EQ(p.model->id, "llama-3.3-70b");
+  EXPECT_EQ(p.precision->id, "fp8");
+  EXPECT_EQ(p.hardware->id, "h100");
+  EXPECT_EQ(p.devices, 2);
+  EXPECT_EQ(p.to_string(), "llama-3.3-70b:fp8@h100x2");
+  EXPECT_EQ(parse_profile("gemma-4-31b:bf16@h200").devices, 1);
+  EXPECT_EQ(parse_profile("qwen2.5-7b:int4@rtx4090").hardware->id, "rtx4090");
+}
+
+TEST(Profile, ErrorsNameWhatTheCatalogOffers) {
+  try {
+    parse_profile("gpt-9:bf16@h100");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("known: gemma-4-31b"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_profile("gemma-4-31b@h100"), std::invalid_argument);
+  EXPECT_THROW(parse_profile("gemma-4-31b:fp4@h100"), std::invalid_argument);
+  EXPECT_THROW(parse_profile("gemma-4-31b:bf16@tpu"), std::invalid_argument);
+  EXPECT_THROW(parse_profile("gemma-4-31b:bf16@h100x0"), std::invalid_argument);
+}
+
+TEST(Catalog, EveryEntryCitesASource) {
+  for (const auto& h : hardware_catalog()) {
+    EXPECT_FALSE(h.source.empty()) << h.id;
+    EXPECT_GT(h.memory_bw, 0) << h.id;
+  }
+  for (const auto& m : model_catalog()) {
+    EXPECT_FALSE(m.source.empty()) << m.id;
+    EXPECT_EQ(m.heads % m.kv_heads, 0) << m.id;
+  }
+  for (const auto& p : precision_catalog()) {
+    EXPECT_FALSE(p.source.empty()) << p.id;
+  }
+}
+
+}  // namespace
+}  // namespace infergate::sim
