@@ -50,6 +50,9 @@ awaitable<std::string> read_bounded_body(http::Connection& conn) {
 
 std::string http_failure_message(int status, std::string_view body, std::string_view what) {
   std::string message = openai::error_message_from_body(body);
+  while (!message.empty() && (message.back() == '.' || message.back() == ' ')) {
+    message.pop_back();
+  }
   switch (status) {
     case 401:
     case 403:

@@ -22,6 +22,7 @@ struct SimArgs {
   std::string served_model_name;
   std::string api_key;
   std::size_t max_body_bytes = 8 * 1024 * 1024;
+  int header_timeout_ms = 30'000;
 };
 
 void run_sim(const SimArgs& args) {
@@ -39,6 +40,7 @@ void run_sim(const SimArgs& args) {
   options.engine.max_num_seqs = args.max_num_seqs;
   options.tokens_per_chunk = args.tokens_per_chunk;
   options.limits.max_body_bytes = args.max_body_bytes;
+  options.limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
 
   boost::asio::io_context io{1};
   sim::SimServer server(io, std::move(options));
@@ -72,6 +74,8 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--served-model-name", args->served_model_name, "Model name to serve (one profile only)");
   cmd->add_option("--api-key", args->api_key, "Require this bearer key on /v1 routes");
   cmd->add_option("--max-body-bytes", args->max_body_bytes, "Largest request body accepted")->capture_default_str();
+  cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->callback([args] { run_sim(*args); });
 }
 

@@ -146,6 +146,30 @@ class SessionExchange final : public Exchange {
   std::string head_;
 };
 
+// Cancels the pending read when the deadline passes. Unlike tcp_stream's own timeout it leaves the
+// socket open, so the client can still be told 408.
+class ReadDeadline {
+ public:
+  explicit ReadDeadline(tcp::socket& socket) : socket_(socket), timer_(socket.get_executor()) {}
+  void arm(std::chrono::milliseconds timeout) {
+    expired_ = false;
+    timer_.expires_after(timeout);
+    timer_.async_wait([this](error_code ec) {
+      if (!ec) {  // an aborted wait may outlive this object: touch nothing then
+        expired_ = true;
+        socket_.cancel();
+      }
+    });
+  }
+  void disarm() { timer_.cancel(); }
+  [[nodiscard]] bool expired() const { return expired_; }
+
+ private:
+  tcp::socket& socket_;
+  net::steady_timer timer_;
+  bool expired_ = false;
+};
+
 awaitable<void> send_plain_error(beast::tcp_stream& stream, int status, std::string_view message,
                                  std::string_view code) {
   const std::string body = error_body(message, code);
@@ -181,22 +205,23 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     auto self = shared_from_this();
     beast::tcp_stream stream(std::move(socket));
     beast::flat_buffer buffer;
+    ReadDeadline deadline(stream.socket());
     for (;;) {
       bhttp::request_parser<bhttp::string_body> parser;
       parser.body_limit(limits.max_body_bytes);
       parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
-      stream.expires_after(limits.header_timeout);
+      deadline.arm(limits.header_timeout);
       auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, as_tuple);
       if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
         co_await net::async_write(stream.socket(), net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
       }
       if (!ec && !parser.is_done()) {
-        stream.expires_after(limits.body_timeout);
+        deadline.arm(limits.body_timeout);
         std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, as_tuple);
       }
-      stream.expires_never();
+      deadline.disarm();
       if (ec) {
-        co_await reject(stream, buffer, ec);
+        co_await reject(stream, parser.got_some() || buffer.size() > 0, deadline.expired() ? beast::error::timeout : ec);
         break;
       }
       auto request = parser.release();
@@ -222,20 +247,20 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     stream.close();
   }
 
-  awaitable<void> reject(beast::tcp_stream& stream, const beast::flat_buffer& buffer, error_code ec) {
+  awaitable<void> reject(beast::tcp_stream& stream, bool got_some, error_code ec) {
     if (ec == beast::error::timeout) {
-      if (buffer.size() > 0) {
+      if (got_some) {
         co_await send_plain_error(stream, 408, "the request was not received in time", "request_timeout");
       }
     } else if (ec == bhttp::error::body_limit) {
-      co_await send_plain_error(stream, 413,
-                                fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes),
-                                "request_too_large");
+      const std::string message = fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes);
+      co_await send_plain_error(stream, 413, message, "request_too_large");
     } else if (ec == bhttp::error::header_limit) {
       co_await send_plain_error(stream, 431, "request headers are too large", "headers_too_large");
     } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
                ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-      co_await send_plain_error(stream, 400, fmt::format("malformed HTTP request: {}", ec.message()), "bad_request");
+      const std::string message = fmt::format("malformed HTTP request: {}", ec.message());
+      co_await send_plain_error(stream, 400, message, "bad_request");
     }
   }
 

@@ -184,14 +184,17 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       }
     } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
       if (co_await authorized(ex)) {
-        co_await complete(ex, path == "/v1/chat/completions" ? openai::Endpoint::chat : openai::Endpoint::completions);
+        const auto kind = path == "/v1/chat/completions" ? openai::Endpoint::chat : openai::Endpoint::completions;
+        co_await complete(ex, kind);
       }
     } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || path == "/v1/chat/completions" ||
                path == "/v1/completions") {
-      co_await send_error(ex, openai::ApiError{405, "invalid_request_error",
-                                               fmt::format("{} is not allowed on {}", ex.method(), path)});
+      const openai::ApiError error{405, "invalid_request_error",
+                                   fmt::format("{} is not allowed on {}", ex.method(), path)};
+      co_await send_error(ex, error);
     } else {
-      co_await send_error(ex, openai::route_not_found(ex.method(), path));
+      const openai::ApiError error = openai::route_not_found(ex.method(), path);
+      co_await send_error(ex, error);
     }
   }
 
@@ -207,10 +210,12 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     if (auth.starts_with("Bearer ") && auth.substr(7) == *options.api_key) {
       co_return true;
     }
-    co_await send_error(ex, openai::ApiError{401, "invalid_request_error",
-                                             auth.empty() ? "Missing API key: send 'Authorization: Bearer <key>'."
-                                                          : "Incorrect API key provided.",
-                                             std::nullopt, std::string("invalid_api_key")});
+    // Built before the co_await: GCC 12 miscompiles temporaries and ?: inside co_await expressions.
+    const openai::ApiError error{401, "invalid_request_error",
+                                 auth.empty() ? "Missing API key: send 'Authorization: Bearer <key>'"
+                                              : "Incorrect API key provided",
+                                 std::nullopt, std::string("invalid_api_key")};
+    co_await send_error(ex, error);
     co_return false;
   }
 
@@ -276,14 +281,16 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       begin_event(event, gen);
       event += chat ? R"("delta":{"content":")" : R"("text":")";
       append_output(gen.request.prompt_hash, written, ready, event);
-      event += R"("},"logprobs":null,"finish_reason":null}]})";
+      event += chat ? R"("},)" : R"(",)";
+      event += R"("logprobs":null,"finish_reason":null}]})";
       event += "\n\n";
-      if (co_await ex.write_chunk(event)) {
-        co_return;
-      }
+      // Stamped as the bytes go to the kernel: a client can read them before this coroutine resumes.
       gen.last_token_ns = monotonic_ns();
       if (written == 0) {
         gen.first_token_ns = gen.last_token_ns;
+      }
+      if (co_await ex.write_chunk(event)) {
+        co_return;
       }
       written += ready;
     }

@@ -1,0 +1,235 @@
+"""infergate bench against infergate sim (and a misbehaving upstream), as real processes on loopback."""
+import json
+import os
+import socket
+import statistics
+import tempfile
+import time
+import unittest
+
+from fake_upstream import FakeUpstream
+from processes import Sim, bench, free_port, wait_for
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+class BenchAgainstSim(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_counts_token_totals_and_ttft_against_the_server_trace(self):
+        sim = Sim("--speedup", "20", "--profile", "llama-3.1-8b:bf16@h100")
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "16", "--requests", "160", "--input-tokens", "64",
+                      "--output-tokens", "24", "--trace", "--json", self.path("s.json"), "--records",
+                      self.path("r.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("s.json"))
+        self.assertEqual(doc["schema"], "infergate.bench/1")
+        self.assertEqual(doc["config"]["model"], "llama-3.1-8b")
+        s = doc["summary"]
+        self.assertEqual((s["completed"], s["failed"]), (160, 0))
+        self.assertEqual(s["output_tokens"], 160 * 24)
+        self.assertEqual(s["prompt_tokens"], 160 * 64)
+        self.assertEqual(s["requested_input_tokens"], 160 * 64)
+        self.assertEqual(s["token_source"], "usage")
+        for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+            self.assertEqual(set(s[key]) >= {"mean", "p50", "p90", "p95", "p99", "max"}, True, key)
+        records = read_jsonl(self.path("r.jsonl"))
+        self.assertEqual(len(records), 160)
+        errors = []
+        for rec in records:
+            self.assertEqual(rec["status"], "ok")
+            self.assertEqual(rec["usage"]["completion_tokens"], 24)
+            self.assertEqual(rec["text_events"], 24)
+            trace = rec["server_trace"]
+            # The client sees the first token after the server wrote it, and not much later.
+            self.assertGreaterEqual(rec["first_token_ns"], trace["first_token_ns"])
+            self.assertGreaterEqual(trace["arrival_ns"], rec["sent_ns"])
+            errors.append((rec["first_token_ns"] - trace["first_token_ns"]) / 1e6)
+        self.assertLess(statistics.median(errors), 2.0, errors)
+
+    def test_open_loop_keeps_its_schedule(self):
+        sim = Sim("--speedup", "50", "--profile", "qwen2.5-7b:fp8@h100")
+        try:
+            r = bench("--base-url", sim.url, "--rate", "100", "--arrival", "constant", "--requests", "40",
+                      "--input-tokens", "32", "--output-tokens", "8", "--records", self.path("r.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dues = sorted(rec["due_ns"] for rec in read_jsonl(self.path("r.jsonl")))
+        gaps = [(b - a) / 1e6 for a, b in zip(dues, dues[1:])]
+        self.assertEqual(len(gaps), 39)
+        for gap in gaps:
+            self.assertAlmostEqual(gap, 10.0, delta=0.01)
+
+    def ttft_p50(self, max_num_seqs):
+        sim = Sim("--speedup", "20", "--max-num-seqs", str(max_num_seqs))
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "8", "--requests", "24", "--input-tokens", "32",
+                      "--output-tokens", "16", "--json", self.path("s.json"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return read_json(self.path("s.json"))["summary"]["ttft_ms"]["p50"]
+
+    def test_queueing_beyond_max_num_seqs_raises_ttft(self):
+        # 8 streams on 2 slots: each new request waits for about three others to finish.
+        self.assertGreater(self.ttft_p50(2), 5 * self.ttft_p50(8))
+
+    def test_non_streamed_and_completions_endpoint(self):
+        sim = Sim("--speedup", "50")
+        try:
+            whole = bench("--base-url", sim.url, "--no-stream", "--requests", "4", "--output-tokens", "5",
+                          "--json", self.path("a.json"))
+            plain = bench("--base-url", sim.url, "--endpoint", "completions", "--requests", "4",
+                          "--output-tokens", "5", "--json", self.path("b.json"))
+        finally:
+            sim.close()
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        self.assertEqual(plain.returncode, 0, plain.stderr)
+        self.assertEqual(read_json(self.path("a.json"))["summary"]["output_tokens"], 20)
+        self.assertEqual(read_json(self.path("b.json"))["summary"]["output_tokens"], 20)
+
+    def test_embedded_simulator_is_the_default_target(self):
+        r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("s.json"))
+        self.assertEqual(doc["config"]["simulator"], "gemma-4-31b:bf16@h200")
+        self.assertEqual(doc["summary"]["completed"], 4)
+
+
+class BenchFailures(unittest.TestCase):
+    def test_unreachable_url(self):
+        r = bench("--base-url", "http://127.0.0.1:%d" % free_port(), "--requests", "1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("connection refused", r.stderr)
+
+    def test_wrong_or_missing_api_key_and_the_right_one(self):
+        sim = Sim("--speedup", "50", "--api-key", "sekrit")
+        try:
+            missing = bench("--base-url", sim.url, "--requests", "1", "--api-key", "")
+            wrong = bench("--base-url", sim.url, "--requests", "1", "--api-key", "nope")
+            right = bench("--base-url", sim.url, "--requests", "2", "--api-key", "sekrit", "--output-tokens", "3")
+        finally:
+            sim.close()
+        for r in (missing, wrong):
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("rejected the API key (401)", r.stderr)
+            self.assertIn("OPENAI_API_KEY", r.stderr)
+        self.assertEqual(right.returncode, 0, right.stderr)
+
+    def test_unknown_model_fails_every_request_with_the_servers_message(self):
+        sim = Sim("--speedup", "50")
+        try:
+            r = bench("--base-url", sim.url, "--model", "no-such-model", "--requests", "3")
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("3 x http_404", r.stdout)
+        self.assertIn("does not exist", r.stdout)
+
+    def run_against_fake(self, mode):
+        fake = FakeUpstream()
+        try:
+            return bench("--base-url", fake.url + "/" + mode, "--requests", "2", "--timeout", "10")
+        finally:
+            fake.close()
+
+    def test_non_sse_reply(self):
+        r = self.run_against_fake("nonsse")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2 x non_sse", r.stdout)
+        self.assertIn("expected a text/event-stream reply", r.stdout)
+
+    def test_malformed_chunk(self):
+        r = self.run_against_fake("malformed")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2 x malformed_stream", r.stdout)
+        self.assertIn("not valid JSON", r.stdout)
+
+    def test_stream_cut_mid_way(self):
+        r = self.run_against_fake("cut")
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stdout, r"2 x (connection_reset|stream_cut)")
+        self.assertIn("after 2 text events", r.stdout)
+
+
+class SimServer(unittest.TestCase):
+    def setUp(self):
+        self.sim = Sim("--speedup", "10", "--max-body-bytes", "4096", "--header-timeout-ms", "300")
+
+    def tearDown(self):
+        self.sim.close()
+
+    def chat(self, **extra):
+        return {"model": "gemma-4-31b", "messages": [{"role": "user", "content": "hello there"}], **extra}
+
+    def test_bad_input_gets_openai_errors_and_the_server_keeps_serving(self):
+        status, body = self.sim.post("/v1/chat/completions", b"{nope")
+        self.assertEqual(status, 400)
+        self.assertIn("not valid JSON", body["error"]["message"])
+        status, body = self.sim.post("/v1/chat/completions", self.chat(max_tokens="ten"))
+        self.assertEqual((status, body["error"]["param"]), (400, "max_tokens"))
+        status, body = self.sim.post("/v1/chat/completions", {"model": "gemma-4-31b"})
+        self.assertEqual((status, body["error"]["param"]), (400, "messages"))
+        status, body = self.sim.post("/v1/completions", {"model": "gemma-4-31b"})
+        self.assertEqual((status, body["error"]["param"]), (400, "prompt"))
+        status, body = self.sim.post("/v1/chat/completions", dict(self.chat(), model="gpt-x"))
+        self.assertEqual((status, body["error"]["code"]), (404, "model_not_found"))
+        status, body = self.sim.post("/v1/chat/completions", self.chat(padding="x" * 5000))
+        self.assertEqual(status, 413)
+        status, body = self.sim.post("/v1/chat/completions", self.chat(max_tokens=3))
+        self.assertEqual(status, 200)
+        self.assertEqual(body["usage"]["completion_tokens"], 3)
+        self.assertEqual(body["choices"][0]["finish_reason"], "length")
+
+    def test_slow_headers_get_408(self):
+        with socket.create_connection(("127.0.0.1", self.sim.port)) as s:
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n")
+            s.settimeout(5)
+            reply = s.recv(4096)
+        self.assertTrue(reply.startswith(b"HTTP/1.1 408"), reply)
+
+    def test_min_tokens_and_natural_stop(self):
+        status, free = self.sim.post("/v1/chat/completions", self.chat(max_tokens=4000))
+        self.assertEqual(status, 200)
+        natural = free["usage"]["completion_tokens"]
+        self.assertEqual(free["choices"][0]["finish_reason"], "stop")
+        self.assertLess(natural, 4000)
+        status, forced = self.sim.post("/v1/chat/completions", self.chat(max_tokens=4000, min_tokens=natural + 5))
+        self.assertEqual(forced["usage"]["completion_tokens"], natural + 5)
+        status, exact = self.sim.post("/v1/chat/completions", self.chat(max_tokens=7, ignore_eos=True))
+        self.assertEqual(exact["usage"]["completion_tokens"], 7)
+
+    def test_client_disconnect_cancels_its_sequence(self):
+        body = json.dumps(self.chat(max_tokens=5000, ignore_eos=True, stream=True)).encode()
+        with socket.create_connection(("127.0.0.1", self.sim.port)) as s:
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            received = b""
+            while received.count(b'"content":" ') < 3:
+                received += s.recv(65536)
+            self.assertEqual(self.sim.metrics()["vllm:num_requests_running"], 1)
+        self.assertTrue(wait_for(lambda: self.sim.metrics()["vllm:request_aborted_total"] == 1))
+        self.assertEqual(self.sim.metrics()["vllm:num_requests_running"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
