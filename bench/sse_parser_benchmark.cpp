@@ -1,0 +1,60 @@
+// Our incremental SSE parser + chunk view against the naive way Python-style clients do it
+// (split the buffer into lines with a fresh string each, then parse JSON), on the same bytes.
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+#include <string>
+
+#include "http/sse_parser.hpp"
+#include "openai/stream_chunk.hpp"
+
+namespace {
+
+std::string sample_stream(int events) {
+  std::string s;
+  for (int i = 0; i < events; ++i) {
+    s +=
+        R"(data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]})";
+    s += "\n\n";
+  }
+  return s;
+}
+
+void BM_InfergateParser(benchmark::State& state) {
+  const std::string stream = sample_stream(256);
+  for (auto _ : state) {
+    infergate::http::SseParser parser;
+    std::size_t bytes = 0;
+    infergate::openai::ChunkView view;
+    for (std::size_t pos = 0; pos < stream.size(); pos += 1500) {  // MTU-sized reads
+      parser.feed(std::string_view(stream).substr(pos, 1500), [&](const infergate::http::SseEvent& e) {
+        infergate::openai::parse_stream_chunk(e.data, view);
+        bytes += view.text_bytes;
+      });
+    }
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetItemsProcessed(state.iterations() * 256);
+}
+BENCHMARK(BM_InfergateParser);
+
+void BM_NaiveLineSplit(benchmark::State& state) {
+  const std::string stream = sample_stream(256);
+  for (auto _ : state) {
+    std::istringstream in(stream);
+    std::string line;
+    std::size_t bytes = 0;
+    infergate::openai::ChunkView view;
+    while (std::getline(in, line)) {
+      if (line.rfind("data: ", 0) == 0) {
+        infergate::openai::parse_stream_chunk(line.substr(6), view);
+        bytes += view.text_bytes;
+      }
+    }
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetItemsProcessed(state.iterations() * 256);
+}
+BENCHMARK(BM_NaiveLineSplit);
+
+}  // namespace

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Fresh machine to green: installs dependencies, then builds and runs the whole suite (unit,
+# integration, end-to-end) twice: a normal build and an AddressSanitizer + UBSan build.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$here/scripts/install-deps.sh"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+for variant in release asan; do
+  echo "=== $variant build ==="
+  dir="$("$here/scripts/build.sh" "$variant")"
+  ctest --test-dir "$dir" --output-on-failure -j2 --timeout 600
+done

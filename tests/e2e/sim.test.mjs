@@ -1,0 +1,106 @@
+// The official openai SDK as a real client of `infergate sim`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import OpenAI from 'openai';
+
+const BIN = process.env.INFERGATE_BIN ?? '../../build/src/cli/infergate';
+
+function startSim(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BIN, ['sim', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    proc.on('error', reject);
+    createInterface({ input: proc.stdout }).once('line', (url) => resolve({ proc, url }));
+  });
+}
+
+let sim;
+let keyed;
+
+before(async () => {
+  sim = await startSim(['--speedup', '50']);
+  keyed = await startSim(['--speedup', '50', '--api-key', 'right-key']);
+});
+
+after(() => {
+  sim.proc.kill();
+  keyed.proc.kill();
+});
+
+const client = () => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+
+test('lists the served model', async () => {
+  const models = await client().models.list();
+  assert.deepEqual(models.data.map((m) => m.id), ['gemma-4-31b']);
+});
+
+test('non-streamed chat completion with usage', async () => {
+  const completion = await client().chat.completions.create({
+    model: 'gemma-4-31b',
+    messages: [{ role: 'user', content: 'say five words please' }],
+    max_tokens: 5,
+  });
+  assert.equal(completion.object, 'chat.completion');
+  assert.equal(completion.choices[0].message.role, 'assistant');
+  assert.equal(completion.choices[0].message.content.trim().split(/\s+/).length, 5);
+  assert.equal(completion.choices[0].finish_reason, 'length');
+  assert.deepEqual(completion.usage, { prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
+});
+
+test('streamed chat completion: text, finish reason and a final usage chunk', async () => {
+  const stream = await client().chat.completions.create({
+    model: 'gemma-4-31b',
+    messages: [{ role: 'user', content: 'stream please' }],
+    max_tokens: 12,
+    ignore_eos: true,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  let finish = null;
+  let usage = null;
+  for await (const chunk of stream) {
+    if (chunk.choices.length > 0) {
+      text += chunk.choices[0].delta.content ?? '';
+      finish = chunk.choices[0].finish_reason ?? finish;
+    }
+    if (chunk.usage) {
+      usage = chunk.usage;
+    }
+  }
+  assert.equal(text.trim().split(/\s+/).length, 12);
+  assert.equal(finish, 'length');
+  assert.equal(usage.completion_tokens, 12);
+  assert.equal(usage.prompt_tokens, 2);
+});
+
+test('streamed legacy completion', async () => {
+  const stream = await client().completions.create({ model: 'gemma-4-31b', prompt: 'one two', max_tokens: 3, stream: true });
+  let text = '';
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.text ?? '';
+  }
+  assert.equal(text.trim().split(/\s+/).length, 3);
+});
+
+test('an unknown model surfaces as the SDK NotFoundError', async () => {
+  await assert.rejects(
+    client().chat.completions.create({ model: 'gpt-nope', messages: [{ role: 'user', content: 'x' }] }),
+    (err) => err instanceof OpenAI.NotFoundError && err.status === 404 && err.code === 'model_not_found',
+  );
+});
+
+test('a wrongly typed field surfaces as BadRequestError naming the field', async () => {
+  await assert.rejects(
+    client().chat.completions.create({ model: 'gemma-4-31b', messages: [{ role: 'user', content: 'x' }], max_tokens: 'ten' }),
+    (err) => err instanceof OpenAI.BadRequestError && err.param === 'max_tokens' && /integer/.test(err.message),
+  );
+});
+
+test('a wrong key surfaces as AuthenticationError; the right one works', async () => {
+  const wrong = new OpenAI({ baseURL: `${keyed.url}/v1`, apiKey: 'wrong-key', maxRetries: 0 });
+  await assert.rejects(wrong.models.list(), (err) => err instanceof OpenAI.AuthenticationError && err.status === 401);
+  const right = new OpenAI({ baseURL: `${keyed.url}/v1`, apiKey: 'right-key', maxRetries: 0 });
+  assert.equal((await right.models.list()).data.length, 1);
+});
