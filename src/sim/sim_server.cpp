@@ -198,6 +198,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
   }
 
+  static awaitable<void> server_gone() { co_return; }
+
   static awaitable<void> send_error(http::Exchange& ex, const openai::ApiError& error) {
     co_await ex.respond(error.status, "application/json", error.to_json());
   }
@@ -403,8 +405,14 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       net::co_spawn(
           io, [self, e = endpoint.get()]() { return e->drive(); }, net::detached);
     }
+    // A weak reference: the server holds this handler, and this object holds the server.
     server = std::make_unique<http::Server>(
-        io, [self](http::Exchange& ex) { return self->handle(ex); }, options.limits);
+        io,
+        [weak = weak_from_this()](http::Exchange& ex) {
+          auto alive = weak.lock();
+          return alive ? alive->handle(ex) : server_gone();
+        },
+        options.limits);
   }
 
   net::io_context& io;
