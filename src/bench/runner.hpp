@@ -34,6 +34,7 @@ struct LoadOptions {
   double duration_s = 0;
   int warmup = 0;  // requests run and discarded before measuring
   std::uint64_t seed = 1;
+  bool busy_poll = true;  // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
 };
 
 // A problem that stops the run before it starts (unreachable server, rejected key, no model).

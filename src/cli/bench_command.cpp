@@ -45,6 +45,7 @@ struct BenchArgs {
   bool trace = false;
   double timeout_s = 600;
   bool insecure = false;
+  bool no_busy_poll = false;
 };
 
 void run_bench(const BenchArgs& args) {
@@ -104,6 +105,7 @@ void run_bench(const BenchArgs& args) {
   load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : 100);
   load.warmup = args.warmup;
   load.seed = args.seed;
+  load.busy_poll = !args.no_busy_poll;
 
   bench::ProgressLine progress(load.requests, load.duration_s);
   std::function<void(const bench::Progress&)> on_progress;
@@ -195,6 +197,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--insecure", a->insecure, "Do not verify the server's TLS certificate");
+  cmd->add_flag("--no-busy-poll", a->no_busy_poll,
+                "Sleep between events instead of spinning (saves a core, adds wake-up latency to timings)");
   cmd->callback([a] { run_bench(*a); });
 }
 

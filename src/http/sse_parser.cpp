@@ -1,6 +1,25 @@
 #include "http/sse_parser.hpp"
 
+#include <cstring>
+
 namespace infergate::http {
+
+namespace {
+
+// The first CR or LF at or after `pos`: memchr for both (vectorised) beats a per-byte set test.
+std::size_t line_end(std::string_view bytes, std::size_t pos) {
+  const char* begin = bytes.data() + pos;
+  const std::size_t size = bytes.size() - pos;
+  const void* lf = std::memchr(begin, '\n', size);
+  const std::size_t until = lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - begin) : size;
+  const void* cr = std::memchr(begin, '\r', until);
+  if (cr != nullptr) {
+    return pos + static_cast<std::size_t>(static_cast<const char*>(cr) - begin);
+  }
+  return lf ? pos + until : std::string_view::npos;
+}
+
+}  // namespace
 
 void SseParser::feed(std::string_view bytes, const Callback& on_event) {
   std::size_t pos = 0;
@@ -9,7 +28,7 @@ void SseParser::feed(std::string_view bytes, const Callback& on_event) {
   }
   last_was_cr_ = false;
   while (pos < bytes.size()) {
-    const std::size_t end = bytes.find_first_of("\r\n", pos);
+    const std::size_t end = line_end(bytes, pos);
     if (end == std::string_view::npos) {
       line_.append(bytes.substr(pos));
       return;

@@ -51,8 +51,11 @@ void read_trace(const json::object& object, ChunkView& out) {
 
 std::optional<std::string> read_object(std::string_view text, bool streamed, ChunkView& out) {
   out = ChunkView{};
+  // Chunks are small: parse into a stack buffer instead of the heap (this runs once per token).
+  unsigned char scratch[4096];
+  json::monotonic_resource resource(scratch, sizeof(scratch));
   boost::system::error_code ec;
-  json::value parsed = json::parse(text, ec);
+  json::value parsed = json::parse(text, ec, &resource);
   if (ec) {
     return "not valid JSON (" + ec.message() + ")";
   }
