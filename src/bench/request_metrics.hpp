@@ -18,7 +18,8 @@ struct RequestMetrics {
 
 // Needs a successful record with at least one text event. Appends the request's inter-token
 // latencies to `itl_ms`: each gap between text events divided over the tokens the later event
-// carried (one each when usage matches the event count, otherwise shared out by text length).
+// carried (the same number each when the token count divides evenly over the events, otherwise
+// shared out by text length).
 RequestMetrics measure_request(const RequestRecord& record, std::vector<double>& itl_ms);
 
 }  // namespace infergate::bench

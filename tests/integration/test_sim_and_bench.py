@@ -107,6 +107,21 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(read_json(self.path("a.json"))["summary"]["output_tokens"], 20)
         self.assertEqual(read_json(self.path("b.json"))["summary"]["output_tokens"], 20)
 
+    def test_tokens_per_chunk_groups_tokens_and_itl_shares_each_gap(self):
+        sim = Sim("--speedup", "20", "--tokens-per-chunk", "4")
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "8", "--output-tokens", "24",
+                      "--json", self.path("s.json"), "--records", self.path("r.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s = read_json(self.path("s.json"))["summary"]
+        self.assertEqual(s["output_tokens"], 8 * 24)
+        self.assertEqual(s["text_events"], 8 * 6)
+        self.assertEqual(s["itl_ms"]["count"], 8 * 5 * 4)  # 5 gaps per request, 4 tokens each
+        for rec in read_jsonl(self.path("r.jsonl")):
+            self.assertEqual((rec["text_events"], rec["usage"]["completion_tokens"]), (6, 24))
+
     def test_embedded_simulator_is_the_default_target(self):
         r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))
         self.assertEqual(r.returncode, 0, r.stderr)

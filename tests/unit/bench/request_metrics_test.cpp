@@ -44,6 +44,13 @@ TEST(RequestMetrics, MultiTokenEventsShareTheirGap) {
   EXPECT_EQ(itl, (std::vector<double>{10, 10, 10, 10, 10, 10}));
 }
 
+// A server streaming three tokens per event (text lengths differ, counts do not).
+TEST(RequestMetrics, FixedTokensPerEventSplitEachGapEvenly) {
+  std::vector<double> itl;
+  measure_request(record_with({{1100 * ms, 9}, {1130 * ms, 20}, {1160 * ms, 12}}, 9), itl);
+  EXPECT_EQ(itl, (std::vector<double>{10, 10, 10, 10, 10, 10}));
+}
+
 TEST(RequestMetrics, WithoutUsageTokensAreCountedFromEvents) {
   std::vector<double> itl;
   const auto m = measure_request(record_with({{1100 * ms, 3}, {1110 * ms, 3}}, std::nullopt), itl);
