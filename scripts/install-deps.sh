@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   python3-aiohttp
-  curl
+  curl openssl
 )
 
 missing=()

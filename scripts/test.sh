@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fresh machine to green: installs dependencies, then builds and runs the whole suite (unit,
-# integration, end-to-end) twice: a normal build and an AddressSanitizer + UBSan build.
+# integration, end-to-end) twice: a normal build and an AddressSanitizer + UBSan build; lints
+# (clang-format, clang-tidy) after the normal build.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$here/scripts/install-deps.sh"
@@ -10,4 +11,7 @@ for variant in release asan; do
   echo "=== $variant build ==="
   dir="$("$here/scripts/build.sh" "$variant")"
   ctest --test-dir "$dir" --output-on-failure -j2 --timeout 600
+  if [ "$variant" = release ]; then
+    "$here/scripts/lint.sh" "$dir"
+  fi
 done

@@ -27,7 +27,7 @@ constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
 
-constexpr std::size_t kMaxErrorBody = 64 * 1024;
+constexpr std::size_t kMaxErrorBody = std::size_t{64} << 10;
 constexpr std::uint64_t kWarmupIndexBase = std::uint64_t{1} << 48;  // warmup never reuses measured prompts
 
 struct Response {
@@ -413,7 +413,7 @@ T run_on_fresh_context(std::function<awaitable<T>()> body) {
   net::io_context io{1};
   std::optional<T> value;
   std::exception_ptr error;
-  net::co_spawn(io, body(), [&](std::exception_ptr e, T v) {
+  net::co_spawn(io, body(), [&](const std::exception_ptr& e, T v) {
     error = e;
     if (!e) {
       value = std::move(v);
@@ -452,7 +452,7 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
   RunResult result;
   LoadRun run(io, target, workload, load, on_progress);
   std::exception_ptr error;
-  net::co_spawn(io, run.run(result), [&](std::exception_ptr e) { error = e; });
+  net::co_spawn(io, run.run(result), [&](const std::exception_ptr& e) { error = e; });
   if (load.busy_poll) {
     // Never sleeping in epoll_wait avoids the wake-up latency of an idle core (tens to hundreds of
     // microseconds on virtual machines), which would otherwise land in every measured TTFT.

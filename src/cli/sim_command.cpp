@@ -21,7 +21,7 @@ struct SimArgs {
   int tokens_per_chunk = 1;
   std::string served_model_name;
   std::string api_key;
-  std::size_t max_body_bytes = 8 * 1024 * 1024;
+  std::size_t max_body_bytes = std::size_t{8} << 20;
   int header_timeout_ms = 30'000;
 };
 
@@ -75,7 +75,8 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--api-key", args->api_key, "Require this bearer key on /v1 routes");
   cmd->add_option("--max-body-bytes", args->max_body_bytes, "Largest request body accepted")->capture_default_str();
   cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([args] { run_sim(*args); });
 }
 

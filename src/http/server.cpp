@@ -221,7 +221,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       }
       deadline.disarm();
       if (ec) {
-        co_await reject(stream, parser.got_some() || buffer.size() > 0, deadline.expired() ? beast::error::timeout : ec);
+        co_await reject(stream, parser.got_some() || buffer.size() > 0,
+                        deadline.expired() ? beast::error::timeout : ec);
         break;
       }
       auto request = parser.release();
@@ -253,7 +254,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         co_await send_plain_error(stream, 408, "the request was not received in time", "request_timeout");
       }
     } else if (ec == bhttp::error::body_limit) {
-      const std::string message = fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes);
+      const std::string message =
+          fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes);
       co_await send_plain_error(stream, 413, message, "request_too_large");
     } else if (ec == bhttp::error::header_limit) {
       co_await send_plain_error(stream, 431, "request headers are too large", "headers_too_large");

@@ -21,8 +21,8 @@ struct Header {
 };
 
 struct ServerLimits {
-  std::size_t max_body_bytes = 8 * 1024 * 1024;
-  std::size_t max_header_bytes = 64 * 1024;
+  std::size_t max_body_bytes = std::size_t{8} << 20;
+  std::size_t max_header_bytes = std::size_t{64} << 10;
   // From the first byte of a request (or the wait for the next one on a kept-alive connection) to
   // the end of its header. A client that sent nothing is closed silently; one that sent part of a
   // header gets 408.

@@ -70,8 +70,8 @@ class Engine {
 
  private:
   struct Sequence {
-    int prompt_tokens;
-    int output_tokens;
+    int prompt_tokens = 0;
+    int output_tokens = 0;
     int generated = 0;
     double kv_reserved = 0;
   };

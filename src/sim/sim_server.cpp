@@ -213,10 +213,10 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       co_return true;
     }
     // Built before the co_await: GCC 12 miscompiles temporaries and ?: inside co_await expressions.
-    const openai::ApiError error{401, "invalid_request_error",
-                                 auth.empty() ? "Missing API key: send 'Authorization: Bearer <key>'"
-                                              : "Incorrect API key provided",
-                                 std::nullopt, std::string("invalid_api_key")};
+    const openai::ApiError error{
+        401, "invalid_request_error",
+        auth.empty() ? "Missing API key: send 'Authorization: Bearer <key>'" : "Incorrect API key provided",
+        std::nullopt, std::string("invalid_api_key")};
     co_await send_error(ex, error);
     co_return false;
   }

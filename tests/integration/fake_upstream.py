@@ -2,10 +2,12 @@
 /nonsse   answers a streaming request with a JSON body
 /malformed sends an SSE event whose data is not JSON
 /cut      sends a few tokens, then closes the connection mid-body
+/ok       streams properly (for transport tests such as TLS)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
 import socket
+import ssl
 import threading
 
 CHUNK = 'data: {"choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n'
@@ -43,6 +45,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         events = [CHUNK, CHUNK]
         if mode == "malformed":
             events.append("data: {not json at all\n\n")
+        if mode in ("malformed", "ok"):
             events.append("data: [DONE]\n\n")
         for event in events:
             data = event.encode()
@@ -56,10 +59,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 class FakeUpstream:
-    def __init__(self):
+    """Plain HTTP, or HTTPS when given a certificate and key (PEM files)."""
+
+    def __init__(self, cert=None, key=None):
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        scheme = "http"
+        if cert:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = "%s://127.0.0.1:%d" % (scheme, self.server.server_address[1])
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 

@@ -53,9 +53,10 @@ class Sim:
             return e.code, json.loads(e.read())
 
 
-def bench(*args, timeout=240):
+def bench(*args, timeout=240, env=None):
     """Runs `infergate bench`; returns the CompletedProcess."""
-    return subprocess.run([BIN, "bench", *args], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([BIN, "bench", *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
 
 
 def wait_for(predicate, seconds=10.0):

@@ -3,6 +3,7 @@ import json
 import os
 import socket
 import statistics
+import subprocess
 import tempfile
 import time
 import unittest
@@ -184,6 +185,44 @@ class BenchFailures(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertRegex(r.stdout, r"2 x (connection_reset|stream_cut)")
         self.assertIn("after 2 text events", r.stdout)
+
+
+class BenchOverTls(unittest.TestCase):
+    """HTTPS with a self-signed certificate for 127.0.0.1: refused by default, accepted when the
+    certificate is in the trust store (SSL_CERT_FILE), or with --insecure."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.cert = os.path.join(cls.tmp.name, "cert.pem")
+        cls.key = os.path.join(cls.tmp.name, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", cls.key, "-out",
+                        cls.cert], check=True, capture_output=True)
+        cls.fake = FakeUpstream(cls.cert, cls.key)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fake.close()
+        cls.tmp.cleanup()
+
+    def run_bench(self, *extra, env=None):
+        return bench("--base-url", self.fake.url + "/ok", "--requests", "2", "--timeout", "10", *extra, env=env)
+
+    def test_unknown_certificate_is_refused_with_advice(self):
+        r = self.run_bench()
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("TLS with https://127.0.0.1", r.stderr)
+        self.assertIn("--insecure", r.stderr)
+
+    def test_trusted_certificate_verifies_the_host(self):
+        r = self.run_bench("--json", os.path.join(self.tmp.name, "s.json"), env={"SSL_CERT_FILE": self.cert})
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(read_json(os.path.join(self.tmp.name, "s.json"))["summary"]["output_tokens"], 4)
+
+    def test_insecure_skips_verification(self):
+        r = self.run_bench("--insecure")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
 class SimServer(unittest.TestCase):

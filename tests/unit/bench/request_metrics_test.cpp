@@ -23,8 +23,7 @@ RequestRecord record_with(std::vector<TextEvent> events, std::optional<std::int6
 // TTFT 100; E2E 161; TPOT (161 - 100) / 3 = 20.333; ITL 20, 30, 10.
 TEST(RequestMetrics, OneTokenPerEventByHand) {
   std::vector<double> itl;
-  const auto m = measure_request(
-      record_with({{1100 * ms, 4}, {1120 * ms, 5}, {1150 * ms, 3}, {1160 * ms, 6}}, 4), itl);
+  const auto m = measure_request(record_with({{1100 * ms, 4}, {1120 * ms, 5}, {1150 * ms, 3}, {1160 * ms, 6}}, 4), itl);
   EXPECT_DOUBLE_EQ(m.ttft_ms, 100);
   EXPECT_DOUBLE_EQ(m.e2e_ms, 161);
   ASSERT_TRUE(m.tpot_ms);

@@ -37,8 +37,10 @@ TEST(Workload, PromptsFileWithChatAndPlainLines) {
   const std::string path = ::testing::TempDir() + "prompts.jsonl";
   {
     std::ofstream out(path);
-    out << R"({"prompt": "one two three", "output_tokens": 7})" << "\n\n"
-        << R"({"messages": [{"role": "user", "content": "four five"}]})" << "\n";
+    out << R"({"prompt": "one two three", "output_tokens": 7})"
+        << "\n\n"
+        << R"({"messages": [{"role": "user", "content": "four five"}]})"
+        << "\n";
   }
   WorkloadOptions o;
   o.model = "m";
@@ -55,7 +57,9 @@ TEST(Workload, BadPromptsFileNamesTheLine) {
   const std::string path = ::testing::TempDir() + "bad.jsonl";
   {
     std::ofstream out(path);
-    out << R"({"prompt": "fine"})" << "\n" << "not json\n";
+    out << R"({"prompt": "fine"})"
+        << "\n"
+        << "not json\n";
   }
   WorkloadOptions o;
   o.prompts_file = path;

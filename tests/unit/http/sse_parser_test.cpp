@@ -18,7 +18,9 @@ struct Collected {
 std::vector<Collected> parse_split(std::string_view stream, std::vector<std::size_t> cuts) {
   SseParser parser;
   std::vector<Collected> out;
-  auto on_event = [&](const SseEvent& e) { out.push_back({std::string(e.event), std::string(e.data), std::string(e.id)}); };
+  auto on_event = [&](const SseEvent& e) {
+    out.push_back({std::string(e.event), std::string(e.data), std::string(e.id)});
+  };
   std::size_t pos = 0;
   cuts.push_back(stream.size());
   for (std::size_t cut : cuts) {
@@ -62,7 +64,8 @@ TEST(SseParser, MultiLineDataIsJoinedWithNewlinesAtEverySplit) {
 }
 
 TEST(SseParser, EventNameAndIdAtEverySplit) {
-  expect_same_at_every_split("event: error\nid: 7\ndata: {}\n\ndata: next\n\n", {{"error", "{}", "7"}, {"", "next", "7"}});
+  expect_same_at_every_split("event: error\nid: 7\ndata: {}\n\ndata: next\n\n",
+                             {{"error", "{}", "7"}, {"", "next", "7"}});
 }
 
 TEST(SseParser, MissingFinalNewlineStillDeliversTheLastEvent) {

@@ -49,8 +49,8 @@ TEST(CompletionRequest, CompletionsPromptFormsAreAccepted) {
 
 struct BadCase {
   const char* body;
-  const char* param;      // nullptr when the error names no field
-  const char* fragment;   // must appear in the message
+  const char* param;     // nullptr when the error names no field
+  const char* fragment;  // must appear in the message
 };
 
 class CompletionRequestErrors : public ::testing::TestWithParam<BadCase> {};
@@ -70,35 +70,36 @@ TEST_P(CompletionRequestErrors, NamesTheFieldAndTheProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, CompletionRequestErrors,
-    ::testing::Values(BadCase{"{not json", nullptr, "not valid JSON"},
-                      BadCase{"[1,2]", nullptr, "must be a JSON object"},
-                      BadCase{R"({"messages":[{"role":"user","content":"x"}]})", "model", "'model' is required"},
-                      BadCase{R"({"model":7,"messages":[]})", "model", "must be a string, got an integer"},
-                      BadCase{R"({"model":"m"})", "messages", "'messages' is required"},
-                      BadCase{R"({"model":"m","messages":"hi"})", "messages", "must be an array"},
-                      BadCase{R"({"model":"m","messages":[]})", "messages", "at least one"},
-                      BadCase{R"({"model":"m","messages":[{"content":"x"}]})", "messages[0].role", "is required"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":5}]})", "messages[0].content",
-                              "a string or an array"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"5"})",
-                              "max_tokens", "must be an integer, got a string"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":0})",
-                              "max_tokens", "at least 1"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"})", "stream",
-                              "must be a boolean"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream_options":{"include_usage":1}})",
-                              "stream_options.include_usage", "must be a boolean"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"n":2})", "n", "n=1"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"temperature":"hot"})",
-                              "temperature", "must be a number"},
-                      BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":5,"min_tokens":9})",
-                              "min_tokens", "must not exceed"}));
+    ::testing::Values(
+        BadCase{"{not json", nullptr, "not valid JSON"}, BadCase{"[1,2]", nullptr, "must be a JSON object"},
+        BadCase{R"({"messages":[{"role":"user","content":"x"}]})", "model", "'model' is required"},
+        BadCase{R"({"model":7,"messages":[]})", "model", "must be a string, got an integer"},
+        BadCase{R"({"model":"m"})", "messages", "'messages' is required"},
+        BadCase{R"({"model":"m","messages":"hi"})", "messages", "must be an array"},
+        BadCase{R"({"model":"m","messages":[]})", "messages", "at least one"},
+        BadCase{R"({"model":"m","messages":[{"content":"x"}]})", "messages[0].role", "is required"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":5}]})", "messages[0].content",
+                "a string or an array"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":"5"})", "max_tokens",
+                "must be an integer, got a string"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":0})", "max_tokens",
+                "at least 1"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"})", "stream",
+                "must be a boolean"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream_options":{"include_usage":1}})",
+                "stream_options.include_usage", "must be a boolean"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"n":2})", "n", "n=1"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"temperature":"hot"})", "temperature",
+                "must be a number"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":5,"min_tokens":9})",
+                "min_tokens", "must not exceed"}));
 
 TEST(ApiError, SerialisesInTheOpenAiShape) {
   const ApiError e = model_not_found("nope");
   EXPECT_EQ(e.status, 404);
-  EXPECT_EQ(e.to_json(),
-            R"({"error":{"message":"The model 'nope' does not exist; GET /v1/models lists the models served here.","type":"invalid_request_error","param":"model","code":"model_not_found"}})");
+  EXPECT_EQ(
+      e.to_json(),
+      R"({"error":{"message":"The model 'nope' does not exist; GET /v1/models lists the models served here.","type":"invalid_request_error","param":"model","code":"model_not_found"}})");
 }
 
 TEST(ApiError, MessageFromAnyErrorBody) {
