@@ -13,6 +13,7 @@
 
 #include "bench/failure.hpp"
 #include "core/clock.hpp"
+#include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
@@ -29,24 +30,6 @@ namespace {
 
 constexpr std::size_t kMaxErrorBody = std::size_t{64} << 10;
 constexpr std::uint64_t kWarmupIndexBase = std::uint64_t{1} << 48;  // warmup never reuses measured prompts
-
-struct Response {
-  http::ResponseHead head;
-  std::string body;
-};
-
-awaitable<std::string> read_bounded_body(http::Connection& conn) {
-  std::string body;
-  for (;;) {
-    auto piece = co_await conn.read_body_some();
-    if (!piece || piece->empty()) {
-      co_return body;
-    }
-    if (body.size() < kMaxErrorBody) {
-      body.append(piece->substr(0, kMaxErrorBody - body.size()));
-    }
-  }
-}
 
 std::string http_failure_message(int status, std::string_view body, std::string_view what) {
   std::string message = openai::error_message_from_body(body);
@@ -271,13 +254,13 @@ class LoadRun {
     record.http_status = head.status;
     const std::string what = target_.base.to_string();
     if (head.status != 200) {
-      const std::string body = co_await read_bounded_body(conn);
+      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
       record.last_byte_ns = monotonic_ns();
       record.fail(fmt::format("http_{}", head.status), http_failure_message(head.status, body, what));
       co_return;
     }
     if (!workload_.options().stream) {
-      const std::string body = co_await read_bounded_body(conn);
+      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
       record.last_byte_ns = monotonic_ns();
       openai::ChunkView view;
       if (auto error = openai::parse_completion_response(body, view)) {
@@ -289,7 +272,7 @@ class LoadRun {
     }
     const std::string_view content_type = head.header("Content-Type");
     if (content_type.find("text/event-stream") == std::string_view::npos) {
-      const std::string body = co_await read_bounded_body(conn);
+      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
       record.last_byte_ns = monotonic_ns();
       record.fail("non_sse", fmt::format("expected a text/event-stream reply to a streaming request, got '{}': {}",
                                          content_type, openai::error_message_from_body(body)));
@@ -376,34 +359,24 @@ class LoadRun {
 
 awaitable<std::vector<std::string>> fetch_models(const Target& target) {
   const std::string what = target.base.to_string();
-  auto opened =
-      co_await http::Connection::open(co_await net::this_coro::executor, target.base, target.timeout, target.tls);
-  if (!opened) {
-    throw BenchError(failure_message(opened.error(), Phase::connect, what));
-  }
-  auto& conn = **opened;
-  conn.set_io_timeout(target.timeout);
   std::vector<http::Header> headers{{"Accept", "application/json"}};
   const std::string authorization = "Bearer " + target.api_key;
   if (!target.api_key.empty()) {
     headers.push_back({"Authorization", authorization});
   }
-  error_code ec = co_await conn.send("GET", target.base.path + "/models", headers, "");
-  boost::system::result<http::ResponseHead> head = ec;
-  if (!ec) {
-    head = co_await conn.read_head();  // not inside ?: — GCC 12 miscompiles co_await there
+  auto response = co_await http::fetch(co_await net::this_coro::executor, target.base, "GET",
+                                       target.base.path + "/models", headers, "", target.timeout, target.tls);
+  if (!response) {
+    const auto& error = response.error();
+    throw BenchError(failure_message(error.ec, error.while_connecting ? Phase::connect : Phase::request, what));
   }
-  if (!head) {
-    throw BenchError(failure_message(head.error(), Phase::request, what));
+  if (response->head.status != 200) {
+    throw BenchError(http_failure_message(response->head.status, response->body, what + "/models"));
   }
-  const std::string body = co_await read_bounded_body(conn);
-  if (head->status != 200) {
-    throw BenchError(http_failure_message(head->status, body, what + "/models"));
-  }
-  auto models = openai::parse_model_list(body);
+  auto models = openai::parse_model_list(response->body);
   if (!models) {
-    throw BenchError(
-        fmt::format("{}/models did not return a model list: {}", what, openai::error_message_from_body(body)));
+    throw BenchError(fmt::format("{}/models did not return a model list: {}", what,
+                                 openai::error_message_from_body(response->body)));
   }
   co_return *models;
 }
