@@ -7,5 +7,6 @@ namespace infergate::cli {
 void add_sim_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace infergate::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   infergate::cli::add_sim_command(app);
   infergate::cli::add_bench_command(app);
   infergate::cli::add_demo_command(app);
+  infergate::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -278,11 +278,14 @@ Server::~Server() {
   close();
 }
 
-std::uint16_t Server::listen(std::string_view host, std::uint16_t port) {
+std::uint16_t Server::listen(std::string_view host, std::uint16_t port, bool reuse_port) {
   const tcp::endpoint endpoint(net::ip::make_address(std::string(host)), port);
   auto& acceptor = impl_->acceptor;
   acceptor.open(endpoint.protocol());
   acceptor.set_option(net::socket_base::reuse_address(true));
+  if (reuse_port) {
+    acceptor.set_option(net::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>(true));
+  }
   acceptor.bind(endpoint);
   acceptor.listen(net::socket_base::max_listen_connections);
   net::co_spawn(acceptor.get_executor(), impl_->accept_loop(), net::detached);

@@ -69,8 +69,9 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // Binds, listens and starts accepting on the io_context; returns the bound port (for port 0).
-  // Throws std::system_error when the address cannot be bound.
-  std::uint16_t listen(std::string_view host, std::uint16_t port);
+  // With reuse_port, several servers (one per thread) share the port and the kernel spreads
+  // connections over them. Throws std::system_error when the address cannot be bound.
+  std::uint16_t listen(std::string_view host, std::uint16_t port, bool reuse_port = false);
 
   // Stops accepting. Open connections end when the io_context stops.
   void close();

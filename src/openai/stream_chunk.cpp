@@ -73,6 +73,7 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
     return std::nullopt;
   }
   if (const auto* choices = object.if_contains("choices"); choices && choices->is_array()) {
+    out.has_choices = !choices->get_array().empty();
     for (const auto& choice : choices->get_array()) {
       if (!choice.is_object()) {
         continue;

@@ -1,0 +1,397 @@
+#include "gateway/proxy.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <strings.h>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include <random>
+
+#include "core/clock.hpp"
+#include "core/random.hpp"
+#include "gateway/request_id.hpp"
+#include "http/fetch.hpp"
+#include "http/sse_parser.hpp"
+#include "openai/api_error.hpp"
+#include "openai/model_list.hpp"
+#include "openai/request_view.hpp"
+#include "openai/stream_chunk.hpp"
+
+namespace infergate::gateway {
+
+namespace net = boost::asio;
+using namespace boost::asio::experimental::awaitable_operators;
+using boost::system::error_code;
+using net::awaitable;
+constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
+
+namespace {
+
+constexpr std::size_t kMaxErrorBody = std::size_t{64} << 10;
+constexpr std::size_t kMaxUsageScan = std::size_t{1} << 20;
+
+struct Attempt {
+  AttemptOutcome outcome = AttemptOutcome::success;
+  std::unique_ptr<http::Connection> conn;
+  http::ResponseHead head;
+  std::int64_t head_ns = 0;
+  std::string error;       // why the attempt failed, for the client and the log
+  std::string error_body;  // the upstream's own error body (429, 5xx)
+  std::optional<std::chrono::milliseconds> retry_after;
+};
+
+bool is_timeout(const error_code& ec) {
+  return ec == boost::beast::error::timeout || ec == net::error::timed_out;
+}
+
+bool header_is(std::string_view name, std::string_view expected) {
+  return name.size() == expected.size() && ::strncasecmp(name.data(), expected.data(), name.size()) == 0;
+}
+
+// Upstream headers a client of the gateway still needs: rate-limit state and Retry-After.
+bool passes_through(std::string_view name) {
+  return header_is(name, "retry-after") || (name.size() > 12 && ::strncasecmp(name.data(), "x-ratelimit-", 12) == 0);
+}
+
+double jitter() {
+  thread_local Rng rng(std::random_device{}());
+  return rng.uniform();
+}
+
+void append_event(std::string& out, const http::SseEvent& event) {
+  if (!event.event.empty()) {
+    out.append("event: ").append(event.event).push_back('\n');
+  }
+  out.append("data: ");
+  for (char c : event.data) {
+    if (c == '\n') {
+      out.append("\ndata: ");
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.append("\n\n");
+}
+
+}  // namespace
+
+struct Proxy::Context {
+  std::shared_ptr<const RouteTable> routes;  // the snapshot this request started with
+  std::string request_id;
+  std::int64_t received_ns = 0;
+  std::string method;
+  std::string path;
+  std::string endpoint;  // "/chat/completions", "/completions" or "/embeddings"
+  openai::RequestView view;
+  const ModelRoute* route = nullptr;
+  Deployment* deployment = nullptr;
+  std::string body;          // as sent upstream
+  bool strip_usage = false;  // we asked for usage the client did not want
+  int attempts = 0;
+  int status = 0;
+  std::int64_t upstream_sent_ns = 0;
+  std::int64_t first_token_ns = 0;
+  std::int64_t last_token_ns = 0;
+  std::optional<openai::Usage> usage;
+  std::int64_t overhead_ns = 0;
+  std::string error;
+};
+
+Proxy::Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, AccessLog* access_log)
+    : routes_(std::move(routes)), options_(options), access_log_(access_log) {}
+
+awaitable<void> Proxy::handle(http::Exchange& ex) {
+  Context ctx;
+  ctx.routes = routes_;
+  ctx.received_ns = ex.received_ns();
+  const std::string_view client_id = ex.header("X-Request-Id");
+  ctx.request_id = acceptable_request_id(client_id) ? std::string(client_id) : new_request_id();
+  ctx.method = ex.method();
+  ctx.path = ex.target().substr(0, ex.target().find('?'));
+  const http::Header id_header{"X-Request-Id", ctx.request_id};
+  const bool get = ctx.method == "GET";
+  const bool post = ctx.method == "POST";
+
+  if (get && (ctx.path == "/health" || ctx.path == "/ready")) {
+    co_await ex.respond(200, "application/json", R"({"status":"ok"})", {&id_header, 1});
+    co_return;
+  }
+  if (get && ctx.path == "/v1/models") {
+    const std::string body = openai::model_list_json(ctx.routes->model_names(), "infergate");
+    co_await ex.respond(200, "application/json", body, {&id_header, 1});
+    co_return;
+  }
+  if (post && (ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" || ctx.path == "/v1/embeddings")) {
+    ctx.endpoint = ctx.path.substr(3);
+    auto outcome = co_await (proxy(ex, ctx) || ex.peer_closed());
+    if (outcome.index() == 1) {
+      ctx.status = 499;  // nginx's code for "client closed request"
+      ctx.error = "client disconnected; upstream request cancelled";
+    }
+    log(ctx);
+    co_return;
+  }
+  const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/v1/models" ||
+                     ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" ||
+                     ctx.path == "/v1/embeddings";
+  const openai::ApiError error = known ? openai::ApiError{405, "invalid_request_error",
+                                                          fmt::format("{} is not allowed on {}", ctx.method, ctx.path)}
+                                       : openai::route_not_found(ctx.method, ctx.path);
+  const std::string body = error.to_json();
+  co_await ex.respond(error.status, "application/json", body, {&id_header, 1});
+}
+
+awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
+  if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
+    co_await respond_error(ex, ctx, error->status, error->message, "invalid_request");
+    co_return;
+  }
+  ctx.route = ctx.routes->find(ctx.view.model);
+  if (ctx.route == nullptr || ctx.route->deployments.empty()) {
+    const openai::ApiError error = openai::model_not_found(ctx.view.model);
+    co_await respond_error(ex, ctx, error.status, error.message, "model_not_found");
+    co_return;
+  }
+  ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
+  ctx.body = ctx.strip_usage ? openai::with_usage_requested(ex.body()) : std::string(ex.body());
+  co_await forward(ex, ctx);
+}
+
+awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
+  const auto executor = co_await net::this_coro::executor;
+  std::vector<Deployment*> tried;
+  for (;;) {
+    Deployment* d = ctx.route->balancer->choose(ctx.route->deployments, tried);
+    tried.push_back(d);
+    ctx.deployment = d;
+    ++ctx.attempts;
+    InFlightGuard in_flight(*d);
+
+    Attempt a;
+    const std::string authorization = "Bearer " + d->api_key;
+    std::vector<http::Header> headers{{"Content-Type", "application/json"}, {"X-Request-Id", ctx.request_id}};
+    if (!d->api_key.empty()) {
+      headers.push_back({"Authorization", authorization});
+    }
+    if (ctx.view.stream) {
+      headers.push_back({"Accept", "text/event-stream"});
+    }
+    // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
+    // on a fresh connection tells that apart from a real failure.
+    for (bool fresh_only = false;; fresh_only = true) {
+      auto pooled = co_await pool_.acquire(executor, d->base, options_.connect_timeout, options_.tls, fresh_only);
+      if (!pooled) {
+        a.outcome = AttemptOutcome::connect_failed;
+        a.error = fmt::format("cannot connect to {}: {}", d->provider, pooled.error().message());
+        break;
+      }
+      auto conn = std::move(pooled->connection);
+      conn->set_io_timeout(options_.first_byte_timeout);
+      ctx.upstream_sent_ns = monotonic_ns();
+      error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, ctx.body);
+      boost::system::result<http::ResponseHead> head = ec;
+      if (!ec) {
+        head = co_await conn->read_head();
+      }
+      if (head) {
+        a.head = std::move(*head);
+        a.head_ns = monotonic_ns();
+        a.conn = std::move(conn);
+        break;
+      }
+      if (pooled->reused && !is_timeout(head.error())) {
+        continue;
+      }
+      a.outcome = is_timeout(head.error()) ? AttemptOutcome::first_byte_timeout : AttemptOutcome::connect_failed;
+      a.error = is_timeout(head.error())
+                    ? fmt::format("{} sent no response within {} ms", d->provider, options_.first_byte_timeout.count())
+                    : fmt::format("{} failed: {}", d->provider, head.error().message());
+      break;
+    }
+    if (a.conn) {
+      const int status = a.head.status;
+      if (status == 429 || status >= 500) {
+        a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
+        a.retry_after = parse_retry_after(a.head.header("Retry-After"));
+        a.error_body = co_await http::read_bounded_body(*a.conn, kMaxErrorBody);
+        a.error =
+            fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
+        pool_.release(d->base, std::move(a.conn));
+      } else {
+        a.outcome = status >= 400 ? AttemptOutcome::client_error : AttemptOutcome::success;
+        co_await relay(ex, ctx, *a.conn, a.head, a.head_ns);
+        pool_.release(d->base, std::move(a.conn));
+        co_return;
+      }
+    }
+    ctx.error = a.error;
+    const auto elapsed = std::chrono::nanoseconds(monotonic_ns() - ctx.received_ns);
+    const RetryDecision decision =
+        decide_retry(options_.retry, a.outcome, ctx.attempts,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(elapsed), a.retry_after, jitter());
+    if (!decision.retry) {
+      if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
+        ctx.status = a.head.status;
+        std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
+        const std::string retry_after(a.head.header("Retry-After"));
+        if (!retry_after.empty()) {
+          extra.push_back({"Retry-After", retry_after});
+        }
+        co_await ex.respond(a.head.status, "application/json", a.error_body, extra);
+      } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
+        co_await respond_error(ex, ctx, 504, a.error, "upstream_timeout");
+      } else {
+        std::string message = fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}",
+                                          ctx.view.model, ctx.attempts, a.error);
+        co_await respond_error(ex, ctx, 503, std::move(message), "upstream_unavailable", "1");
+      }
+      co_return;
+    }
+    spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
+                  decision.delay.count());
+    net::steady_timer backoff(executor, decision.delay);
+    co_await backoff.async_wait(as_tuple);
+  }
+}
+
+awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
+                             std::int64_t head_ns) {
+  ctx.status = head.status;
+  const std::string_view content_type = head.header("Content-Type");
+  const bool sse = content_type.find("text/event-stream") != std::string_view::npos;
+  ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
+  const std::string overhead = std::to_string(ctx.overhead_ns / 1000);
+  std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}, {"x-infergate-overhead-us", overhead}};
+  for (const auto& [name, value] : head.headers) {
+    if (passes_through(name)) {
+      headers.push_back({name, value});
+    }
+  }
+  if (co_await ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers)) {
+    co_return;
+  }
+  conn.set_io_timeout(options_.idle_timeout);
+  std::string out;
+  std::string scanned;  // a non-streamed body, kept (bounded) to read its usage at the end
+  http::SseParser parser;
+  std::int64_t now = 0;
+  auto on_event = [&](const http::SseEvent& event) {
+    if (event.data != "[DONE]") {
+      openai::ChunkView view;
+      if (!openai::parse_stream_chunk(event.data, view)) {
+        if (view.text_bytes > 0) {
+          ctx.first_token_ns = ctx.first_token_ns ? ctx.first_token_ns : now;
+          ctx.last_token_ns = now;
+        }
+        if (view.usage) {
+          ctx.usage = view.usage;
+          if (ctx.strip_usage && !view.has_choices) {
+            return;
+          }
+        }
+      }
+    }
+    append_event(out, event);
+  };
+  for (;;) {
+    auto piece = co_await conn.read_body_some();
+    now = monotonic_ns();
+    if (!piece) {
+      ctx.error = fmt::format("{} failed mid-response: {}", ctx.deployment->provider, piece.error().message());
+      if (sse) {
+        const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt,
+                                     std::string("upstream_stream_error")};
+        out = "data: " + error.to_json() + "\n\n";
+        co_await ex.write_chunk(out);
+        co_await ex.end_stream();
+      }
+      co_return;  // a non-streamed body is left unterminated so the client sees the truncation
+    }
+    if (piece->empty()) {
+      break;
+    }
+    if (sse) {
+      out.clear();
+      parser.feed(*piece, on_event);
+      if (!out.empty() && co_await ex.write_chunk(out)) {
+        co_return;
+      }
+    } else {
+      if (scanned.size() < kMaxUsageScan) {
+        scanned.append(piece->substr(0, kMaxUsageScan - scanned.size()));
+      }
+      if (co_await ex.write_chunk(*piece)) {
+        co_return;
+      }
+    }
+  }
+  if (sse) {
+    out.clear();
+    parser.finish(on_event);
+    if (!out.empty() && co_await ex.write_chunk(out)) {
+      co_return;
+    }
+  } else {
+    openai::ChunkView view;
+    if (!openai::parse_completion_response(scanned, view)) {
+      ctx.usage = view.usage;
+      ctx.first_token_ns = ctx.last_token_ns = now;
+    }
+  }
+  co_await ex.end_stream();
+}
+
+awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, int status, std::string message,
+                                     std::string_view code, std::string_view retry_after) {
+  ctx.status = status;
+  if (ctx.error.empty()) {
+    ctx.error = message;
+  }
+  const openai::ApiError error{status, status >= 500 ? "server_error" : "invalid_request_error", std::move(message),
+                               std::nullopt, std::string(code)};
+  std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}};
+  if (!retry_after.empty()) {
+    headers.push_back({"Retry-After", retry_after});
+  }
+  const std::string body = error.to_json();
+  co_await ex.respond(status, "application/json", body, headers);
+}
+
+void Proxy::log(const Context& ctx) {
+  if (access_log_ == nullptr) {
+    return;
+  }
+  AccessRecord r;
+  r.request_id = ctx.request_id;
+  r.method = ctx.method;
+  r.path = ctx.path;
+  r.model = ctx.view.model;
+  if (ctx.deployment != nullptr) {
+    r.upstream_model = ctx.deployment->upstream_model;
+    r.provider = ctx.deployment->provider;
+  }
+  r.status = ctx.status;
+  r.attempts = ctx.attempts;
+  if (ctx.first_token_ns != 0) {
+    r.ttft_ms = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e6;
+  }
+  if (ctx.usage) {
+    r.prompt_tokens = ctx.usage->prompt_tokens;
+    r.completion_tokens = ctx.usage->completion_tokens;
+    if (ctx.usage->completion_tokens > 1 && ctx.last_token_ns > ctx.first_token_ns) {
+      r.tpot_ms = static_cast<double>(ctx.last_token_ns - ctx.first_token_ns) / 1e6 /
+                  static_cast<double>(ctx.usage->completion_tokens - 1);
+    }
+  }
+  r.duration_ms = static_cast<double>(monotonic_ns() - ctx.received_ns) / 1e6;
+  r.overhead_us = ctx.overhead_ns / 1000;
+  r.error = ctx.error;
+  access_log_->write(r);
+}
+
+}  // namespace infergate::gateway

@@ -1,0 +1,105 @@
+#include "gateway/route_table.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <stdexcept>
+
+#include "http/fetch.hpp"
+#include "openai/api_error.hpp"
+#include "openai/model_list.hpp"
+
+namespace infergate::gateway {
+
+namespace net = boost::asio;
+
+const ModelRoute* RouteTable::find(std::string_view model) const {
+  auto it = routes_.find(model);
+  return it == routes_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> RouteTable::model_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, route] : routes_) {
+    names.push_back(name);
+  }
+  return names;
+}
+
+void RouteTable::add(const std::string& public_name, std::unique_ptr<Deployment> deployment,
+                     std::string_view strategy) {
+  auto [it, inserted] = routes_.try_emplace(public_name);
+  if (inserted) {
+    it->second.public_name = public_name;
+    it->second.balancer = make_balancer(strategy);
+  }
+  it->second.deployments.push_back(deployment.get());
+  deployments_.push_back(std::move(deployment));
+}
+
+namespace {
+
+// The models one upstream lists, or an explanation of why it could not say.
+net::awaitable<std::vector<std::string>> list_upstream_models(const http::Url& base, const std::string& api_key,
+                                                              std::chrono::milliseconds timeout) {
+  std::vector<http::Header> headers{{"Accept", "application/json"}};
+  const std::string authorization = "Bearer " + api_key;
+  if (!api_key.empty()) {
+    headers.push_back({"Authorization", authorization});
+  }
+  auto response =
+      co_await http::fetch(co_await net::this_coro::executor, base, "GET", base.path + "/models", headers, "", timeout);
+  if (!response) {
+    throw std::runtime_error(response.error().ec.message());
+  }
+  if (response->head.status != 200) {
+    throw std::runtime_error(
+        fmt::format("HTTP {}: {}", response->head.status, openai::error_message_from_body(response->body)));
+  }
+  auto models = openai::parse_model_list(response->body);
+  if (!models) {
+    throw std::runtime_error("the reply is not a model list");
+  }
+  co_return *models;
+}
+
+}  // namespace
+
+std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec>& upstreams, std::string_view strategy,
+                                                  std::chrono::milliseconds timeout) {
+  auto table = std::make_shared<RouteTable>();
+  std::string problems;
+  for (const auto& upstream : upstreams) {
+    http::Url base = http::parse_url(upstream.url);
+    if (!base.path.ends_with("/v1")) {
+      base.path += "/v1";
+    }
+    net::io_context io{1};
+    auto future = net::co_spawn(io, list_upstream_models(base, upstream.api_key, timeout), net::use_future);
+    io.run();
+    try {
+      for (const auto& model : future.get()) {
+        auto deployment = std::make_unique<Deployment>();
+        deployment->provider = base.authority();
+        deployment->base = base;
+        deployment->upstream_model = model;
+        deployment->api_key = upstream.api_key;
+        table->add(model, std::move(deployment), strategy);
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("upstream {} skipped: GET /v1/models failed: {}", base.to_string(), e.what());
+      problems += fmt::format("\n  {}: {}", base.to_string(), e.what());
+    }
+  }
+  if (table->model_names().empty()) {
+    throw std::runtime_error("no upstream listed any model:" +
+                             (problems.empty() ? std::string(" (none given)") : problems));
+  }
+  return table;
+}
+
+}  // namespace infergate::gateway

@@ -1,0 +1,47 @@
+#pragma once
+// The router's immutable snapshot: public model name -> the deployments serving it and how to
+// balance over them. Requests hold the snapshot they started with.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gateway/balancer.hpp"
+#include "gateway/deployment.hpp"
+
+namespace infergate::gateway {
+
+struct ModelRoute {
+  std::string public_name;
+  std::vector<Deployment*> deployments;
+  std::unique_ptr<Balancer> balancer;
+};
+
+class RouteTable {
+ public:
+  [[nodiscard]] const ModelRoute* find(std::string_view model) const;
+  [[nodiscard]] std::vector<std::string> model_names() const;
+  [[nodiscard]] const std::vector<std::unique_ptr<Deployment>>& deployments() const { return deployments_; }
+
+  // Adds a deployment of `public_name` (creating the route with `strategy` on first use).
+  void add(const std::string& public_name, std::unique_ptr<Deployment> deployment, std::string_view strategy);
+
+ private:
+  std::vector<std::unique_ptr<Deployment>> deployments_;
+  std::map<std::string, ModelRoute, std::less<>> routes_;
+};
+
+struct UpstreamSpec {
+  std::string url;  // base URL as given; /v1 is added when missing
+  std::string api_key;
+};
+
+// Quick start without a config file: asks each upstream for GET /v1/models; each model becomes a
+// public name served by every upstream that lists it. Upstreams that do not answer are skipped
+// with a warning; throws std::runtime_error when none answers.
+std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec>& upstreams, std::string_view strategy,
+                                                  std::chrono::milliseconds timeout);
+
+}  // namespace infergate::gateway

@@ -1,0 +1,25 @@
+#pragma once
+// What a gateway reads from a client's request before forwarding it: the model to route on and
+// the streaming options. Only these fields are type-checked here; the upstream judges the rest.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "openai/api_error.hpp"
+
+namespace infergate::openai {
+
+struct RequestView {
+  std::string model;
+  bool stream = false;
+  bool has_stream_options = false;
+  bool include_usage = false;
+};
+
+std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out);
+
+// The body with "stream_options":{"include_usage":true} spliced in after the opening brace, bytes
+// otherwise untouched. Only for a JSON object body without stream_options.
+std::string with_usage_requested(std::string_view body);
+
+}  // namespace infergate::openai
