@@ -28,6 +28,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ -f "$here/tests/e2e/package.json" ] && [ ! -d "$here/tests/e2e/node_modules/openai" ]; then
+if [ -f "$here/tests/e2e/package.json" ] && { [ ! -d "$here/tests/e2e/node_modules/openai" ] ||
+  [ ! -d "$here/tests/e2e/node_modules/groq-sdk" ]; }; then
   (cd "$here/tests/e2e" && npm install --no-audit --no-fund --silent)
 fi

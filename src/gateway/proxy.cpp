@@ -113,6 +113,9 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
   ctx.request_id = acceptable_request_id(client_id) ? std::string(client_id) : new_request_id();
   ctx.method = ex.method();
   ctx.path = ex.target().substr(0, ex.target().find('?'));
+  if (ctx.path.starts_with("/openai/v1/")) {
+    ctx.path.erase(0, 7);  // Groq's path layout: its SDK calls <base>/openai/v1/...
+  }
   const http::Header id_header{"X-Request-Id", ctx.request_id};
   const bool get = ctx.method == "GET";
   const bool post = ctx.method == "POST";
@@ -148,13 +151,13 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
 
 awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
   if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
-    co_await respond_error(ex, ctx, error->status, error->message, "invalid_request");
+    co_await respond_error(ex, ctx, *error);
     co_return;
   }
   ctx.route = ctx.routes->find(ctx.view.model);
   if (ctx.route == nullptr || ctx.route->deployments.empty()) {
     const openai::ApiError error = openai::model_not_found(ctx.view.model);
-    co_await respond_error(ex, ctx, error.status, error.message, "model_not_found");
+    co_await respond_error(ex, ctx, error);
     co_return;
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
@@ -244,11 +247,15 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         }
         co_await ex.respond(a.head.status, "application/json", a.error_body, extra);
       } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
-        co_await respond_error(ex, ctx, 504, a.error, "upstream_timeout");
+        const openai::ApiError error{504, "server_error", a.error, std::nullopt, std::string("upstream_timeout")};
+        co_await respond_error(ex, ctx, error);
       } else {
-        std::string message = fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}",
-                                          ctx.view.model, ctx.attempts, a.error);
-        co_await respond_error(ex, ctx, 503, std::move(message), "upstream_unavailable", "1");
+        const openai::ApiError error{
+            503, "server_error",
+            fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}", ctx.view.model,
+                        ctx.attempts, a.error),
+            std::nullopt, std::string("upstream_unavailable")};
+        co_await respond_error(ex, ctx, error, "1");
       }
       co_return;
     }
@@ -346,20 +353,18 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   co_await ex.end_stream();
 }
 
-awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, int status, std::string message,
-                                     std::string_view code, std::string_view retry_after) {
-  ctx.status = status;
+awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
+                                     std::string_view retry_after) {
+  ctx.status = error.status;
   if (ctx.error.empty()) {
-    ctx.error = message;
+    ctx.error = error.message;
   }
-  const openai::ApiError error{status, status >= 500 ? "server_error" : "invalid_request_error", std::move(message),
-                               std::nullopt, std::string(code)};
   std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}};
   if (!retry_after.empty()) {
     headers.push_back({"Retry-After", retry_after});
   }
   const std::string body = error.to_json();
-  co_await ex.respond(status, "application/json", body, headers);
+  co_await ex.respond(error.status, "application/json", body, headers);
 }
 
 void Proxy::log(const Context& ctx) {

@@ -12,6 +12,7 @@
 #include "gateway/route_table.hpp"
 #include "gateway/upstream_pool.hpp"
 #include "http/server.hpp"
+#include "openai/api_error.hpp"
 
 namespace infergate::gateway {
 
@@ -35,8 +36,8 @@ class Proxy {
   boost::asio::awaitable<void> forward(http::Exchange& ex, Context& ctx);
   boost::asio::awaitable<void> relay(http::Exchange& ex, Context& ctx, http::Connection& conn,
                                      const http::ResponseHead& head, std::int64_t head_ns);
-  static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, int status, std::string message,
-                                                    std::string_view code, std::string_view retry_after = {});
+  static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
+                                                    std::string_view retry_after = {});
   void log(const Context& ctx);
 
   std::shared_ptr<const RouteTable> routes_;

@@ -3,12 +3,15 @@
 /malformed sends an SSE event whose data is not JSON
 /cut      sends a few tokens, then closes the connection mid-body
 /ok       streams properly (for transport tests such as TLS)
+/ratelimit answers 429 with Retry-After: 0.3 to every other request, streams properly otherwise
+/stall    reads the request and never answers
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
 import socket
 import ssl
 import threading
+import time
 
 CHUNK = 'data: {"choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n'
 
@@ -30,6 +33,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         mode = self.path.split("/")[1]
+        self.server.arrivals.append((mode, time.monotonic()))
+        if mode == "stall":
+            time.sleep(5)
+            self.close_connection = True
+            return
+        if mode == "ratelimit" and len([m for m, _ in self.server.arrivals if m == mode]) % 2 == 1:
+            body = b'{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}'
+            self.send_response(429)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Retry-After", "0.3")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if mode == "ratelimit":
+            mode = "ok"
         if mode == "nonsse":
             body = b'{"choices":[{"message":{"content":"whole"}}]}'
             self.send_response(200)
@@ -64,6 +83,7 @@ class FakeUpstream:
     def __init__(self, cert=None, key=None):
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        self.server.arrivals = []  # (mode, time.monotonic()) per POST
         scheme = "http"
         if cert:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -10,16 +10,16 @@ import urllib.request
 BIN = os.environ.get("INFERGATE_BIN", "build/src/cli/infergate")
 
 
-class Sim:
-    """`infergate sim` in its own process; the base URL is the first line it prints."""
+class Process:
+    """An infergate subcommand listening on port 0; the base URL is the first line it prints."""
 
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([BIN, "sim", "--port", "0", *args], stdout=subprocess.PIPE,
+    def __init__(self, command, *args):
+        self.proc = subprocess.Popen([BIN, command, "--port", "0", *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://127.0.0.1:"):
             self.proc.kill()
-            raise RuntimeError("sim did not start: " + self.url + self.proc.stderr.read())
+            raise RuntimeError(command + " did not start: " + self.url + self.proc.stderr.read())
         self.port = int(self.url.rsplit(":", 1)[1])
 
     def close(self):
@@ -32,6 +32,10 @@ class Sim:
         self.proc.stdout.close()
         self.proc.stderr.close()
 
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
     def metrics(self):
         with urllib.request.urlopen(self.url + "/metrics", timeout=10) as r:
             samples = {}
@@ -43,14 +47,36 @@ class Sim:
 
     def post(self, path, body, headers=None):
         """Returns (status, parsed JSON body) whatever the status."""
+        status, body, _ = self.post_with_headers(path, body, headers)
+        return status, body
+
+    def post_with_headers(self, path, body, headers=None):
+        """Returns (status, parsed JSON body, response headers) whatever the status."""
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method="POST",
                                          headers={"Content-Type": "application/json", **(headers or {})})
         try:
             with urllib.request.urlopen(request, timeout=30) as r:
-                return r.status, json.loads(r.read())
+                return r.status, json.loads(r.read()), r.headers
         except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read())
+            return e.code, json.loads(e.read()), e.headers
+
+    def stream(self, path, body, headers=None):
+        """POSTs a request and returns the raw response body (all SSE events)."""
+        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json", **(headers or {})})
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.read().decode()
+
+
+class Sim(Process):
+    def __init__(self, *args):
+        super().__init__("sim", *args)
+
+
+class Gateway(Process):
+    def __init__(self, *args):
+        super().__init__("serve", *args)
 
 
 def bench(*args, timeout=240, env=None):

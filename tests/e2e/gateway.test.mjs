@@ -1,0 +1,92 @@
+// The official openai and groq-sdk clients pointed at `infergate serve` in front of the simulator.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import OpenAI from 'openai';
+import Groq from 'groq-sdk';
+
+const BIN = process.env.INFERGATE_BIN ?? '../../build/src/cli/infergate';
+
+function start(command, args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BIN, [command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    proc.on('error', reject);
+    createInterface({ input: proc.stdout }).once('line', (url) => resolve({ proc, url }));
+  });
+}
+
+let sim;
+let gateway;
+
+before(async () => {
+  sim = await start('sim', ['--speedup', '50']);
+  gateway = await start('serve', ['--upstream', sim.url, '--threads', '1']);
+});
+
+after(() => {
+  gateway.proc.kill();
+  sim.proc.kill();
+});
+
+const openai = () => new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+const groq = () => new Groq({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
+
+test('openai: non-streamed completion through the gateway, with its request id', async () => {
+  const { data, response } = await openai()
+    .chat.completions.create({ model: 'gemma-4-31b', messages: [{ role: 'user', content: 'hi there' }], max_tokens: 6 })
+    .withResponse();
+  assert.equal(data.usage.completion_tokens, 6);
+  assert.equal(data.choices[0].message.content.trim().split(/\s+/).length, 6);
+  assert.match(response.headers.get('x-request-id'), /^[0-9a-f]{32}$/);
+  assert.ok(Number(response.headers.get('x-infergate-overhead-us')) >= 0);
+});
+
+test('openai: streamed through the gateway; usage only when asked', async () => {
+  const collect = async (extra) => {
+    const stream = await openai().chat.completions.create({
+      model: 'gemma-4-31b', messages: [{ role: 'user', content: 'stream it' }], max_tokens: 5, stream: true, ...extra,
+    });
+    let text = '';
+    let usage = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? '';
+      usage = chunk.usage ?? usage;
+    }
+    return { text, usage };
+  };
+  const plain = await collect({});
+  assert.equal(plain.text.trim().split(/\s+/).length, 5);
+  assert.equal(plain.usage, null);
+  const asked = await collect({ stream_options: { include_usage: true } });
+  assert.equal(asked.usage.completion_tokens, 5);
+});
+
+test('openai: unknown model is NotFoundError from the gateway', async () => {
+  await assert.rejects(
+    openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),
+    (err) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found',
+  );
+});
+
+test('groq-sdk: streamed and not, through the /openai/v1 path Groq clients use', async () => {
+  const whole = await groq().chat.completions.create({
+    model: 'gemma-4-31b', messages: [{ role: 'user', content: 'hello' }], max_tokens: 3,
+  });
+  assert.equal(whole.usage.completion_tokens, 3);
+  const stream = await groq().chat.completions.create({
+    model: 'gemma-4-31b', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4, stream: true,
+  });
+  let text = '';
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta?.content ?? '';
+  }
+  assert.equal(text.trim().split(/\s+/).length, 4);
+});
+
+test('groq-sdk: a bad request surfaces as BadRequestError with the status', async () => {
+  await assert.rejects(
+    groq().chat.completions.create({ model: 'gemma-4-31b', messages: [{ role: 'user', content: 'x' }], max_tokens: 'ten' }),
+    (err) => err instanceof Groq.BadRequestError && err.status === 400,
+  );
+});

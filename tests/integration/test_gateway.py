@@ -1,0 +1,173 @@
+"""infergate serve in front of simulator processes (and a scripted upstream), all on loopback."""
+import json
+import os
+import socket
+import tempfile
+import time
+import unittest
+
+from fake_upstream import FakeUpstream
+from processes import Gateway, Sim, bench, free_port, wait_for
+
+CHAT = {"model": "gemma-4-31b", "messages": [{"role": "user", "content": "hello there"}], "max_tokens": 4}
+
+
+def access_log_lines(path):
+    def read():
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    return read
+
+
+class GatewayOverTwoSims(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.tmp.name, "access.jsonl")
+        self.sims = [Sim("--speedup", "20"), Sim("--speedup", "20")]
+        self.gw = Gateway("--threads", "2", "--balancer", "round_robin", "--access-log", self.log,
+                          *sum((["--upstream", s.url] for s in self.sims), []))
+
+    def tearDown(self):
+        self.gw.close()
+        for s in self.sims:
+            s.close()
+        self.tmp.cleanup()
+
+    def served_by_each(self):
+        return [s.metrics()["vllm:request_success_total"] for s in self.sims]
+
+    def test_lists_models_and_spreads_requests_evenly(self):
+        with __import__("urllib.request").request.urlopen(self.gw.url + "/v1/models") as r:
+            self.assertEqual([m["id"] for m in json.load(r)["data"]], ["gemma-4-31b"])
+        r = bench("--base-url", self.gw.url, "--concurrency", "4", "--requests", "40", "--output-tokens", "8",
+                  "--input-tokens", "16")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("40 completed, 0 failed", r.stdout)
+        self.assertEqual(self.served_by_each(), [20, 20])
+
+    def test_fails_over_when_a_deployment_is_killed(self):
+        self.sims[0].kill()
+        r = bench("--base-url", self.gw.url, "--concurrency", "2", "--requests", "20", "--output-tokens", "4",
+                  "--input-tokens", "8")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("20 completed, 0 failed", r.stdout)
+        self.assertEqual(self.sims[1].metrics()["vllm:request_success_total"], 20)
+        lines = access_log_lines(self.log)
+        self.assertTrue(wait_for(lambda: len(lines()) >= 20))
+        self.assertTrue(any(line["attempts"] == 2 for line in lines()))
+
+    def test_every_deployment_down_is_503_with_retry_after(self):
+        for s in self.sims:
+            s.kill()
+        status, body, headers = self.gw.post_with_headers("/v1/chat/completions", CHAT)
+        self.assertEqual(status, 503)
+        self.assertEqual(headers["Retry-After"], "1")
+        self.assertEqual(body["error"]["code"], "upstream_unavailable")
+        self.assertIn("gemma-4-31b", body["error"]["message"])
+
+    def test_bad_requests_are_answered_by_the_gateway(self):
+        status, body = self.gw.post("/v1/chat/completions", dict(CHAT, model="nope"))
+        self.assertEqual((status, body["error"]["code"]), (404, "model_not_found"))
+        status, body = self.gw.post("/v1/chat/completions", b"{broken")
+        self.assertEqual(status, 400)
+        status, body = self.gw.post("/v1/chat/completions", dict(CHAT, stream="yes"))
+        self.assertEqual((status, body["error"]["param"]), (400, "stream"))
+        # The upstream's own 400 comes back as it was.
+        status, body = self.gw.post("/v1/chat/completions", dict(CHAT, max_tokens="ten"))
+        self.assertEqual((status, body["error"]["param"]), (400, "max_tokens"))
+
+    def test_request_id_is_echoed_sent_upstream_and_logged(self):
+        status, _, headers = self.gw.post_with_headers("/v1/chat/completions", CHAT, {"X-Request-Id": "trace-42"})
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["X-Request-Id"], "trace-42")
+        self.assertGreaterEqual(int(headers["x-infergate-overhead-us"]), 0)
+        _, _, headers = self.gw.post_with_headers("/v1/chat/completions", CHAT, {"X-Request-Id": "bad id"})
+        self.assertRegex(headers["X-Request-Id"], "^[0-9a-f]{32}$")
+        lines = access_log_lines(self.log)
+        self.assertTrue(wait_for(lambda: any(line["request_id"] == "trace-42" for line in lines())))
+        line = next(line for line in lines() if line["request_id"] == "trace-42")
+        self.assertEqual((line["status"], line["completion_tokens"], line["model"]), (200, 4, "gemma-4-31b"))
+        self.assertNotIn("hello there", json.dumps(lines()))
+
+    def test_usage_is_requested_upstream_and_only_shown_when_asked(self):
+        plain = self.gw.stream("/v1/chat/completions", dict(CHAT, stream=True))
+        self.assertNotIn('"usage"', plain)
+        self.assertEqual(plain.count('"content":" '), 4)
+        self.assertTrue(plain.rstrip().endswith("data: [DONE]"))
+        asked = self.gw.stream("/v1/chat/completions", dict(CHAT, stream=True, stream_options={"include_usage": True}))
+        self.assertIn('"completion_tokens":4', asked)
+        lines = access_log_lines(self.log)
+        self.assertTrue(wait_for(lambda: len(lines()) == 2))
+        self.assertEqual([line["completion_tokens"] for line in lines()], [4, 4])
+
+    def aborted(self):
+        return sum(s.metrics()["vllm:request_aborted_total"] for s in self.sims)
+
+    def test_client_disconnect_cancels_the_upstream_request(self):
+        body = json.dumps(dict(CHAT, max_tokens=20000, ignore_eos=True, stream=True)).encode()
+        with socket.create_connection(("127.0.0.1", self.gw.port)) as s:
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            received = b""
+            while received.count(b'"content":" ') < 3:
+                received += s.recv(65536)
+        self.assertTrue(wait_for(lambda: self.aborted() == 1, 5))
+        # Non-streamed: nothing has been sent to the client yet when it leaves.
+        body = json.dumps(dict(CHAT, max_tokens=20000, ignore_eos=True)).encode()
+        with socket.create_connection(("127.0.0.1", self.gw.port)) as s:
+            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            self.assertTrue(wait_for(lambda: sum(x.metrics()["vllm:num_requests_running"] for x in self.sims) == 1))
+        self.assertTrue(wait_for(lambda: self.aborted() == 2, 5))
+        lines = access_log_lines(self.log)
+        self.assertTrue(wait_for(lambda: [line["status"] for line in lines()] == [499, 499]))
+
+
+class GatewayRetries(unittest.TestCase):
+    def setUp(self):
+        self.fake = FakeUpstream()
+
+    def tearDown(self):
+        self.fake.close()
+
+    def test_429_retry_after_is_honoured(self):
+        gw = Gateway("--upstream", self.fake.url + "/ratelimit", "--max-attempts", "2")
+        try:
+            text = gw.stream("/v1/chat/completions", {"model": "fake", "messages": [], "stream": True})
+        finally:
+            gw.close()
+        self.assertIn("data: [DONE]", text)
+        times = [t for mode, t in self.fake.server.arrivals if mode == "ratelimit"]
+        self.assertEqual(len(times), 2)
+        self.assertGreaterEqual(times[1] - times[0], 0.3)
+
+    def test_429_after_the_last_attempt_reaches_the_client(self):
+        gw = Gateway("--upstream", self.fake.url + "/ratelimit", "--max-attempts", "1")
+        try:
+            status, body, headers = gw.post_with_headers("/v1/chat/completions", {"model": "fake", "messages": []})
+        finally:
+            gw.close()
+        self.assertEqual((status, body["error"]["message"], headers["Retry-After"]), (429, "slow down", "0.3"))
+
+    def test_first_byte_timeout_is_504(self):
+        gw = Gateway("--upstream", self.fake.url + "/stall", "--max-attempts", "1", "--first-byte-timeout-ms", "300")
+        try:
+            start = time.monotonic()
+            status, body = gw.post("/v1/chat/completions", {"model": "fake", "messages": []})
+            elapsed = time.monotonic() - start
+        finally:
+            gw.close()
+        self.assertEqual((status, body["error"]["code"]), (504, "upstream_timeout"))
+        self.assertLess(elapsed, 3)
+
+    def test_no_upstream_answers_at_start(self):
+        import subprocess
+        from processes import BIN
+        r = subprocess.run([BIN, "serve", "--port", "0", "--upstream", "http://127.0.0.1:%d" % free_port()],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("no upstream listed any model", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

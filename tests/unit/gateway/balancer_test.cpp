@@ -1,0 +1,88 @@
+#include "gateway/balancer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+namespace infergate::gateway {
+namespace {
+
+class BalancerTest : public ::testing::Test {
+ protected:
+  std::array<Deployment, 3> deployments;
+  std::vector<Deployment*> all{&deployments[0], &deployments[1], &deployments[2]};
+};
+
+TEST_F(BalancerTest, RoundRobinSpreadsEvenly) {
+  auto balancer = make_balancer("round_robin");
+  std::map<Deployment*, int> counts;
+  for (int i = 0; i < 300; ++i) {
+    ++counts[balancer->choose(all, {})];
+  }
+  for (Deployment* d : all) {
+    EXPECT_EQ(counts[d], 100);
+  }
+}
+
+TEST_F(BalancerTest, RetriesGoToDeploymentsNotYetTried) {
+  for (const char* strategy : {"round_robin", "least_in_flight"}) {
+    auto balancer = make_balancer(strategy);
+    std::vector<Deployment*> tried;
+    for (int i = 0; i < 3; ++i) {
+      Deployment* d = balancer->choose(all, tried);
+      EXPECT_EQ(std::count(tried.begin(), tried.end(), d), 0) << strategy;
+      tried.push_back(d);
+    }
+    EXPECT_NE(balancer->choose(all, tried), nullptr) << strategy << ": with all tried, one is still chosen";
+  }
+}
+
+TEST_F(BalancerTest, LeastInFlightPicksTheIdlest) {
+  auto balancer = make_balancer("least_in_flight");
+  deployments[0].in_flight = 5;
+  deployments[1].in_flight = 1;
+  deployments[2].in_flight = 3;
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(balancer->choose(all, {}), &deployments[1]);
+  }
+}
+
+TEST_F(BalancerTest, LeastInFlightAdaptsToASlowDeployment) {
+  // A slow deployment keeps its requests longer; least-in-flight sends it less new work.
+  auto balancer = make_balancer("least_in_flight");
+  std::map<Deployment*, int> counts;
+  std::vector<std::pair<Deployment*, int>> active;  // deployment, steps left
+  for (int step = 0; step < 300; ++step) {
+    Deployment* d = balancer->choose(all, {});
+    ++counts[d];
+    d->in_flight.fetch_add(1);
+    active.emplace_back(d, d == &deployments[0] ? 10 : 2);
+    for (auto it = active.begin(); it != active.end();) {
+      if (--it->second == 0) {
+        it->first->in_flight.fetch_sub(1);
+        it = active.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  EXPECT_LT(counts[&deployments[0]] * 2, counts[&deployments[1]]);
+  EXPECT_LT(counts[&deployments[0]] * 2, counts[&deployments[2]]);
+}
+
+TEST_F(BalancerTest, InFlightGuardCounts) {
+  {
+    InFlightGuard a(deployments[0]);
+    InFlightGuard b(deployments[0]);
+    EXPECT_EQ(deployments[0].in_flight.load(), 2);
+  }
+  EXPECT_EQ(deployments[0].in_flight.load(), 0);
+}
+
+TEST(Balancer, UnknownStrategyIsRejected) { EXPECT_THROW(make_balancer("random"), std::invalid_argument); }
+
+}  // namespace
+}  // namespace infergate::gateway

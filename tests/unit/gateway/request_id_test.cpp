@@ -1,0 +1,31 @@
+#include "gateway/request_id.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace infergate::gateway {
+namespace {
+
+TEST(RequestId, ClientIdsThatAreSafeToEcho) {
+  EXPECT_TRUE(acceptable_request_id("abc-123_XYZ.1"));
+  EXPECT_FALSE(acceptable_request_id(""));
+  EXPECT_FALSE(acceptable_request_id("has space"));
+  EXPECT_FALSE(acceptable_request_id("evil\r\nSet-Cookie: x=1"));
+  EXPECT_FALSE(acceptable_request_id(std::string(129, 'a')));
+  EXPECT_FALSE(acceptable_request_id("caf\xc3\xa9"));
+}
+
+TEST(RequestId, GeneratedIdsAreHexAndDistinct) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = new_request_id();
+    EXPECT_EQ(id.size(), 32u);
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace infergate::gateway
