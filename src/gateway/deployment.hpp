@@ -4,6 +4,7 @@
 #include <atomic>
 #include <string>
 
+#include "gateway/outlier_detector.hpp"
 #include "http/url.hpp"
 
 namespace infergate::gateway {
@@ -14,6 +15,7 @@ struct Deployment {
   std::string upstream_model;  // the name the upstream knows the model by
   std::string api_key;         // sent upstream as a bearer token; never logged
   std::atomic<int> in_flight{0};
+  OutlierState outlier;
 };
 
 // Counts a request against its deployment for as long as it lives.

@@ -13,8 +13,9 @@ namespace infergate::gateway {
 namespace net = boost::asio;
 
 struct Gateway::Worker {
-  Worker(std::shared_ptr<const RouteTable> routes, const GatewayOptions& options, AccessLog* log)
-      : proxy(std::move(routes), options.proxy, log),
+  Worker(std::shared_ptr<const RouteTable> routes, const GatewayOptions& options, GatewayMetrics& metrics,
+         AccessLog* log)
+      : proxy(std::move(routes), options.proxy, metrics, log),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
   net::io_context io{1};
@@ -25,13 +26,14 @@ struct Gateway::Worker {
 
 Gateway::Gateway(GatewayOptions options) : options_(std::move(options)) {
   routes_ = discover_routes(options_.upstreams, options_.strategy, options_.proxy.connect_timeout);
+  metrics_ = std::make_unique<GatewayMetrics>(*routes_);
   if (!options_.access_log.empty()) {
     access_log_ = std::make_unique<AccessLog>(options_.access_log);
   }
   const int threads =
       options_.threads > 0 ? options_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>(routes_, options_, access_log_.get()));
+    workers_.push_back(std::make_unique<Worker>(routes_, options_, *metrics_, access_log_.get()));
   }
 }
 

@@ -43,6 +43,7 @@ class Gateway {
   struct Worker;
   GatewayOptions options_;
   std::shared_ptr<const RouteTable> routes_;
+  std::unique_ptr<GatewayMetrics> metrics_;
   std::unique_ptr<AccessLog> access_log_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };

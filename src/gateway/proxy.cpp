@@ -37,6 +37,7 @@ constexpr std::size_t kMaxUsageScan = std::size_t{1} << 20;
 
 struct Attempt {
   AttemptOutcome outcome = AttemptOutcome::success;
+  bool refused = false;  // nobody listened: the strongest sign a deployment is down
   std::unique_ptr<http::Connection> conn;
   http::ResponseHead head;
   std::int64_t head_ns = 0;
@@ -78,6 +79,22 @@ void append_event(std::string& out, const http::SseEvent& event) {
   out.append("\n\n");
 }
 
+// Feeds the deployment's outlier detection with what this attempt showed about its health.
+void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy, GatewayMetrics& metrics) {
+  UpstreamResult result = UpstreamResult::success;
+  if (a.refused) {
+    result = UpstreamResult::connect_refused;
+  } else if (a.outcome == AttemptOutcome::connect_failed || a.outcome == AttemptOutcome::first_byte_timeout ||
+             (a.conn && a.head.status >= 500)) {
+    result = UpstreamResult::failure;
+  }
+  if (d.outlier.record(policy, result, monotonic_ns())) {
+    metrics.ejected(d);
+    spdlog::warn("deployment {} of {} ejected ({} in a row)", d.provider, d.upstream_model,
+                 d.outlier.ejections_in_a_row());
+  }
+}
+
 }  // namespace
 
 struct Proxy::Context {
@@ -102,8 +119,9 @@ struct Proxy::Context {
   std::string error;
 };
 
-Proxy::Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, AccessLog* access_log)
-    : routes_(std::move(routes)), options_(options), access_log_(access_log) {}
+Proxy::Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, GatewayMetrics& metrics,
+             AccessLog* access_log)
+    : routes_(std::move(routes)), options_(options), metrics_(metrics), access_log_(access_log) {}
 
 awaitable<void> Proxy::handle(http::Exchange& ex) {
   Context ctx;
@@ -124,6 +142,11 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
     co_await ex.respond(200, "application/json", R"({"status":"ok"})", {&id_header, 1});
     co_return;
   }
+  if (get && ctx.path == "/metrics") {
+    const std::string body = metrics_.scrape();
+    co_await ex.respond(200, "text/plain; version=0.0.4", body);
+    co_return;
+  }
   if (get && ctx.path == "/v1/models") {
     const std::string body = openai::model_list_json(ctx.routes->model_names(), "infergate");
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
@@ -136,11 +159,11 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
       ctx.status = 499;  // nginx's code for "client closed request"
       ctx.error = "client disconnected; upstream request cancelled";
     }
-    log(ctx);
+    finish(ctx);
     co_return;
   }
-  const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/v1/models" ||
-                     ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" ||
+  const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
+                     ctx.path == "/v1/models" || ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" ||
                      ctx.path == "/v1/embeddings";
   const openai::ApiError error = known ? openai::ApiError{405, "invalid_request_error",
                                                           fmt::format("{} is not allowed on {}", ctx.method, ctx.path)}
@@ -168,8 +191,19 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
 awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
   const auto executor = co_await net::this_coro::executor;
   std::vector<Deployment*> tried;
+  std::vector<Deployment*> healthy;
   for (;;) {
-    Deployment* d = ctx.route->balancer->choose(ctx.route->deployments, tried);
+    // Ejected deployments sit out their cooldown, unless every one is ejected (then all are
+    // candidates again rather than failing outright: Envoy's panic mode).
+    const std::int64_t now = monotonic_ns();
+    healthy.clear();
+    for (Deployment* candidate : ctx.route->deployments) {
+      if (!candidate->outlier.ejected(now)) {
+        healthy.push_back(candidate);
+      }
+    }
+    const auto& candidates = healthy.empty() ? ctx.route->deployments : healthy;
+    Deployment* d = ctx.route->balancer->choose(candidates, tried);
     tried.push_back(d);
     ctx.deployment = d;
     ++ctx.attempts;
@@ -190,6 +224,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       auto pooled = co_await pool_.acquire(executor, d->base, options_.connect_timeout, options_.tls, fresh_only);
       if (!pooled) {
         a.outcome = AttemptOutcome::connect_failed;
+        a.refused = pooled.error() == net::error::connection_refused;
         a.error = fmt::format("cannot connect to {}: {}", d->provider, pooled.error().message());
         break;
       }
@@ -216,6 +251,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
                     : fmt::format("{} failed: {}", d->provider, head.error().message());
       break;
     }
+    record_outcome(*d, a, options_.outlier, metrics_);
     if (a.conn) {
       const int status = a.head.status;
       if (status == 429 || status >= 500) {
@@ -367,7 +403,29 @@ awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const ope
   co_await ex.respond(error.status, "application/json", body, headers);
 }
 
-void Proxy::log(const Context& ctx) {
+void Proxy::finish(const Context& ctx) {
+  const std::int64_t now = monotonic_ns();
+  RequestObservation o;
+  o.route = ctx.route;
+  o.deployment = ctx.deployment;
+  o.status = ctx.status;
+  o.attempts = ctx.attempts;
+  o.duration_s = static_cast<double>(now - ctx.received_ns) / 1e9;
+  if (ctx.overhead_ns > 0) {
+    o.overhead_s = static_cast<double>(ctx.overhead_ns) / 1e9;
+  }
+  if (ctx.first_token_ns != 0) {
+    o.ttft_s = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e9;
+  }
+  if (ctx.usage) {
+    o.prompt_tokens = ctx.usage->prompt_tokens;
+    o.completion_tokens = ctx.usage->completion_tokens;
+    if (ctx.usage->completion_tokens > 1 && ctx.last_token_ns > ctx.first_token_ns) {
+      o.tpot_s = static_cast<double>(ctx.last_token_ns - ctx.first_token_ns) / 1e9 /
+                 static_cast<double>(ctx.usage->completion_tokens - 1);
+    }
+  }
+  metrics_.observe(o);
   if (access_log_ == nullptr) {
     return;
   }
@@ -382,18 +440,15 @@ void Proxy::log(const Context& ctx) {
   }
   r.status = ctx.status;
   r.attempts = ctx.attempts;
-  if (ctx.first_token_ns != 0) {
-    r.ttft_ms = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e6;
+  if (o.ttft_s >= 0) {
+    r.ttft_ms = o.ttft_s * 1e3;
   }
-  if (ctx.usage) {
-    r.prompt_tokens = ctx.usage->prompt_tokens;
-    r.completion_tokens = ctx.usage->completion_tokens;
-    if (ctx.usage->completion_tokens > 1 && ctx.last_token_ns > ctx.first_token_ns) {
-      r.tpot_ms = static_cast<double>(ctx.last_token_ns - ctx.first_token_ns) / 1e6 /
-                  static_cast<double>(ctx.usage->completion_tokens - 1);
-    }
+  if (o.tpot_s >= 0) {
+    r.tpot_ms = o.tpot_s * 1e3;
   }
-  r.duration_ms = static_cast<double>(monotonic_ns() - ctx.received_ns) / 1e6;
+  r.prompt_tokens = o.prompt_tokens;
+  r.completion_tokens = o.completion_tokens;
+  r.duration_ms = o.duration_s * 1e3;
   r.overhead_us = ctx.overhead_ns / 1000;
   r.error = ctx.error;
   access_log_->write(r);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gateway/access_log.hpp"
+#include "gateway/gateway_metrics.hpp"
 #include "gateway/retry_policy.hpp"
 #include "gateway/route_table.hpp"
 #include "gateway/upstream_pool.hpp"
@@ -18,6 +19,7 @@ namespace infergate::gateway {
 
 struct ProxyOptions {
   RetryPolicy retry;
+  OutlierPolicy outlier;
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds first_byte_timeout{60'000};  // request sent -> response head
   std::chrono::milliseconds idle_timeout{60'000};        // between body reads
@@ -26,7 +28,8 @@ struct ProxyOptions {
 
 class Proxy {
  public:
-  Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, AccessLog* access_log);
+  // `metrics` is shared by every thread's Proxy; `access_log` may be null.
+  Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, GatewayMetrics& metrics, AccessLog* access_log);
 
   boost::asio::awaitable<void> handle(http::Exchange& ex);
 
@@ -38,10 +41,11 @@ class Proxy {
                                      const http::ResponseHead& head, std::int64_t head_ns);
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                                     std::string_view retry_after = {});
-  void log(const Context& ctx);
+  void finish(const Context& ctx);
 
   std::shared_ptr<const RouteTable> routes_;
   ProxyOptions options_;
+  GatewayMetrics& metrics_;
   AccessLog* access_log_;
   UpstreamPool pool_;
 };

@@ -1,0 +1,143 @@
+#include "gateway/gateway_metrics.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace infergate::gateway {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kStatusClassNames{"2xx", "3xx", "4xx", "5xx", "client_closed"};
+
+std::size_t status_class(int status) {
+  if (status == 499) {
+    return 4;
+  }
+  if (status >= 500) {
+    return 3;
+  }
+  if (status >= 400) {
+    return 2;
+  }
+  return status >= 300 ? 1 : 0;
+}
+
+prometheus::Histogram::BucketBoundaries latency_buckets() {
+  return {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120};
+}
+
+prometheus::Histogram::BucketBoundaries token_time_buckets() {
+  return {0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 1};
+}
+
+prometheus::Histogram::BucketBoundaries overhead_buckets() {
+  return {0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01};
+}
+
+}  // namespace
+
+GatewayMetrics::GatewayMetrics(const RouteTable& routes) : registry_(std::make_shared<prometheus::Registry>()) {
+  auto& requests = prometheus::BuildCounter()
+                       .Name("infergate_requests_total")
+                       .Help("Requests answered, by public model, provider and status class")
+                       .Register(*registry_);
+  auto& in_flight = prometheus::BuildGauge()
+                        .Name("infergate_upstream_in_flight")
+                        .Help("Requests in flight to each deployment")
+                        .Register(*registry_);
+  auto& duration = prometheus::BuildHistogram()
+                       .Name("infergate_request_duration_seconds")
+                       .Help("Arrival to last byte")
+                       .Register(*registry_);
+  auto& ttft = prometheus::BuildHistogram()
+                   .Name("infergate_time_to_first_token_seconds")
+                   .Help("Arrival to the first generated text, as the gateway saw it")
+                   .Register(*registry_);
+  auto& tpot = prometheus::BuildHistogram()
+                   .Name("infergate_time_per_output_token_seconds")
+                   .Help("(last token - first token) / (output tokens - 1)")
+                   .Register(*registry_);
+  auto& tokens = prometheus::BuildCounter()
+                     .Name("infergate_tokens_total")
+                     .Help("Tokens by direction, from the upstream's usage")
+                     .Register(*registry_);
+  auto& retries =
+      prometheus::BuildCounter().Name("infergate_retries_total").Help("Attempts beyond the first").Register(*registry_);
+  auto& ejections = prometheus::BuildCounter()
+                        .Name("infergate_ejections_total")
+                        .Help("Times a deployment was ejected by outlier detection")
+                        .Register(*registry_);
+  auto& overhead = prometheus::BuildHistogram()
+                       .Name("infergate_gateway_overhead_seconds")
+                       .Help("Time spent inside the gateway before the first byte went to the client")
+                       .Register(*registry_);
+  overhead_ = &overhead.Add({}, overhead_buckets());
+  for (std::size_t c = 0; c < kStatusClasses; ++c) {
+    unrouted_[c] =
+        &requests.Add({{"model", ""}, {"provider", ""}, {"status_class", std::string(kStatusClassNames[c])}});
+  }
+  for (const std::string& name : routes.model_names()) {
+    const ModelRoute* route = routes.find(name);
+    ModelSeries& m = models_[route];
+    m.duration = &duration.Add({{"model", name}}, latency_buckets());
+    m.ttft = &ttft.Add({{"model", name}}, latency_buckets());
+    m.tpot = &tpot.Add({{"model", name}}, token_time_buckets());
+    m.tokens_in = &tokens.Add({{"model", name}, {"direction", "in"}});
+    m.tokens_out = &tokens.Add({{"model", name}, {"direction", "out"}});
+    m.retries = &retries.Add({{"model", name}});
+    for (const Deployment* d : route->deployments) {
+      DeploymentSeries& s = deployments_[d];
+      for (std::size_t c = 0; c < kStatusClasses; ++c) {
+        s.requests[c] = &requests.Add(
+            {{"model", name}, {"provider", d->provider}, {"status_class", std::string(kStatusClassNames[c])}});
+      }
+      s.in_flight = &in_flight.Add({{"model", name}, {"provider", d->provider}});
+      s.ejections = &ejections.Add({{"model", name}, {"provider", d->provider}});
+    }
+  }
+}
+
+GatewayMetrics::~GatewayMetrics() = default;
+
+void GatewayMetrics::observe(const RequestObservation& o) {
+  const std::size_t c = status_class(o.status);
+  auto d = o.deployment ? deployments_.find(o.deployment) : deployments_.end();
+  (d != deployments_.end() ? d->second.requests[c] : unrouted_[c])->Increment();
+  if (o.overhead_s >= 0) {
+    overhead_->Observe(o.overhead_s);
+  }
+  auto m = o.route ? models_.find(o.route) : models_.end();
+  if (m == models_.end()) {
+    return;
+  }
+  m->second.duration->Observe(o.duration_s);
+  if (o.ttft_s >= 0) {
+    m->second.ttft->Observe(o.ttft_s);
+  }
+  if (o.tpot_s >= 0) {
+    m->second.tpot->Observe(o.tpot_s);
+  }
+  m->second.tokens_in->Increment(static_cast<double>(o.prompt_tokens));
+  m->second.tokens_out->Increment(static_cast<double>(o.completion_tokens));
+  if (o.attempts > 1) {
+    m->second.retries->Increment(o.attempts - 1);
+  }
+}
+
+void GatewayMetrics::ejected(const Deployment& d) {
+  if (auto it = deployments_.find(&d); it != deployments_.end()) {
+    it->second.ejections->Increment();
+  }
+}
+
+std::string GatewayMetrics::scrape() const {
+  for (const auto& [deployment, series] : deployments_) {
+    series.in_flight->Set(deployment->in_flight.load(std::memory_order_relaxed));
+  }
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace infergate::gateway

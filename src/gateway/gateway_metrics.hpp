@@ -1,0 +1,73 @@
+#pragma once
+// Every Prometheus series the gateway exports, declared in one place (Envoy's habit). Labels are
+// bounded: public model names and providers come from the route table, status is a class; never a
+// key, a prompt or a client-supplied model name. Series are created up front so the request path
+// only increments (no label lookup).
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "gateway/route_table.hpp"
+
+namespace prometheus {
+class Counter;
+class Gauge;
+class Histogram;
+class Registry;
+}  // namespace prometheus
+
+namespace infergate::gateway {
+
+// What the proxy reports about one finished request.
+struct RequestObservation {
+  const ModelRoute* route = nullptr;       // nullptr: rejected before routing
+  const Deployment* deployment = nullptr;  // the last one tried, if any
+  int status = 0;                          // 499 when the client went away
+  int attempts = 0;
+  double duration_s = 0;
+  double overhead_s = -1;  // < 0 when no upstream answered
+  double ttft_s = -1;
+  double tpot_s = -1;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+};
+
+class GatewayMetrics {
+ public:
+  explicit GatewayMetrics(const RouteTable& routes);
+  ~GatewayMetrics();
+  GatewayMetrics(const GatewayMetrics&) = delete;
+  GatewayMetrics& operator=(const GatewayMetrics&) = delete;
+
+  void observe(const RequestObservation& o);
+  void ejected(const Deployment& d);
+  // Prometheus text exposition (version 0.0.4), with in-flight gauges read at this moment.
+  [[nodiscard]] std::string scrape() const;
+
+ private:
+  static constexpr std::size_t kStatusClasses = 5;  // 2xx 3xx 4xx 5xx client_closed
+  struct DeploymentSeries {
+    std::array<prometheus::Counter*, kStatusClasses> requests{};
+    prometheus::Gauge* in_flight = nullptr;
+    prometheus::Counter* ejections = nullptr;
+  };
+  struct ModelSeries {
+    prometheus::Histogram* duration = nullptr;
+    prometheus::Histogram* ttft = nullptr;
+    prometheus::Histogram* tpot = nullptr;
+    prometheus::Counter* tokens_in = nullptr;
+    prometheus::Counter* tokens_out = nullptr;
+    prometheus::Counter* retries = nullptr;
+  };
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unordered_map<const Deployment*, DeploymentSeries> deployments_;
+  std::unordered_map<const ModelRoute*, ModelSeries> models_;
+  std::array<prometheus::Counter*, kStatusClasses> unrouted_{};
+  prometheus::Histogram* overhead_ = nullptr;
+};
+
+}  // namespace infergate::gateway
