@@ -10,38 +10,49 @@ namespace infergate::cli {
 namespace {
 
 struct ServeArgs {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 8080;
+  std::string config;
   std::vector<std::string> upstreams;
   std::string upstream_api_key;
-  int threads = 0;
   std::string balancer = "least_in_flight";
   int max_attempts = 3;
   int connect_timeout_ms = 5'000;
   int first_byte_timeout_ms = 60'000;
   int idle_timeout_ms = 60'000;
+  std::string host;
+  std::uint16_t port = 0;
+  int threads = 0;
   std::string access_log;
 };
 
-void run_serve(const ServeArgs& args) {
+void run_serve(const ServeArgs& args, const CLI::App& cmd) {
   gateway::GatewayOptions options;
-  options.host = args.host;
-  options.port = args.port;
-  options.threads = args.threads;
+  options.config_path = args.config;
   for (const auto& url : args.upstreams) {
     options.upstreams.push_back({url, args.upstream_api_key});
   }
   options.strategy = args.balancer;
-  options.proxy.retry.max_attempts = args.max_attempts;
-  options.proxy.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
-  options.proxy.first_byte_timeout = std::chrono::milliseconds(args.first_byte_timeout_ms);
-  options.proxy.idle_timeout = std::chrono::milliseconds(args.idle_timeout_ms);
-  options.access_log = args.access_log;
+  options.retry.max_attempts = args.max_attempts;
+  options.upstream_settings.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
+  options.upstream_settings.first_byte_timeout = std::chrono::milliseconds(args.first_byte_timeout_ms);
+  options.upstream_settings.idle_timeout = std::chrono::milliseconds(args.idle_timeout_ms);
+  if (cmd.count("--host") > 0) {
+    options.host = args.host;
+  }
+  if (cmd.count("--port") > 0) {
+    options.port = args.port;
+  }
+  if (cmd.count("--threads") > 0) {
+    options.threads = args.threads;
+  }
+  if (cmd.count("--access-log") > 0) {
+    options.access_log = args.access_log;
+  }
 
   gateway::Gateway gw(std::move(options));
   const auto port = gw.listen();
-  const bool ipv6 = args.host.find(':') != std::string::npos;
-  std::printf("http://%s:%u\n", (ipv6 ? "[" + args.host + "]" : args.host).c_str(), port);
+  const std::string& host = gw.server().host;
+  const std::string shown = host.find(':') == std::string::npos ? host : "[" + host + "]";
+  std::printf("http://%s:%u\n", shown.c_str(), port);
   std::fflush(stdout);
   gw.run();
 }
@@ -51,23 +62,34 @@ void run_serve(const ServeArgs& args) {
 void add_serve_command(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
   auto* cmd = app.add_subcommand("serve", "Run the OpenAI-compatible gateway in front of one or more upstreams");
-  cmd->add_option("--upstream", a->upstreams, "Upstream base URL, repeatable; serves every model it lists")->required();
-  cmd->add_option("--upstream-api-key", a->upstream_api_key, "Bearer key sent to the upstreams");
-  cmd->add_option("--host", a->host, "Address to listen on")->capture_default_str();
-  cmd->add_option("--port", a->port, "Port (0 picks a free one); the base URL is printed first")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "I/O threads (0: one per core)")->capture_default_str();
-  cmd->add_option("--balancer", a->balancer, "round_robin or least_in_flight")
-      ->check(CLI::IsMember({"round_robin", "least_in_flight"}))
+  auto* config = cmd->add_option("--config", a->config, "gateway.yaml (SIGHUP reloads it)")->check(CLI::ExistingFile);
+  auto* upstream =
+      cmd->add_option("--upstream", a->upstreams,
+                      "Quick start without a file: upstream base URL, repeatable; serves every model it lists");
+  config->excludes(upstream);
+  cmd->add_option("--upstream-api-key", a->upstream_api_key, "Quick start: bearer key sent to the upstreams");
+  cmd->add_option("--balancer", a->balancer, "Quick start: round_robin, weighted, least_in_flight or lowest_latency")
+      ->check(CLI::IsMember({"round_robin", "weighted", "least_in_flight", "lowest_latency"}))
       ->capture_default_str();
-  cmd->add_option("--max-attempts", a->max_attempts, "Attempts per request before giving up")
+  cmd->add_option("--max-attempts", a->max_attempts, "Quick start: attempts per request before giving up")
       ->check(CLI::Range(1, 20))
       ->capture_default_str();
-  cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Upstream connect timeout")->capture_default_str();
-  cmd->add_option("--first-byte-timeout-ms", a->first_byte_timeout_ms, "Request sent -> response head")
+  cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Quick start: upstream connect timeout")
       ->capture_default_str();
-  cmd->add_option("--idle-timeout-ms", a->idle_timeout_ms, "Longest silence mid-response")->capture_default_str();
+  cmd->add_option("--first-byte-timeout-ms", a->first_byte_timeout_ms, "Quick start: request sent -> response head")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout-ms", a->idle_timeout_ms, "Quick start: longest silence mid-response")
+      ->capture_default_str();
+  cmd->add_option("--host", a->host, "Address to listen on (default 127.0.0.1, or the file's server.host)");
+  cmd->add_option("--port", a->port, "Port; 0 picks a free one. The base URL is printed first");
+  cmd->add_option("--threads", a->threads, "I/O threads (0: one per core)");
   cmd->add_option("--access-log", a->access_log, "JSON lines per request: a file, or - for standard error");
-  cmd->callback([a] { run_serve(*a); });
+  cmd->callback([a, cmd] {
+    if (a->config.empty() && a->upstreams.empty()) {
+      throw CLI::ValidationError("serve", "give --config FILE or at least one --upstream URL");
+    }
+    run_serve(*a, *cmd);
+  });
 }
 
 }  // namespace infergate::cli

@@ -24,6 +24,7 @@ std::string access_record_json(const AccessRecord& r) {
       {"provider", r.provider},
       {"status", r.status},
       {"attempts", r.attempts},
+      {"fallbacks", r.fallbacks},
       {"ttft_ms", r.ttft_ms ? json::value(*r.ttft_ms) : json::value(nullptr)},
       {"tpot_ms", r.tpot_ms ? json::value(*r.tpot_ms) : json::value(nullptr)},
       {"prompt_tokens", r.prompt_tokens},

@@ -21,6 +21,7 @@ struct AccessRecord {
   std::string provider;
   int status = 0;
   int attempts = 0;
+  int fallbacks = 0;
   std::optional<double> ttft_ms;
   std::optional<double> tpot_ms;
   std::int64_t prompt_tokens = 0;

@@ -17,7 +17,8 @@ class Balancer {
   virtual Deployment* choose(std::span<Deployment* const> candidates, std::span<Deployment* const> tried) = 0;
 };
 
-// "round_robin" or "least_in_flight"; throws std::invalid_argument for anything else.
+// "round_robin", "weighted", "least_in_flight" or "lowest_latency"; throws std::invalid_argument
+// for anything else.
 std::unique_ptr<Balancer> make_balancer(std::string_view strategy);
 
 }  // namespace infergate::gateway

@@ -2,6 +2,8 @@
 // A deployment: one upstream serving one model (provider + upstream model name), with the live
 // counters the balancer and the circuit breaker read. Shared by every I/O thread.
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "gateway/outlier_detector.hpp"
@@ -14,8 +16,21 @@ struct Deployment {
   http::Url base;              // ends in /v1
   std::string upstream_model;  // the name the upstream knows the model by
   std::string api_key;         // sent upstream as a bearer token; never logged
+  int weight = 1;
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds first_byte_timeout{60'000};  // request sent -> response head
+  std::chrono::milliseconds idle_timeout{60'000};        // between body reads
+  bool tls_verify = true;
+
   std::atomic<int> in_flight{0};
+  std::atomic<std::int64_t> ttft_ewma_us{0};  // 0 until the first measurement
   OutlierState outlier;
+
+  // Folds one time-to-first-token into the moving average (weight 0.2 on the new sample).
+  void record_ttft(std::int64_t ttft_us) {
+    const std::int64_t old = ttft_ewma_us.load(std::memory_order_relaxed);
+    ttft_ewma_us.store(old == 0 ? ttft_us : (old * 4 + ttft_us) / 5, std::memory_order_relaxed);
+  }
 };
 
 // Counts a request against its deployment for as long as it lives.

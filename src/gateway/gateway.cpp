@@ -1,21 +1,24 @@
 #include "gateway/gateway.hpp"
 
+#include <prometheus/registry.h>
+#include <spdlog/spdlog.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <csignal>
-
+#include <functional>
 #include <thread>
+
+#include "gateway/config.hpp"
 
 namespace infergate::gateway {
 
 namespace net = boost::asio;
 
 struct Gateway::Worker {
-  Worker(std::shared_ptr<const RouteTable> routes, const GatewayOptions& options, GatewayMetrics& metrics,
-         AccessLog* log)
-      : proxy(std::move(routes), options.proxy, metrics, log),
+  Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, AccessLog* log)
+      : proxy(snapshot, options.proxy, log),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
   net::io_context io{1};
@@ -24,16 +27,28 @@ struct Gateway::Worker {
   std::thread thread;
 };
 
-Gateway::Gateway(GatewayOptions options) : options_(std::move(options)) {
-  routes_ = discover_routes(options_.upstreams, options_.strategy, options_.proxy.connect_timeout);
-  metrics_ = std::make_unique<GatewayMetrics>(*routes_);
-  if (!options_.access_log.empty()) {
-    access_log_ = std::make_unique<AccessLog>(options_.access_log);
+Gateway::Gateway(GatewayOptions options)
+    : options_(std::move(options)), registry_(std::make_shared<prometheus::Registry>()) {
+  std::shared_ptr<const RouteTable> routes;
+  if (!options_.config_path.empty()) {
+    const GatewayConfig config = load_config(options_.config_path);
+    server_ = config.server;
+    routes = RouteTable::from_config(config);
+  } else {
+    routes = discover_routes(options_.upstreams, options_.strategy, options_.retry, options_.upstream_settings);
+  }
+  server_.host = options_.host.value_or(server_.host);
+  server_.port = options_.port.value_or(server_.port);
+  server_.threads = options_.threads.value_or(server_.threads);
+  server_.access_log = options_.access_log.value_or(server_.access_log);
+  snapshot_.store(build(std::move(routes)));
+  if (!server_.access_log.empty()) {
+    access_log_ = std::make_unique<AccessLog>(server_.access_log);
   }
   const int threads =
-      options_.threads > 0 ? options_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>(routes_, options_, *metrics_, access_log_.get()));
+    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, access_log_.get()));
   }
 }
 
@@ -46,10 +61,31 @@ Gateway::~Gateway() {
   }
 }
 
+std::shared_ptr<const Snapshot> Gateway::build(std::shared_ptr<const RouteTable> routes) const {
+  auto metrics = std::make_shared<const GatewayMetrics>(registry_, *routes);
+  return std::make_shared<const Snapshot>(Snapshot{std::move(routes), std::move(metrics)});
+}
+
+bool Gateway::reload() {
+  if (options_.config_path.empty()) {
+    spdlog::warn("SIGHUP ignored: the gateway was started without --config");
+    return false;
+  }
+  try {
+    const GatewayConfig config = load_config(options_.config_path);
+    snapshot_.store(build(RouteTable::from_config(config)));
+    spdlog::info("reloaded {}: {} models", options_.config_path, config.models.size());
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("reload rejected, keeping the running configuration: {}", e.what());
+    return false;
+  }
+}
+
 std::uint16_t Gateway::listen() {
-  std::uint16_t port = options_.port;
+  std::uint16_t port = server_.port;
   for (auto& w : workers_) {
-    port = w->server.listen(options_.host, port, true);
+    port = w->server.listen(server_.host, port, true);
   }
   return port;
 }
@@ -62,12 +98,20 @@ void Gateway::run() {
     });
   }
   auto& io = workers_.front()->io;
-  net::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([this](boost::system::error_code ec, int) {
+  net::signal_set stop_signals(io, SIGINT, SIGTERM);
+  stop_signals.async_wait([this](boost::system::error_code ec, int) {
     if (!ec) {
       stop();
     }
   });
+  net::signal_set reload_signal(io, SIGHUP);
+  std::function<void(boost::system::error_code, int)> on_hup = [&](boost::system::error_code ec, int) {
+    if (!ec) {
+      reload();
+      reload_signal.async_wait(on_hup);
+    }
+  };
+  reload_signal.async_wait(on_hup);
   auto guard = net::make_work_guard(io);
   io.run();
 }

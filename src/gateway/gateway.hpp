@@ -1,6 +1,7 @@
 #pragma once
 // `infergate serve`: one io_context per thread, each with its own listener on the shared port
 // (SO_REUSEPORT), its own Proxy and upstream connections. A request lives on one thread.
+// Configuration comes from a YAML file (reloaded on SIGHUP) or from upstream discovery.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -8,24 +9,34 @@
 
 #include "gateway/proxy.hpp"
 #include "gateway/route_table.hpp"
+#include "gateway/snapshot.hpp"
 #include "http/server.hpp"
+
+namespace prometheus {
+class Registry;
+}
 
 namespace infergate::gateway {
 
 struct GatewayOptions {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 8080;
-  int threads = 0;  // 0: one per core
+  std::string config_path;  // gateway.yaml; when empty, `upstreams` are discovered
+  // Quick start: upstreams to discover, and what a file would say per model and provider.
   std::vector<UpstreamSpec> upstreams;
   std::string strategy = "least_in_flight";
+  RetryPolicy retry;
+  ProviderConfig upstream_settings;
+  // Command-line values for the server section; each one set wins over the file.
+  std::optional<std::string> host;
+  std::optional<std::uint16_t> port;
+  std::optional<int> threads;
+  std::optional<std::string> access_log;
   ProxyOptions proxy;
-  std::string access_log;  // "" for none, "-" for standard error, else a file
   http::ServerLimits limits;
 };
 
 class Gateway {
  public:
-  // Discovers the routes; throws std::runtime_error when no upstream can be used.
+  // Loads the file or discovers the upstreams; throws ConfigError or std::runtime_error.
   explicit Gateway(GatewayOptions options);
   ~Gateway();
   Gateway(const Gateway&) = delete;
@@ -33,17 +44,24 @@ class Gateway {
 
   // Binds every thread's listener; returns the port.
   std::uint16_t listen();
-  // Serves until stop() or SIGINT/SIGTERM.
+  // Serves until stop() or SIGINT/SIGTERM; SIGHUP reloads the file.
   void run();
   void stop();
 
-  [[nodiscard]] const RouteTable& routes() const { return *routes_; }
+  // Reads the file again and swaps the snapshot in; on any problem keeps the old one and returns
+  // false (the problems are logged). Requests in flight finish on the snapshot they started with.
+  bool reload();
+
+  [[nodiscard]] const ServerConfig& server() const { return server_; }
 
  private:
   struct Worker;
+  std::shared_ptr<const Snapshot> build(std::shared_ptr<const RouteTable> routes) const;
+
   GatewayOptions options_;
-  std::shared_ptr<const RouteTable> routes_;
-  std::unique_ptr<GatewayMetrics> metrics_;
+  ServerConfig server_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  SnapshotHandle snapshot_;
   std::unique_ptr<AccessLog> access_log_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };

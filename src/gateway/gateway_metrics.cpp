@@ -39,7 +39,8 @@ prometheus::Histogram::BucketBoundaries overhead_buckets() {
 
 }  // namespace
 
-GatewayMetrics::GatewayMetrics(const RouteTable& routes) : registry_(std::make_shared<prometheus::Registry>()) {
+GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes)
+    : registry_(std::move(registry)) {
   auto& requests = prometheus::BuildCounter()
                        .Name("infergate_requests_total")
                        .Help("Requests answered, by public model, provider and status class")
@@ -66,6 +67,10 @@ GatewayMetrics::GatewayMetrics(const RouteTable& routes) : registry_(std::make_s
                      .Register(*registry_);
   auto& retries =
       prometheus::BuildCounter().Name("infergate_retries_total").Help("Attempts beyond the first").Register(*registry_);
+  auto& fallbacks = prometheus::BuildCounter()
+                        .Name("infergate_fallbacks_total")
+                        .Help("Requests that moved on to a fallback model, by the model first asked for")
+                        .Register(*registry_);
   auto& ejections = prometheus::BuildCounter()
                         .Name("infergate_ejections_total")
                         .Help("Times a deployment was ejected by outlier detection")
@@ -88,6 +93,7 @@ GatewayMetrics::GatewayMetrics(const RouteTable& routes) : registry_(std::make_s
     m.tokens_in = &tokens.Add({{"model", name}, {"direction", "in"}});
     m.tokens_out = &tokens.Add({{"model", name}, {"direction", "out"}});
     m.retries = &retries.Add({{"model", name}});
+    m.fallbacks = &fallbacks.Add({{"model", name}});
     for (const Deployment* d : route->deployments) {
       DeploymentSeries& s = deployments_[d];
       for (std::size_t c = 0; c < kStatusClasses; ++c) {
@@ -102,7 +108,7 @@ GatewayMetrics::GatewayMetrics(const RouteTable& routes) : registry_(std::make_s
 
 GatewayMetrics::~GatewayMetrics() = default;
 
-void GatewayMetrics::observe(const RequestObservation& o) {
+void GatewayMetrics::observe(const RequestObservation& o) const {
   const std::size_t c = status_class(o.status);
   auto d = o.deployment ? deployments_.find(o.deployment) : deployments_.end();
   (d != deployments_.end() ? d->second.requests[c] : unrouted_[c])->Increment();
@@ -125,9 +131,12 @@ void GatewayMetrics::observe(const RequestObservation& o) {
   if (o.attempts > 1) {
     m->second.retries->Increment(o.attempts - 1);
   }
+  if (o.fallbacks > 0) {
+    m->second.fallbacks->Increment(o.fallbacks);
+  }
 }
 
-void GatewayMetrics::ejected(const Deployment& d) {
+void GatewayMetrics::ejected(const Deployment& d) const {
   if (auto it = deployments_.find(&d); it != deployments_.end()) {
     it->second.ejections->Increment();
   }

@@ -27,6 +27,7 @@ struct RequestObservation {
   const Deployment* deployment = nullptr;  // the last one tried, if any
   int status = 0;                          // 499 when the client went away
   int attempts = 0;
+  int fallbacks = 0;
   double duration_s = 0;
   double overhead_s = -1;  // < 0 when no upstream answered
   double ttft_s = -1;
@@ -37,13 +38,15 @@ struct RequestObservation {
 
 class GatewayMetrics {
  public:
-  explicit GatewayMetrics(const RouteTable& routes);
+  // Series for every route and deployment of `routes`, in `registry` (shared across reloads, so a
+  // series that survives a reload keeps counting).
+  GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes);
   ~GatewayMetrics();
   GatewayMetrics(const GatewayMetrics&) = delete;
   GatewayMetrics& operator=(const GatewayMetrics&) = delete;
 
-  void observe(const RequestObservation& o);
-  void ejected(const Deployment& d);
+  void observe(const RequestObservation& o) const;
+  void ejected(const Deployment& d) const;
   // Prometheus text exposition (version 0.0.4), with in-flight gauges read at this moment.
   [[nodiscard]] std::string scrape() const;
 
@@ -61,6 +64,7 @@ class GatewayMetrics {
     prometheus::Counter* tokens_in = nullptr;
     prometheus::Counter* tokens_out = nullptr;
     prometheus::Counter* retries = nullptr;
+    prometheus::Counter* fallbacks = nullptr;
   };
 
   std::shared_ptr<prometheus::Registry> registry_;

@@ -80,7 +80,7 @@ void append_event(std::string& out, const http::SseEvent& event) {
 }
 
 // Feeds the deployment's outlier detection with what this attempt showed about its health.
-void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy, GatewayMetrics& metrics) {
+void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy, const GatewayMetrics& metrics) {
   UpstreamResult result = UpstreamResult::success;
   if (a.refused) {
     result = UpstreamResult::connect_refused;
@@ -98,18 +98,20 @@ void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy
 }  // namespace
 
 struct Proxy::Context {
-  std::shared_ptr<const RouteTable> routes;  // the snapshot this request started with
+  std::shared_ptr<const Snapshot> snapshot;  // the configuration this request started with
   std::string request_id;
   std::int64_t received_ns = 0;
   std::string method;
   std::string path;
   std::string endpoint;  // "/chat/completions", "/completions" or "/embeddings"
   openai::RequestView view;
-  const ModelRoute* route = nullptr;
+  const ModelRoute* requested = nullptr;  // the model the client asked for
+  const ModelRoute* route = nullptr;      // the model now being tried (a fallback after giving up)
   Deployment* deployment = nullptr;
   std::string body;          // as sent upstream
   bool strip_usage = false;  // we asked for usage the client did not want
   int attempts = 0;
+  int fallbacks = 0;
   int status = 0;
   std::int64_t upstream_sent_ns = 0;
   std::int64_t first_token_ns = 0;
@@ -119,13 +121,12 @@ struct Proxy::Context {
   std::string error;
 };
 
-Proxy::Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, GatewayMetrics& metrics,
-             AccessLog* access_log)
-    : routes_(std::move(routes)), options_(options), metrics_(metrics), access_log_(access_log) {}
+Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log)
+    : snapshot_(snapshot), options_(options), access_log_(access_log) {}
 
 awaitable<void> Proxy::handle(http::Exchange& ex) {
   Context ctx;
-  ctx.routes = routes_;
+  ctx.snapshot = snapshot_.load();
   ctx.received_ns = ex.received_ns();
   const std::string_view client_id = ex.header("X-Request-Id");
   ctx.request_id = acceptable_request_id(client_id) ? std::string(client_id) : new_request_id();
@@ -143,12 +144,12 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
     co_return;
   }
   if (get && ctx.path == "/metrics") {
-    const std::string body = metrics_.scrape();
+    const std::string body = ctx.snapshot->metrics->scrape();
     co_await ex.respond(200, "text/plain; version=0.0.4", body);
     co_return;
   }
   if (get && ctx.path == "/v1/models") {
-    const std::string body = openai::model_list_json(ctx.routes->model_names(), "infergate");
+    const std::string body = openai::model_list_json(ctx.snapshot->routes->model_names(), "infergate");
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
     co_return;
   }
@@ -177,7 +178,7 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
     co_await respond_error(ex, ctx, *error);
     co_return;
   }
-  ctx.route = ctx.routes->find(ctx.view.model);
+  ctx.route = ctx.requested = ctx.snapshot->routes->find(ctx.view.model);
   if (ctx.route == nullptr || ctx.route->deployments.empty()) {
     const openai::ApiError error = openai::model_not_found(ctx.view.model);
     co_await respond_error(ex, ctx, error);
@@ -190,6 +191,9 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
 
 awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
   const auto executor = co_await net::this_coro::executor;
+  const ModelRoute* origin = ctx.requested;
+  std::size_t next_fallback = 0;
+  int route_attempts = 0;
   std::vector<Deployment*> tried;
   std::vector<Deployment*> healthy;
   for (;;) {
@@ -207,9 +211,15 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     tried.push_back(d);
     ctx.deployment = d;
     ++ctx.attempts;
+    ++route_attempts;
     InFlightGuard in_flight(*d);
 
-    Attempt a;
+    // The upstream's own name for the model goes in without re-serialising the body.
+    std::optional<std::string> renamed;
+    if (d->upstream_model != ctx.view.model) {
+      renamed = openai::with_model(ctx.body, d->upstream_model);
+    }
+    const std::string_view body = renamed ? std::string_view(*renamed) : std::string_view(ctx.body);
     const std::string authorization = "Bearer " + d->api_key;
     std::vector<http::Header> headers{{"Content-Type", "application/json"}, {"X-Request-Id", ctx.request_id}};
     if (!d->api_key.empty()) {
@@ -218,10 +228,12 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     if (ctx.view.stream) {
       headers.push_back({"Accept", "text/event-stream"});
     }
+    Attempt a;
     // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
     // on a fresh connection tells that apart from a real failure.
     for (bool fresh_only = false;; fresh_only = true) {
-      auto pooled = co_await pool_.acquire(executor, d->base, options_.connect_timeout, options_.tls, fresh_only);
+      auto pooled =
+          co_await pool_.acquire(executor, d->base, d->connect_timeout, http::TlsOptions{d->tls_verify}, fresh_only);
       if (!pooled) {
         a.outcome = AttemptOutcome::connect_failed;
         a.refused = pooled.error() == net::error::connection_refused;
@@ -229,9 +241,9 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         break;
       }
       auto conn = std::move(pooled->connection);
-      conn->set_io_timeout(options_.first_byte_timeout);
+      conn->set_io_timeout(d->first_byte_timeout);
       ctx.upstream_sent_ns = monotonic_ns();
-      error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, ctx.body);
+      error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, body);
       boost::system::result<http::ResponseHead> head = ec;
       if (!ec) {
         head = co_await conn->read_head();
@@ -247,11 +259,11 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       a.outcome = is_timeout(head.error()) ? AttemptOutcome::first_byte_timeout : AttemptOutcome::connect_failed;
       a.error = is_timeout(head.error())
-                    ? fmt::format("{} sent no response within {} ms", d->provider, options_.first_byte_timeout.count())
+                    ? fmt::format("{} sent no response within {} ms", d->provider, d->first_byte_timeout.count())
                     : fmt::format("{} failed: {}", d->provider, head.error().message());
       break;
     }
-    record_outcome(*d, a, options_.outlier, metrics_);
+    record_outcome(*d, a, options_.outlier, *ctx.snapshot->metrics);
     if (a.conn) {
       const int status = a.head.status;
       if (status == 429 || status >= 500) {
@@ -269,36 +281,51 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
     }
     ctx.error = a.error;
-    const auto elapsed = std::chrono::nanoseconds(monotonic_ns() - ctx.received_ns);
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::nanoseconds(monotonic_ns() - ctx.received_ns));
     const RetryDecision decision =
-        decide_retry(options_.retry, a.outcome, ctx.attempts,
-                     std::chrono::duration_cast<std::chrono::milliseconds>(elapsed), a.retry_after, jitter());
-    if (!decision.retry) {
-      if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
-        ctx.status = a.head.status;
-        std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
-        const std::string retry_after(a.head.header("Retry-After"));
-        if (!retry_after.empty()) {
-          extra.push_back({"Retry-After", retry_after});
-        }
-        co_await ex.respond(a.head.status, "application/json", a.error_body, extra);
-      } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
-        const openai::ApiError error{504, "server_error", a.error, std::nullopt, std::string("upstream_timeout")};
-        co_await respond_error(ex, ctx, error);
-      } else {
-        const openai::ApiError error{
-            503, "server_error",
-            fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}", ctx.view.model,
-                        ctx.attempts, a.error),
-            std::nullopt, std::string("upstream_unavailable")};
-        co_await respond_error(ex, ctx, error, "1");
-      }
-      co_return;
+        decide_retry(ctx.route->retry, a.outcome, route_attempts, elapsed, a.retry_after, jitter());
+    if (decision.retry) {
+      spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
+                    decision.delay.count());
+      net::steady_timer backoff(executor, decision.delay);
+      co_await backoff.async_wait(as_tuple);
+      continue;
     }
-    spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
-                  decision.delay.count());
-    net::steady_timer backoff(executor, decision.delay);
-    co_await backoff.async_wait(as_tuple);
+    // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
+    const ModelRoute* fallback = nullptr;
+    while (fallback == nullptr && next_fallback < origin->fallbacks.size() && elapsed < origin->retry.deadline) {
+      fallback = ctx.snapshot->routes->find(origin->fallbacks[next_fallback++]);
+    }
+    if (fallback != nullptr && a.outcome != AttemptOutcome::client_error) {
+      spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id, ctx.route->public_name, fallback->public_name,
+                    a.error);
+      ctx.route = fallback;
+      ++ctx.fallbacks;
+      route_attempts = 0;
+      tried.clear();
+      continue;
+    }
+    if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
+      ctx.status = a.head.status;
+      std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
+      const std::string retry_after(a.head.header("Retry-After"));
+      if (!retry_after.empty()) {
+        extra.push_back({"Retry-After", retry_after});
+      }
+      co_await ex.respond(a.head.status, "application/json", a.error_body, extra);
+    } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
+      const openai::ApiError error{504, "server_error", a.error, std::nullopt, std::string("upstream_timeout")};
+      co_await respond_error(ex, ctx, error);
+    } else {
+      const openai::ApiError error{
+          503, "server_error",
+          fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}", ctx.view.model,
+                      ctx.attempts, a.error),
+          std::nullopt, std::string("upstream_unavailable")};
+      co_await respond_error(ex, ctx, error, "1");
+    }
+    co_return;
   }
 }
 
@@ -318,7 +345,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   if (co_await ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers)) {
     co_return;
   }
-  conn.set_io_timeout(options_.idle_timeout);
+  conn.set_io_timeout(ctx.deployment->idle_timeout);
   std::string out;
   std::string scanned;  // a non-streamed body, kept (bounded) to read its usage at the end
   http::SseParser parser;
@@ -406,7 +433,7 @@ awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const ope
 void Proxy::finish(const Context& ctx) {
   const std::int64_t now = monotonic_ns();
   RequestObservation o;
-  o.route = ctx.route;
+  o.route = ctx.requested;
   o.deployment = ctx.deployment;
   o.status = ctx.status;
   o.attempts = ctx.attempts;
@@ -425,7 +452,11 @@ void Proxy::finish(const Context& ctx) {
                  static_cast<double>(ctx.usage->completion_tokens - 1);
     }
   }
-  metrics_.observe(o);
+  o.fallbacks = ctx.fallbacks;
+  ctx.snapshot->metrics->observe(o);
+  if (ctx.status < 400 && ctx.deployment != nullptr && ctx.first_token_ns != 0) {
+    ctx.deployment->record_ttft((ctx.first_token_ns - ctx.upstream_sent_ns) / 1000);
+  }
   if (access_log_ == nullptr) {
     return;
   }
@@ -440,6 +471,7 @@ void Proxy::finish(const Context& ctx) {
   }
   r.status = ctx.status;
   r.attempts = ctx.attempts;
+  r.fallbacks = ctx.fallbacks;
   if (o.ttft_s >= 0) {
     r.ttft_ms = o.ttft_s * 1e3;
   }

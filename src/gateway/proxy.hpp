@@ -1,16 +1,15 @@
 #pragma once
 // The request pipeline of `infergate serve`: route by model, pick a deployment, forward, retry
-// before the first byte, stream the answer through, log. One Proxy per I/O thread (it owns that
-// thread's upstream connections); the route table is shared and immutable.
+// before the first byte, fall back to other models, stream the answer through, log. One Proxy per
+// I/O thread (it owns that thread's upstream connections); the snapshot is shared and immutable.
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <memory>
 
 #include "gateway/access_log.hpp"
-#include "gateway/gateway_metrics.hpp"
-#include "gateway/retry_policy.hpp"
-#include "gateway/route_table.hpp"
+#include "gateway/outlier_detector.hpp"
+#include "gateway/snapshot.hpp"
 #include "gateway/upstream_pool.hpp"
 #include "http/server.hpp"
 #include "openai/api_error.hpp"
@@ -18,18 +17,14 @@
 namespace infergate::gateway {
 
 struct ProxyOptions {
-  RetryPolicy retry;
   OutlierPolicy outlier;
-  std::chrono::milliseconds connect_timeout{5'000};
-  std::chrono::milliseconds first_byte_timeout{60'000};  // request sent -> response head
-  std::chrono::milliseconds idle_timeout{60'000};        // between body reads
-  http::TlsOptions tls;
 };
 
 class Proxy {
  public:
-  // `metrics` is shared by every thread's Proxy; `access_log` may be null.
-  Proxy(std::shared_ptr<const RouteTable> routes, ProxyOptions options, GatewayMetrics& metrics, AccessLog* access_log);
+  // `snapshot` is shared by every thread's Proxy and may be swapped at any time; `access_log` may
+  // be null.
+  Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log);
 
   boost::asio::awaitable<void> handle(http::Exchange& ex);
 
@@ -43,9 +38,8 @@ class Proxy {
                                                     std::string_view retry_after = {});
   void finish(const Context& ctx);
 
-  std::shared_ptr<const RouteTable> routes_;
+  const SnapshotHandle& snapshot_;
   ProxyOptions options_;
-  GatewayMetrics& metrics_;
   AccessLog* access_log_;
   UpstreamPool pool_;
 };

@@ -30,8 +30,8 @@ std::vector<std::string> RouteTable::model_names() const {
   return names;
 }
 
-void RouteTable::add(const std::string& public_name, std::unique_ptr<Deployment> deployment,
-                     std::string_view strategy) {
+ModelRoute& RouteTable::add(const std::string& public_name, std::unique_ptr<Deployment> deployment,
+                            std::string_view strategy) {
   auto [it, inserted] = routes_.try_emplace(public_name);
   if (inserted) {
     it->second.public_name = public_name;
@@ -39,6 +39,30 @@ void RouteTable::add(const std::string& public_name, std::unique_ptr<Deployment>
   }
   it->second.deployments.push_back(deployment.get());
   deployments_.push_back(std::move(deployment));
+  return it->second;
+}
+
+std::shared_ptr<const RouteTable> RouteTable::from_config(const GatewayConfig& config) {
+  auto table = std::make_shared<RouteTable>();
+  for (const ModelConfig& model : config.models) {
+    for (const DeploymentConfig& dc : model.deployments) {
+      const ProviderConfig& provider = config.providers.at(dc.provider);
+      auto d = std::make_unique<Deployment>();
+      d->provider = provider.name;
+      d->base = provider.base;
+      d->upstream_model = dc.model;
+      d->api_key = provider.api_key;
+      d->weight = dc.weight;
+      d->connect_timeout = provider.connect_timeout;
+      d->first_byte_timeout = provider.first_byte_timeout;
+      d->idle_timeout = provider.idle_timeout;
+      d->tls_verify = provider.tls_verify;
+      ModelRoute& route = table->add(model.name, std::move(d), model.strategy);
+      route.retry = model.retry;
+      route.fallbacks = model.fallbacks;
+    }
+  }
+  return table;
 }
 
 namespace {
@@ -70,7 +94,7 @@ net::awaitable<std::vector<std::string>> list_upstream_models(const http::Url& b
 }  // namespace
 
 std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec>& upstreams, std::string_view strategy,
-                                                  std::chrono::milliseconds timeout) {
+                                                  const RetryPolicy& retry, const ProviderConfig& settings) {
   auto table = std::make_shared<RouteTable>();
   std::string problems;
   for (const auto& upstream : upstreams) {
@@ -79,7 +103,8 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
       base.path += "/v1";
     }
     net::io_context io{1};
-    auto future = net::co_spawn(io, list_upstream_models(base, upstream.api_key, timeout), net::use_future);
+    auto future =
+        net::co_spawn(io, list_upstream_models(base, upstream.api_key, settings.connect_timeout), net::use_future);
     io.run();
     try {
       for (const auto& model : future.get()) {
@@ -88,7 +113,11 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
         deployment->base = base;
         deployment->upstream_model = model;
         deployment->api_key = upstream.api_key;
-        table->add(model, std::move(deployment), strategy);
+        deployment->connect_timeout = settings.connect_timeout;
+        deployment->first_byte_timeout = settings.first_byte_timeout;
+        deployment->idle_timeout = settings.idle_timeout;
+        deployment->tls_verify = settings.tls_verify;
+        table->add(model, std::move(deployment), strategy).retry = retry;
       }
     } catch (const std::exception& e) {
       spdlog::warn("upstream {} skipped: GET /v1/models failed: {}", base.to_string(), e.what());

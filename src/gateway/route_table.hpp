@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "gateway/balancer.hpp"
+#include "gateway/config.hpp"
 #include "gateway/deployment.hpp"
+#include "gateway/retry_policy.hpp"
 
 namespace infergate::gateway {
 
@@ -17,6 +19,8 @@ struct ModelRoute {
   std::string public_name;
   std::vector<Deployment*> deployments;
   std::unique_ptr<Balancer> balancer;
+  RetryPolicy retry;
+  std::vector<std::string> fallbacks;  // public names tried in order once this model gives up
 };
 
 class RouteTable {
@@ -26,7 +30,10 @@ class RouteTable {
   [[nodiscard]] const std::vector<std::unique_ptr<Deployment>>& deployments() const { return deployments_; }
 
   // Adds a deployment of `public_name` (creating the route with `strategy` on first use).
-  void add(const std::string& public_name, std::unique_ptr<Deployment> deployment, std::string_view strategy);
+  ModelRoute& add(const std::string& public_name, std::unique_ptr<Deployment> deployment, std::string_view strategy);
+
+  // Every provider's settings copied onto the deployments that use it.
+  static std::shared_ptr<const RouteTable> from_config(const GatewayConfig& config);
 
  private:
   std::vector<std::unique_ptr<Deployment>> deployments_;
@@ -41,7 +48,8 @@ struct UpstreamSpec {
 // Quick start without a config file: asks each upstream for GET /v1/models; each model becomes a
 // public name served by every upstream that lists it. Upstreams that do not answer are skipped
 // with a warning; throws std::runtime_error when none answers.
+// `settings` gives every discovered deployment its timeouts and TLS options.
 std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec>& upstreams, std::string_view strategy,
-                                                  std::chrono::milliseconds timeout);
+                                                  const RetryPolicy& retry, const ProviderConfig& settings);
 
 }  // namespace infergate::gateway

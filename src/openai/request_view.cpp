@@ -62,4 +62,76 @@ std::string with_usage_requested(std::string_view body) {
   return out;
 }
 
+namespace {
+
+// End (one past the closing quote) of the JSON string starting at `begin` (an opening quote).
+std::size_t string_end(std::string_view text, std::size_t begin) {
+  for (std::size_t i = begin + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::size_t skip_space(std::string_view text, std::size_t i) {
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) {
+    ++i;
+  }
+  return i;
+}
+
+}  // namespace
+
+std::optional<std::string> with_model(std::string_view body, std::string_view model) {
+  int depth = 0;
+  bool key_next = false;
+  for (std::size_t i = 0; i < body.size();) {
+    const char c = body[i];
+    if (c == '"') {
+      const std::size_t end = string_end(body, i);
+      if (end == std::string_view::npos) {
+        return std::nullopt;
+      }
+      if (depth == 1 && key_next) {
+        key_next = false;
+        if (body.substr(i, end - i) == "\"model\"") {
+          std::size_t value = skip_space(body, end);
+          if (value >= body.size() || body[value] != ':') {
+            return std::nullopt;
+          }
+          value = skip_space(body, value + 1);
+          if (value >= body.size() || body[value] != '"') {
+            return std::nullopt;
+          }
+          const std::size_t value_end = string_end(body, value);
+          if (value_end == std::string_view::npos) {
+            return std::nullopt;
+          }
+          std::string out;
+          out.reserve(body.size() + model.size());
+          out.append(body.substr(0, value));
+          out.append(json::serialize(json::string(model)));
+          out.append(body.substr(value_end));
+          return out;
+        }
+      }
+      i = end;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+      key_next = depth == 1 && c == '{';
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      key_next = true;
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace infergate::openai

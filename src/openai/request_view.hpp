@@ -22,4 +22,8 @@ std::optional<ApiError> parse_request_view(std::string_view body, RequestView& o
 // otherwise untouched. Only for a JSON object body without stream_options.
 std::string with_usage_requested(std::string_view body);
 
+// The body with the value of its top-level "model" replaced by `model`, every other byte as it
+// was (no re-serialisation). nullopt when the body has no top-level string "model".
+std::optional<std::string> with_model(std::string_view body, std::string_view model);
+
 }  // namespace infergate::openai

@@ -82,7 +82,57 @@ TEST_F(BalancerTest, InFlightGuardCounts) {
   EXPECT_EQ(deployments[0].in_flight.load(), 0);
 }
 
-TEST(Balancer, UnknownStrategyIsRejected) { EXPECT_THROW(make_balancer("random"), std::invalid_argument); }
+TEST_F(BalancerTest, WeightedIsExactOverACycle) {
+  auto balancer = make_balancer("weighted");
+  deployments[0].weight = 3;
+  deployments[1].weight = 1;
+  deployments[2].weight = 2;
+  std::map<Deployment*, int> counts;
+  for (int i = 0; i < 60; ++i) {
+    ++counts[balancer->choose(all, {})];
+  }
+  EXPECT_EQ(counts[&deployments[0]], 30);
+  EXPECT_EQ(counts[&deployments[1]], 10);
+  EXPECT_EQ(counts[&deployments[2]], 20);
+}
+
+TEST_F(BalancerTest, LowestLatencyPrefersTheFasterAndAdaptsWhenItSlows) {
+  auto balancer = make_balancer("lowest_latency");
+  deployments[0].record_ttft(50'000);
+  deployments[1].record_ttft(200'000);
+  deployments[2].record_ttft(400'000);
+  std::map<Deployment*, int> counts;
+  for (int i = 0; i < 3000; ++i) {
+    ++counts[balancer->choose(all, {})];
+  }
+  // Power of two choices: the fastest wins every pair it is in (2 of 3 pairs), the slowest none.
+  EXPECT_NEAR(counts[&deployments[0]], 2000, 150);
+  EXPECT_EQ(counts[&deployments[2]], 0);
+  for (int i = 0; i < 20; ++i) {
+    deployments[0].record_ttft(1'000'000);  // it slows down
+  }
+  counts.clear();
+  for (int i = 0; i < 3000; ++i) {
+    ++counts[balancer->choose(all, {})];
+  }
+  EXPECT_EQ(counts[&deployments[0]], 0);
+  EXPECT_NEAR(counts[&deployments[1]], 2000, 150);
+}
+
+TEST_F(BalancerTest, LowestLatencyTriesUnmeasuredDeploymentsFirst) {
+  auto balancer = make_balancer("lowest_latency");
+  deployments[0].record_ttft(50'000);
+  deployments[1].record_ttft(60'000);
+  std::map<Deployment*, int> counts;
+  for (int i = 0; i < 300; ++i) {
+    ++counts[balancer->choose(all, {})];
+  }
+  EXPECT_GT(counts[&deployments[2]], 150);
+}
+
+TEST(Balancer, UnknownStrategyIsRejected) {
+  EXPECT_THROW(make_balancer("random"), std::invalid_argument);
+}
 
 }  // namespace
 }  // namespace infergate::gateway

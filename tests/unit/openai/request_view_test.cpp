@@ -9,7 +9,8 @@ namespace {
 
 TEST(RequestView, ReadsModelAndStreamingOptions) {
   RequestView v;
-  ASSERT_FALSE(parse_request_view(R"({"model":"m","stream":true,"stream_options":{"include_usage":false},"x":[1]})", v));
+  ASSERT_FALSE(
+      parse_request_view(R"({"model":"m","stream":true,"stream_options":{"include_usage":false},"x":[1]})", v));
   EXPECT_EQ(v.model, "m");
   EXPECT_TRUE(v.stream);
   EXPECT_TRUE(v.has_stream_options);
@@ -34,6 +35,17 @@ TEST(RequestView, UsageIsSplicedInWithoutTouchingTheRest) {
   EXPECT_TRUE(parsed.at("stream_options").as_object().at("include_usage").as_bool());
   EXPECT_EQ(boost::json::parse(with_usage_requested("{}")).as_object().size(), 1u);
   EXPECT_EQ(boost::json::parse(with_usage_requested(" { } ")).as_object().size(), 1u);
+}
+
+TEST(RequestView, ModelIsRenamedInPlace) {
+  const std::string body = R"({"messages":[{"role":"user","content":"say \"model\": x"}], "model" : "public", "n":1})";
+  EXPECT_EQ(with_model(body, "org/upstream-\"q\""),
+            R"({"messages":[{"role":"user","content":"say \"model\": x"}], "model" : "org/upstream-\"q\"", "n":1})");
+  // A "model" key nested deeper is not the request's model.
+  EXPECT_EQ(with_model(R"({"tools":[{"model":"inner"}],"model":"m"})", "u"),
+            R"({"tools":[{"model":"inner"}],"model":"u"})");
+  EXPECT_EQ(with_model(R"({"meta":{"model":"inner"}})", "u"), std::nullopt);
+  EXPECT_EQ(with_model(R"({"model":7})", "u"), std::nullopt);
 }
 
 }  // namespace

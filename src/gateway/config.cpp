@@ -1,0 +1,327 @@
+#include "gateway/config.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gateway/balancer.hpp"
+
+namespace infergate::gateway {
+
+namespace {
+
+std::string join(const std::vector<std::string>& lines) {
+  std::string out = "invalid configuration:";
+  for (const auto& line : lines) {
+    out += "\n  " + line;
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  Reader(std::string source, const std::map<std::string, std::string>* environment)
+      : source_(std::move(source)), environment_(environment) {}
+
+  void problem(const YAML::Node& node, const std::string& field, const std::string& what) {
+    const YAML::Mark mark = node.Mark();
+    if (mark.line >= 0) {
+      problems_.push_back(fmt::format("{}:{}:{}: {}: {}", source_, mark.line + 1, mark.column + 1, field, what));
+    } else {
+      problems_.push_back(fmt::format("{}: {}: {}", source_, field, what));
+    }
+  }
+
+  // A scalar with ${NAME} replaced from the environment.
+  std::optional<std::string> text(const YAML::Node& node, const std::string& field) {
+    if (!node.IsScalar()) {
+      problem(node, field, "must be a string");
+      return std::nullopt;
+    }
+    const std::string raw = node.Scalar();
+    std::string out;
+    for (std::size_t i = 0; i < raw.size();) {
+      if (raw.compare(i, 2, "${") == 0) {
+        const std::size_t close = raw.find('}', i);
+        if (close == std::string::npos) {
+          problem(node, field, "unterminated ${...}");
+          return std::nullopt;
+        }
+        const std::string name = raw.substr(i + 2, close - i - 2);
+        const std::optional<std::string> value = lookup(name);
+        if (!value) {
+          problem(node, field, fmt::format("environment variable {} is not set", name));
+          return std::nullopt;
+        }
+        out += *value;
+        i = close + 1;
+      } else {
+        out += raw[i++];
+      }
+    }
+    return out;
+  }
+
+  template <class T>
+  std::optional<T> number(const YAML::Node& node, const std::string& field, T minimum, T maximum) {
+    T value{};
+    if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
+      problem(node, field, "must be a number");
+      return std::nullopt;
+    }
+    if (value < minimum || value > maximum) {
+      problem(node, field, fmt::format("must be between {} and {}", minimum, maximum));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<bool> boolean(const YAML::Node& node, const std::string& field) {
+    bool value = false;
+    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
+      problem(node, field, "must be true or false");
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  void milliseconds(const YAML::Node& parent, const char* key, const std::string& field,
+                    std::chrono::milliseconds& out) {
+    if (const YAML::Node node = parent[key]) {
+      if (auto v = number<std::int64_t>(node, field + "." + key, 1, 86'400'000)) {
+        out = std::chrono::milliseconds(*v);
+      }
+    }
+  }
+
+  // Warns about keys the schema does not know, a common source of silent misconfiguration.
+  void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys) {
+    for (const auto& entry : map) {
+      const std::string key = entry.first.Scalar();
+      if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
+        problem(entry.first, field.empty() ? key : field + "." + key, "unknown field");
+      }
+    }
+  }
+
+  std::vector<std::string>& problems() { return problems_; }
+
+ private:
+  std::optional<std::string> lookup(const std::string& name) const {
+    if (environment_ != nullptr) {
+      auto it = environment_->find(name);
+      return it == environment_->end() ? std::nullopt : std::optional<std::string>(it->second);
+    }
+    const char* value = std::getenv(name.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  }
+
+  std::string source_;
+  const std::map<std::string, std::string>* environment_;
+  std::vector<std::string> problems_;
+};
+
+void read_server(Reader& r, const YAML::Node& node, ServerConfig& out) {
+  if (!node) {
+    return;
+  }
+  if (!node.IsMap()) {
+    r.problem(node, "server", "must be a mapping");
+    return;
+  }
+  r.known_keys(node, "server", {"host", "port", "threads", "access_log"});
+  if (node["host"]) {
+    out.host = r.text(node["host"], "server.host").value_or(out.host);
+  }
+  if (node["port"]) {
+    out.port = r.number<std::uint16_t>(node["port"], "server.port", 0, 65535).value_or(out.port);
+  }
+  if (node["threads"]) {
+    out.threads = r.number<int>(node["threads"], "server.threads", 0, 1024).value_or(out.threads);
+  }
+  if (node["access_log"]) {
+    out.access_log = r.text(node["access_log"], "server.access_log").value_or("");
+  }
+}
+
+void read_providers(Reader& r, const YAML::Node& node, std::map<std::string, ProviderConfig>& out) {
+  if (!node || !node.IsMap() || node.size() == 0) {
+    r.problem(node, "providers", "must be a mapping with at least one provider");
+    return;
+  }
+  for (const auto& entry : node) {
+    const std::string name = entry.first.Scalar();
+    const std::string field = "providers." + name;
+    const YAML::Node p = entry.second;
+    if (!p.IsMap()) {
+      r.problem(p, field, "must be a mapping");
+      continue;
+    }
+    r.known_keys(p, field, {"base_url", "api_key", "timeouts", "tls"});
+    ProviderConfig provider;
+    provider.name = name;
+    if (!p["base_url"]) {
+      r.problem(p, field + ".base_url", "is required");
+    } else if (auto url = r.text(p["base_url"], field + ".base_url")) {
+      try {
+        provider.base = http::parse_url(*url);
+        if (!provider.base.path.ends_with("/v1")) {
+          provider.base.path += "/v1";
+        }
+      } catch (const std::invalid_argument& e) {
+        r.problem(p["base_url"], field + ".base_url", e.what());
+      }
+    }
+    if (p["api_key"]) {
+      provider.api_key = r.text(p["api_key"], field + ".api_key").value_or("");
+    }
+    if (const YAML::Node t = p["timeouts"]) {
+      r.known_keys(t, field + ".timeouts", {"connect_ms", "first_token_ms", "idle_ms"});
+      r.milliseconds(t, "connect_ms", field + ".timeouts", provider.connect_timeout);
+      r.milliseconds(t, "first_token_ms", field + ".timeouts", provider.first_byte_timeout);
+      r.milliseconds(t, "idle_ms", field + ".timeouts", provider.idle_timeout);
+    }
+    if (const YAML::Node tls = p["tls"]) {
+      r.known_keys(tls, field + ".tls", {"verify"});
+      if (tls["verify"]) {
+        provider.tls_verify = r.boolean(tls["verify"], field + ".tls.verify").value_or(true);
+      }
+    }
+    out.emplace(name, std::move(provider));
+  }
+}
+
+void read_models(Reader& r, const YAML::Node& node, const std::map<std::string, ProviderConfig>& providers,
+                 std::vector<ModelConfig>& out) {
+  if (!node || !node.IsMap() || node.size() == 0) {
+    r.problem(node, "models", "must be a mapping with at least one public model name");
+    return;
+  }
+  std::set<std::string> names;
+  for (const auto& entry : node) {
+    names.insert(entry.first.Scalar());
+  }
+  for (const auto& entry : node) {
+    ModelConfig model;
+    model.name = entry.first.Scalar();
+    const std::string field = "models." + model.name;
+    const YAML::Node m = entry.second;
+    if (!m.IsMap()) {
+      r.problem(m, field, "must be a mapping");
+      continue;
+    }
+    r.known_keys(m, field, {"strategy", "deployments", "retry", "fallbacks"});
+    if (m["strategy"]) {
+      model.strategy = r.text(m["strategy"], field + ".strategy").value_or(model.strategy);
+      try {
+        make_balancer(model.strategy);
+      } catch (const std::invalid_argument& e) {
+        r.problem(m["strategy"], field + ".strategy", e.what());
+      }
+    }
+    const YAML::Node deployments = m["deployments"];
+    if (!deployments || !deployments.IsSequence() || deployments.size() == 0) {
+      r.problem(deployments ? deployments : m, field + ".deployments", "must list at least one deployment");
+    } else {
+      for (std::size_t i = 0; i < deployments.size(); ++i) {
+        const YAML::Node d = deployments[i];
+        const std::string dfield = fmt::format("{}.deployments[{}]", field, i);
+        if (!d.IsMap()) {
+          r.problem(d, dfield, "must be a mapping with provider and model");
+          continue;
+        }
+        r.known_keys(d, dfield, {"provider", "model", "weight"});
+        DeploymentConfig deployment;
+        if (!d["provider"]) {
+          r.problem(d, dfield + ".provider", "is required");
+        } else if (auto provider = r.text(d["provider"], dfield + ".provider")) {
+          deployment.provider = *provider;
+          if (!providers.contains(*provider)) {
+            r.problem(d["provider"], dfield + ".provider", fmt::format("no provider named '{}'", *provider));
+          }
+        }
+        if (!d["model"]) {
+          r.problem(d, dfield + ".model", "is required (the upstream's name for the model)");
+        } else {
+          deployment.model = r.text(d["model"], dfield + ".model").value_or("");
+        }
+        if (d["weight"]) {
+          deployment.weight = r.number<int>(d["weight"], dfield + ".weight", 1, 1000).value_or(1);
+        }
+        model.deployments.push_back(std::move(deployment));
+      }
+    }
+    if (const YAML::Node retry = m["retry"]) {
+      r.known_keys(retry, field + ".retry", {"max_attempts", "base_backoff_ms", "max_backoff_ms", "deadline_ms"});
+      if (retry["max_attempts"]) {
+        model.retry.max_attempts =
+            r.number<int>(retry["max_attempts"], field + ".retry.max_attempts", 1, 20).value_or(3);
+      }
+      r.milliseconds(retry, "base_backoff_ms", field + ".retry", model.retry.base_backoff);
+      r.milliseconds(retry, "max_backoff_ms", field + ".retry", model.retry.max_backoff);
+      r.milliseconds(retry, "deadline_ms", field + ".retry", model.retry.deadline);
+    }
+    if (const YAML::Node fallbacks = m["fallbacks"]) {
+      if (!fallbacks.IsSequence()) {
+        r.problem(fallbacks, field + ".fallbacks", "must be a list of public model names");
+      } else {
+        for (std::size_t i = 0; i < fallbacks.size(); ++i) {
+          auto name = r.text(fallbacks[i], fmt::format("{}.fallbacks[{}]", field, i));
+          if (name && !names.contains(*name)) {
+            r.problem(fallbacks[i], fmt::format("{}.fallbacks[{}]", field, i),
+                      fmt::format("no model named '{}' in this file", *name));
+          } else if (name && *name == model.name) {
+            r.problem(fallbacks[i], fmt::format("{}.fallbacks[{}]", field, i), "a model cannot fall back to itself");
+          } else if (name) {
+            model.fallbacks.push_back(*name);
+          }
+        }
+      }
+    }
+    out.push_back(std::move(model));
+  }
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::vector<std::string> problems)
+    : std::runtime_error(join(problems)), problems_(std::move(problems)) {}
+
+GatewayConfig parse_config(const std::string& text, const std::string& source_name,
+                           const std::map<std::string, std::string>* environment) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError({fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg)});
+  }
+  Reader r(source_name, environment);
+  GatewayConfig config;
+  if (!root.IsMap()) {
+    throw ConfigError({source_name + ": the file must be a mapping with providers and models"});
+  }
+  r.known_keys(root, "", {"server", "providers", "models"});
+  read_server(r, root["server"], config.server);
+  read_providers(r, root["providers"], config.providers);
+  read_models(r, root["models"], config.providers, config.models);
+  if (!r.problems().empty()) {
+    throw ConfigError(std::move(r.problems()));
+  }
+  return config;
+}
+
+GatewayConfig load_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw ConfigError({fmt::format("{}: cannot open the file", path)});
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_config(buffer.str(), path);
+}
+
+}  // namespace infergate::gateway

@@ -1,0 +1,68 @@
+#pragma once
+// gateway.yaml: providers, public models and how each is served. Parsing is control plane: it
+// collects every problem (file:line:column, field, what is wrong) and throws them all at once.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gateway/retry_policy.hpp"
+#include "http/url.hpp"
+
+namespace infergate::gateway {
+
+struct ProviderConfig {
+  std::string name;
+  http::Url base;       // ends in /v1
+  std::string api_key;  // after ${ENV} substitution; never logged or written back
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds first_byte_timeout{60'000};
+  std::chrono::milliseconds idle_timeout{60'000};
+  bool tls_verify = true;
+};
+
+struct DeploymentConfig {
+  std::string provider;
+  std::string model;  // the upstream's name for it
+  int weight = 1;
+};
+
+struct ModelConfig {
+  std::string name;  // the public name clients ask for
+  std::string strategy = "least_in_flight";
+  std::vector<DeploymentConfig> deployments;
+  RetryPolicy retry;
+  std::vector<std::string> fallbacks;  // public model names, tried in order
+};
+
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  int threads = 0;
+  std::string access_log;
+};
+
+struct GatewayConfig {
+  ServerConfig server;
+  std::map<std::string, ProviderConfig> providers;
+  std::vector<ModelConfig> models;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  explicit ConfigError(std::vector<std::string> problems);
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// `environment` resolves ${NAME}; the process environment when absent.
+GatewayConfig load_config(const std::string& path);
+GatewayConfig parse_config(const std::string& text, const std::string& source_name,
+                           const std::map<std::string, std::string>* environment = nullptr);
+
+}  // namespace infergate::gateway

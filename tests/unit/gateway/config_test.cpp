@@ -1,0 +1,95 @@
+#include "gateway/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "gateway/route_table.hpp"
+
+namespace infergate::gateway {
+namespace {
+
+const std::map<std::string, std::string> kEnv{{"GROQ_API_KEY", "gsk-test"}};
+
+TEST(Config, TheExampleFileIsValid) {
+  std::ifstream in(std::string(INFERGATE_SOURCE_DIR) + "/examples/gateway.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const GatewayConfig config = parse_config(text.str(), "gateway.yaml", &kEnv);
+  EXPECT_EQ(config.providers.size(), 5u);
+  EXPECT_EQ(config.providers.at("groq").api_key, "gsk-test");
+  EXPECT_EQ(config.providers.at("groq").base.path, "/openai/v1");
+  EXPECT_EQ(config.providers.at("groq").first_byte_timeout, std::chrono::milliseconds(20000));
+  ASSERT_EQ(config.models.size(), 2u);
+  EXPECT_EQ(config.models[0].fallbacks, std::vector<std::string>{"llama-3.1-8b"});
+  const auto routes = RouteTable::from_config(config);
+  const ModelRoute* fast = routes->find("llama-3.1-8b");
+  ASSERT_NE(fast, nullptr);
+  ASSERT_EQ(fast->deployments.size(), 3u);
+  EXPECT_EQ(fast->deployments[0]->upstream_model, "llama-3.1-8b-instant");
+  EXPECT_EQ(fast->deployments[0]->weight, 3);
+  EXPECT_EQ(fast->deployments[0]->api_key, "gsk-test");
+}
+
+TEST(Config, EveryProblemIsReportedAtOnceWithItsLine) {
+  const std::string text =
+      "providers:\n"                                    // 1
+      "  a:\n"                                          // 2
+      "    base_url: ftp://x\n"                         // 3
+      "    api_key: ${MISSING_KEY}\n"                   // 4
+      "    timeouts: { connect_ms: fast }\n"            // 5
+      "models:\n"                                       // 6
+      "  m:\n"                                          // 7
+      "    strategy: random\n"                          // 8
+      "    deployments:\n"                              // 9
+      "      - { provider: b, model: x, weight: 0 }\n"  // 10
+      "    fallbacks: [nope]\n"                         // 11
+      "    colour: blue\n";                             // 12
+  try {
+    parse_config(text, "g.yaml", &kEnv);
+    FAIL() << "accepted an invalid file";
+  } catch (const ConfigError& e) {
+    const auto& p = e.problems();
+    ASSERT_EQ(p.size(), 8u) << e.what();
+    auto has = [&](const std::string& fragment) {
+      return std::any_of(p.begin(), p.end(),
+                         [&](const std::string& s) { return s.find(fragment) != std::string::npos; });
+    };
+    EXPECT_TRUE(has("g.yaml:3:15: providers.a.base_url: invalid URL 'ftp://x'"));
+    EXPECT_TRUE(has("g.yaml:4:14: providers.a.api_key: environment variable MISSING_KEY is not set"));
+    EXPECT_TRUE(has("g.yaml:5:29: providers.a.timeouts.connect_ms: must be a number"));
+    EXPECT_TRUE(has("g.yaml:8:15: models.m.strategy: unknown balancing strategy 'random'"));
+    EXPECT_TRUE(has("g.yaml:10:21: models.m.deployments[0].provider: no provider named 'b'"));
+    EXPECT_TRUE(has("g.yaml:10:42: models.m.deployments[0].weight: must be between 1 and 1000"));
+    EXPECT_TRUE(has("g.yaml:11:17: models.m.fallbacks[0]: no model named 'nope' in this file"));
+    EXPECT_TRUE(has("g.yaml:12:5: models.m.colour: unknown field"));
+    EXPECT_EQ(std::string(e.what()).find("gsk-test"), std::string::npos);
+  }
+}
+
+TEST(Config, RequiredSectionsAndSyntaxErrors) {
+  EXPECT_THROW(parse_config("models: {}\n", "g.yaml", &kEnv), ConfigError);
+  EXPECT_THROW(parse_config("- just a list\n", "g.yaml", &kEnv), ConfigError);
+  try {
+    parse_config("providers: {a: {base_url: http://x}\n", "g.yaml", &kEnv);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.yaml:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, ServerSectionAndDefaults) {
+  const GatewayConfig c = parse_config(
+      "server: {port: 9000, threads: 2}\nproviders: {p: {base_url: 'http://127.0.0.1:1'}}\n"
+      "models: {m: {deployments: [{provider: p, model: up}]}}\n",
+      "g.yaml", &kEnv);
+  EXPECT_EQ(c.server.port, 9000);
+  EXPECT_EQ(c.server.threads, 2);
+  EXPECT_EQ(c.models[0].strategy, "least_in_flight");
+  EXPECT_EQ(c.models[0].retry.max_attempts, 3);
+  EXPECT_EQ(c.providers.at("p").base.path, "/v1");
+}
+
+}  // namespace
+}  // namespace infergate::gateway
