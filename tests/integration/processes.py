@@ -29,6 +29,7 @@ class Process:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.stderr_text = self.proc.stderr.read()
         self.proc.stdout.close()
         self.proc.stderr.close()
 

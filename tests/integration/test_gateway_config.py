@@ -1,0 +1,120 @@
+"""infergate serve --config: renamed models, fallbacks, validation, and SIGHUP reload mid-stream."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import unittest
+import urllib.request
+
+from processes import BIN, Gateway, Sim, free_port, wait_for
+
+
+def chat(model, **extra):
+    return {"model": model, "messages": [{"role": "user", "content": "hello"}], "max_tokens": 3, **extra}
+
+
+class GatewayConfigFile(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.config = os.path.join(self.tmp.name, "gateway.yaml")
+        self.log = os.path.join(self.tmp.name, "access.jsonl")
+        self.a = Sim("--speedup", "20", "--served-model-name", "a-upstream")
+        self.b = Sim("--speedup", "20", "--served-model-name", "b-upstream")
+        self.gw = None
+
+    def tearDown(self):
+        if self.gw:
+            self.gw.close()
+        self.a.close()
+        self.b.close()
+        self.tmp.cleanup()
+
+    def write(self, text):
+        with open(self.config + ".new", "w") as f:
+            f.write(text)
+        os.replace(self.config + ".new", self.config)
+
+    def providers(self):
+        return ("providers:\n  a: {base_url: '%s'}\n  b: {base_url: '%s'}\n  dead: {base_url: 'http://127.0.0.1:%d'}\n"
+                % (self.a.url, self.b.url, free_port()))
+
+    def successes(self, sim):
+        return sim.metrics()["vllm:request_success_total"]
+
+    def test_public_names_map_to_upstream_names_and_fall_back(self):
+        self.write(self.providers() +
+                   "models:\n"
+                   "  chat:\n    deployments: [{provider: a, model: a-upstream}]\n"
+                   "  big:\n    deployments: [{provider: dead, model: x}]\n    retry: {max_attempts: 2}\n"
+                   "    fallbacks: [small]\n"
+                   "  small:\n    deployments: [{provider: b, model: b-upstream}]\n")
+        self.gw = Gateway("--config", self.config, "--access-log", self.log)
+        with urllib.request.urlopen(self.gw.url + "/v1/models") as r:
+            self.assertEqual([m["id"] for m in json.load(r)["data"]], ["big", "chat", "small"])
+        status, body = self.gw.post("/v1/chat/completions", chat("chat"))
+        self.assertEqual((status, body["usage"]["completion_tokens"]), (200, 3))
+        self.assertEqual(self.successes(self.a), 1)
+        status, body = self.gw.post("/v1/chat/completions", chat("big"))
+        self.assertEqual(status, 200, body)
+        self.assertEqual(self.successes(self.b), 1)
+        lines = lambda: [json.loads(line) for line in open(self.log)]
+        self.assertTrue(wait_for(lambda: len(lines()) == 2))
+        big = lines()[1]
+        self.assertEqual((big["model"], big["upstream_model"], big["attempts"], big["fallbacks"]),
+                         ("big", "b-upstream", 3, 1))
+        with urllib.request.urlopen(self.gw.url + "/metrics") as r:
+            self.assertIn('infergate_fallbacks_total{model="big"} 1', r.read().decode())
+
+    def test_an_invalid_file_is_refused_at_start_with_every_problem(self):
+        self.write("providers:\n  a: {base_url: 'nope'}\nmodels:\n  m:\n    deployments: [{provider: zz, model: x}]\n")
+        r = subprocess.run([BIN, "serve", "--port", "0", "--config", self.config], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("gateway.yaml:2:17: providers.a.base_url", r.stderr)
+        self.assertIn("gateway.yaml:5:30: models.m.deployments[0].provider: no provider named 'zz'", r.stderr)
+
+    def test_sighup_reloads_while_streams_finish_on_the_old_snapshot(self):
+        self.write(self.providers() + "models:\n  chat:\n    deployments: [{provider: a, model: a-upstream}]\n")
+        self.gw = Gateway("--config", self.config)
+        result = {}
+
+        def long_stream():
+            result["text"] = self.gw.stream("/v1/chat/completions",
+                                            chat("chat", max_tokens=300, ignore_eos=True, stream=True,
+                                                 stream_options={"include_usage": True}))
+
+        reader = threading.Thread(target=long_stream)
+        reader.start()
+        self.assertTrue(wait_for(lambda: self.a.metrics()["vllm:num_requests_running"] == 1))
+        self.write(self.providers() + "models:\n  chat:\n    deployments: [{provider: b, model: b-upstream}]\n")
+        self.gw.proc.send_signal(signal.SIGHUP)
+
+        def served_by_b():
+            status, _ = self.gw.post("/v1/chat/completions", chat("chat"))
+            return status == 200 and self.successes(self.b) >= 1
+        self.assertTrue(wait_for(served_by_b, 10))
+        self.assertEqual(self.a.metrics()["vllm:num_requests_running"], 1)  # still streaming from a
+        a_before, b_before = self.successes(self.a), self.successes(self.b)
+        for _ in range(3):
+            self.assertEqual(self.gw.post("/v1/chat/completions", chat("chat"))[0], 200)
+        self.assertEqual(self.successes(self.b), b_before + 3)
+        reader.join(30)
+        self.assertIn('"completion_tokens":300', result["text"])
+        self.assertTrue(result["text"].rstrip().endswith("data: [DONE]"))
+        self.assertEqual(self.successes(self.a), a_before + 1)
+
+        self.write("providers: [this is not valid]\n")
+        self.gw.proc.send_signal(signal.SIGHUP)
+        before = self.successes(self.b)
+        status, _ = self.gw.post("/v1/chat/completions", chat("chat"))
+        self.assertEqual(status, 200)
+        self.assertTrue(wait_for(lambda: self.successes(self.b) == before + 1))
+        self.gw.close()
+        self.assertIn("reload rejected", self.gw.stderr_text)
+        self.gw = None
+
+
+if __name__ == "__main__":
+    unittest.main()
