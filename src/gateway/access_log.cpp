@@ -1,16 +1,19 @@
 #include "gateway/access_log.hpp"
 
-#include <spdlog/async.h>
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 #include <boost/json.hpp>
+#include <fmt/format.h>
 
-#include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
 
 namespace infergate::gateway {
 
 namespace json = boost::json;
+
+namespace {
+constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
+}
 
 std::string access_record_json(const AccessRecord& r) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -38,27 +41,60 @@ std::string access_record_json(const AccessRecord& r) {
   return json::serialize(o);
 }
 
-AccessLog::AccessLog(const std::string& path) {
-  static std::once_flag pool_once;
-  std::call_once(pool_once, [] { spdlog::init_thread_pool(8192, 1); });
-  spdlog::sink_ptr sink;
-  if (path == "-") {
-    sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-  } else {
-    sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path);
+AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_interval)
+    : file_(path == "-" ? stderr : std::fopen(path.c_str(), "a")),
+      owns_file_(path != "-"),
+      flush_interval_(flush_interval) {
+  if (file_ == nullptr) {
+    throw std::runtime_error(fmt::format("cannot open the access log '{}': {}", path, std::strerror(errno)));
   }
-  logger_ = std::make_shared<spdlog::async_logger>("access", sink, spdlog::thread_pool(),
-                                                   spdlog::async_overflow_policy::block);
-  logger_->set_pattern("%v");
-  logger_->flush_on(spdlog::level::info);
+  writer_ = std::thread([this] { run(); });
 }
 
 AccessLog::~AccessLog() {
-  logger_->flush();
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  writer_.join();
+  if (owns_file_) {
+    std::fclose(file_);
+  }
 }
 
 void AccessLog::write(const AccessRecord& record) {
-  logger_->info(access_record_json(record));
+  std::string line = access_record_json(record);
+  line.push_back('\n');
+  bool large = false;
+  {
+    std::lock_guard lock(mutex_);
+    pending_.append(line);
+    large = pending_.size() >= kEarlyFlushBytes;
+  }
+  if (large) {
+    wake_.notify_one();
+  }
+}
+
+void AccessLog::run() {
+  std::string batch;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, flush_interval_, [this] { return stopping_ || pending_.size() >= kEarlyFlushBytes; });
+    batch.swap(pending_);
+    const bool stopping = stopping_;
+    lock.unlock();
+    if (!batch.empty()) {
+      std::fwrite(batch.data(), 1, batch.size(), file_);
+      std::fflush(file_);
+      batch.clear();
+    }
+    if (stopping) {
+      return;
+    }
+    lock.lock();
+  }
 }
 
 }  // namespace infergate::gateway

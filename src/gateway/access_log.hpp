@@ -1,14 +1,16 @@
 #pragma once
-// One JSON line per request. Lines are formatted on the I/O thread and written by spdlog's
-// background thread, so a slow disk never stalls traffic. Prompts and keys are never part of it.
+// One JSON line per request. The I/O threads only append the line to a buffer under a short lock;
+// a writer thread wakes every flush interval (or when the buffer grows large) and writes the batch,
+// so no request ever waits for the disk or wakes another thread. Prompts and keys are never part
+// of a record.
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
-#include <memory>
+#include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
-
-namespace spdlog {
-class logger;
-}
+#include <thread>
 
 namespace infergate::gateway {
 
@@ -33,16 +35,27 @@ struct AccessRecord {
 
 class AccessLog {
  public:
-  // "-" writes to standard error; anything else is a file, appended to.
-  explicit AccessLog(const std::string& path);
-  ~AccessLog();
+  // "-" writes to standard error; anything else is a file, appended to. Throws std::runtime_error
+  // when the file cannot be opened.
+  explicit AccessLog(const std::string& path,
+                     std::chrono::milliseconds flush_interval = std::chrono::milliseconds(200));
+  ~AccessLog();  // writes what is left
   AccessLog(const AccessLog&) = delete;
   AccessLog& operator=(const AccessLog&) = delete;
 
   void write(const AccessRecord& record);
 
  private:
-  std::shared_ptr<spdlog::logger> logger_;
+  void run();
+
+  std::FILE* file_;
+  bool owns_file_;
+  std::chrono::milliseconds flush_interval_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string pending_;
+  bool stopping_ = false;
+  std::thread writer_;
 };
 
 std::string access_record_json(const AccessRecord& record);

@@ -368,6 +368,8 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     }
     append_event(out, event);
   };
+  // Each read from the upstream becomes one write to the client; the last one carries the
+  // terminating chunk too.
   for (;;) {
     auto piece = co_await conn.read_body_some();
     now = monotonic_ns();
@@ -377,43 +379,39 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
         const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt,
                                      std::string("upstream_stream_error")};
         out = "data: " + error.to_json() + "\n\n";
-        co_await ex.write_chunk(out);
-        co_await ex.end_stream();
+        co_await ex.write_chunk(out, true);
       }
       co_return;  // a non-streamed body is left unterminated so the client sees the truncation
     }
-    if (piece->empty()) {
-      break;
-    }
+    const bool done = piece->empty() || conn.body_complete();
     if (sse) {
       out.clear();
       parser.feed(*piece, on_event);
-      if (!out.empty() && co_await ex.write_chunk(out)) {
+      if (done) {
+        parser.finish(on_event);
+      }
+      if (co_await ex.write_chunk(out, done)) {
         co_return;
       }
     } else {
       if (scanned.size() < kMaxUsageScan) {
         scanned.append(piece->substr(0, kMaxUsageScan - scanned.size()));
       }
-      if (co_await ex.write_chunk(*piece)) {
+      if (co_await ex.write_chunk(*piece, done)) {
         co_return;
       }
     }
-  }
-  if (sse) {
-    out.clear();
-    parser.finish(on_event);
-    if (!out.empty() && co_await ex.write_chunk(out)) {
-      co_return;
+    if (done) {
+      break;
     }
-  } else {
+  }
+  if (!sse) {
     openai::ChunkView view;
     if (!openai::parse_completion_response(scanned, view)) {
       ctx.usage = view.usage;
       ctx.first_token_ns = ctx.last_token_ns = now;
     }
   }
-  co_await ex.end_stream();
 }
 
 awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,

@@ -55,7 +55,9 @@ template <class Stream>
 class StreamConnection final : public Connection {
  public:
   StreamConnection(Stream stream, std::string authority)
-      : stream_(std::move(stream)), authority_(std::move(authority)) {}
+      : stream_(std::move(stream)), authority_(std::move(authority)) {
+    buffer_.reserve(chunk_.size());  // Beast would otherwise read 512 bytes at a time
+  }
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::string_view body) override {
@@ -119,7 +121,9 @@ class StreamConnection final : public Connection {
 
   void set_io_timeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
 
-  bool reusable() const override { return keep_alive_ && parser_ && parser_->is_done(); }
+  bool body_complete() const override { return parser_ && parser_->is_done(); }
+
+  bool reusable() const override { return keep_alive_ && body_complete(); }
 
   void close() override {
     keep_alive_ = false;

@@ -53,6 +53,9 @@ class Connection {
   // Applies to each read and write from now on: the longest wait for the peer.
   virtual void set_io_timeout(std::chrono::milliseconds timeout) = 0;
 
+  // True once the current response body has been read to its end (nothing more will come).
+  [[nodiscard]] virtual bool body_complete() const = 0;
+
   // True when the last response was read to its end and both sides allow keep-alive.
   [[nodiscard]] virtual bool reusable() const = 0;
   virtual void close() = 0;

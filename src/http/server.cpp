@@ -36,6 +36,8 @@ constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
 
+constexpr std::size_t kReadBufferBytes = 16 * 1024;
+
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
 }
@@ -78,27 +80,38 @@ class SessionExchange final : public Exchange {
     head_.clear();
     append_head(status, content_type, extra);
     head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
-    auto [ec, n] = co_await net::async_write(stream_.socket(), net::buffer(head_), as_tuple);
-    co_return ec;
+    head_pending_ = true;
+    co_return error_code{};
   }
 
-  awaitable<error_code> write_chunk(std::string_view data) override {
-    if (data.empty()) {
-      co_return error_code{};  // an empty chunk would end the body
+  awaitable<error_code> write_chunk(std::string_view data, bool last) override {
+    std::array<net::const_buffer, 5> buffers;
+    std::size_t count = 0;
+    if (head_pending_) {
+      buffers[count++] = net::buffer(head_);
     }
     char size_line[24];
-    auto* end = fmt::format_to(size_line, "{:x}\r\n", data.size());
-    std::array<net::const_buffer, 3> buffers{net::buffer(size_line, static_cast<std::size_t>(end - size_line)),
-                                             net::buffer(data), net::buffer("\r\n", 2)};
-    auto [ec, n] = co_await net::async_write(stream_.socket(), buffers, as_tuple);
+    if (!data.empty()) {  // an empty chunk would end the body
+      auto* end = fmt::format_to(size_line, "{:x}\r\n", data.size());
+      buffers[count++] = net::buffer(size_line, static_cast<std::size_t>(end - size_line));
+      buffers[count++] = net::buffer(data);
+      buffers[count++] = net::buffer("\r\n", 2);
+    }
+    if (last) {
+      buffers[count++] = net::buffer("0\r\n\r\n", 5);
+    }
+    if (count == 0) {
+      co_return error_code{};
+    }
+    auto [ec, n] = co_await net::async_write(stream_.socket(), std::span(buffers.data(), count), as_tuple);
+    head_pending_ = false;
+    if (last) {
+      finished_ = !ec;
+    }
     co_return ec;
   }
 
-  awaitable<error_code> end_stream() override {
-    auto [ec, n] = co_await net::async_write(stream_.socket(), net::buffer("0\r\n\r\n", 5), as_tuple);
-    finished_ = !ec;
-    co_return ec;
-  }
+  awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
 
   awaitable<void> peer_closed() override {
     auto& socket = stream_.socket();
@@ -143,6 +156,7 @@ class SessionExchange final : public Exchange {
   bool keep_alive_;
   bool started_ = false;
   bool finished_ = false;
+  bool head_pending_ = false;
   std::string head_;
 };
 
@@ -204,7 +218,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   awaitable<void> session(tcp::socket socket) {
     auto self = shared_from_this();
     beast::tcp_stream stream(std::move(socket));
+    // Beast starts reading 512 bytes at a time; a typical request fits in one read of this size.
     beast::flat_buffer buffer;
+    buffer.reserve(kReadBufferBytes);
     ReadDeadline deadline(stream.socket());
     for (;;) {
       bhttp::request_parser<bhttp::string_body> parser;

@@ -48,10 +48,12 @@ class Exchange {
                                                                     std::span<const Header> extra = {}) = 0;
 
   // A streamed response: the head with chunked transfer encoding, then each chunk as it is ready
-  // (written at once, TCP_NODELAY), then the terminating chunk.
+  // (written at once, TCP_NODELAY), then the terminating chunk. The head goes out with the first
+  // chunk, and `last` sends the terminating chunk in the same write: one system call where a short
+  // response allows it.
   virtual boost::asio::awaitable<boost::system::error_code> begin_stream(int status, std::string_view content_type,
                                                                          std::span<const Header> extra = {}) = 0;
-  virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data) = 0;
+  virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
 
   // Completes when the client has closed its side of the connection or the connection failed.

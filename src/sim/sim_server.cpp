@@ -308,9 +308,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
     append_trace(event, gen, ex.received_ns());
     event += "}\n\ndata: [DONE]\n\n";
-    if (!co_await ex.write_chunk(event)) {
-      co_await ex.end_stream();
-    }
+    co_await ex.write_chunk(event, true);
   }
 
   // `data: {"id":...,"choices":[{"index":0,` — the common start of every streamed event.

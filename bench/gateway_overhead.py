@@ -1,0 +1,219 @@
+"""Gateway overhead: infergate serve vs nginx and haproxy as OpenAI proxies, in one run.
+
+An instant upstream (nginx answering a realistic chat completion, or a 68-event SSE stream when the
+request streams) sits on core 0 with the load generator (wrk); the proxy under test runs alone on
+core 1. For each target (direct, infergate, nginx, haproxy), each body (plain, stream) and 16 and 64
+connections it reports requests/s, p50/p99 latency added over direct, and the proxy's CPU time per
+request (utime + stime from /proc, over the run). infergate runs with request IDs, metrics, access
+log (to a file) and usage parsing on, as in production.
+
+Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4]
+Needs nginx, haproxy and wrk (scripts/install-deps.sh installs them)."""
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CHAT = {"id": "chatcmpl-bench", "object": "chat.completion", "created": 1, "model": "bench",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": " ".join(["word"] * 60)},
+                     "logprobs": None, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 128, "completion_tokens": 60, "total_tokens": 188}}
+
+
+def sse_body():
+    def chunk(delta, finish=None):
+        return {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1, "model": "bench",
+                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": " word"}) for _ in range(64)]
+    events.append(chunk({}, "length"))
+    events.append({"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1, "model": "bench",
+                   "choices": [], "usage": {"prompt_tokens": 128, "completion_tokens": 64, "total_tokens": 192}})
+    text = "".join("data: %s\n\n" % json.dumps(e, separators=(",", ":")) for e in events)
+    return text + "data: [DONE]\n\n"  # 68 events
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("nothing listens on %d" % port)
+
+
+def cpu_seconds(pids):
+    total = 0.0
+    for pid in pids:
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def children(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    return [pid] + [int(p) for p in out]
+
+
+def parse_latency(text, label):
+    m = re.search(r"^\s+%s\s+([\d.]+)(us|ms|s)" % re.escape(label), text, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value * {"us": 1e-3, "ms": 1, "s": 1e3}[unit]
+
+
+def run_wrk(url, lua, connections, seconds):
+    out = subprocess.run(["taskset", "-c", "0", "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "--latency",
+                          "-s", lua, url], capture_output=True, text=True, check=True).stdout
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if non2xx:
+        raise RuntimeError("errors during the run:\n" + out)
+    return {"requests": requests, "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "p50": parse_latency(out, "50%"), "p99": parse_latency(out, "99%")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", default="build/src/cli/infergate")
+    p.add_argument("--seconds", type=int, default=4)
+    args = p.parse_args()
+    tmp = tempfile.mkdtemp(prefix="ig-overhead-")
+    ports = {name: free_port() for name in ("upstream", "infergate", "nginx", "haproxy")}
+    procs = []
+
+    def start(cmd, cpu, port, **kw):
+        proc = subprocess.Popen(["taskset", "-c", str(cpu)] + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                **kw)
+        procs.append(proc)
+        wait_port(port)
+        return proc
+
+    plain_body = json.dumps(CHAT, separators=(",", ":"))
+    models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
+    upstream_conf = os.path.join(tmp, "upstream.conf")
+    with open(upstream_conf, "w") as f:
+        f.write("""daemon off; worker_processes 1; pid %(tmp)s/upstream.pid; error_log /dev/null;
+events { worker_connections 4096; }
+http { access_log off; keepalive_requests 1000000;
+  client_body_temp_path %(tmp)s; proxy_temp_path %(tmp)s; fastcgi_temp_path %(tmp)s; uwsgi_temp_path %(tmp)s;
+  scgi_temp_path %(tmp)s;
+  server { listen 127.0.0.1:%(port)d;
+    location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
+    location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
+    location = /sse/v1/chat/completions { default_type text/event-stream; alias %(tmp)s/sse.txt;
+                                          error_page 405 =200 $uri; }
+  }
+}
+""" % {"tmp": tmp, "port": ports["upstream"], "models": models, "plain": plain_body})
+    # nginx refuses a 13 kB string in its config and POST to a static file; the error_page
+    # redirect serves the file to a POST as if it were a GET.
+    with open(os.path.join(tmp, "sse.txt"), "w") as f:
+        f.write(sse_body())
+    nginx_conf = os.path.join(tmp, "proxy.conf")
+    with open(nginx_conf, "w") as f:
+        f.write("""daemon off; worker_processes 1; pid %(tmp)s/proxy.pid; error_log /dev/null;
+events { worker_connections 4096; }
+http { access_log off; keepalive_requests 1000000;
+  client_body_temp_path %(tmp)s; proxy_temp_path %(tmp)s; fastcgi_temp_path %(tmp)s; uwsgi_temp_path %(tmp)s;
+  scgi_temp_path %(tmp)s;
+  upstream backend { server 127.0.0.1:%(up)d; keepalive 128; }
+  server { listen 127.0.0.1:%(port)d;
+    location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection "";
+                 proxy_buffering off; proxy_request_buffering off; }
+  }
+}
+""" % {"tmp": tmp, "port": ports["nginx"], "up": ports["upstream"]})
+    haproxy_conf = os.path.join(tmp, "haproxy.cfg")
+    with open(haproxy_conf, "w") as f:
+        f.write("""global
+  nbthread 1
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+  http-reuse always
+frontend f
+  bind 127.0.0.1:%d
+  default_backend b
+backend b
+  server up 127.0.0.1:%d maxconn 1024
+""" % (ports["haproxy"], ports["upstream"]))
+    gateway_conf = os.path.join(tmp, "gateway.yaml")
+    with open(gateway_conf, "w") as f:
+        f.write("server: {access_log: '%s/access.jsonl', threads: 1}\n"
+                "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
+                "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
+                "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
+                "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, ports["upstream"], ports["upstream"]))
+
+    try:
+        start(["nginx", "-c", upstream_conf], 0, ports["upstream"])
+        targets = {"direct": (None, "http://127.0.0.1:%d" % ports["upstream"])}
+        gw = start([args.bin, "serve", "--config", gateway_conf, "--port", str(ports["infergate"])], 1,
+                   ports["infergate"])
+        targets["infergate"] = (gw.pid, "http://127.0.0.1:%d" % ports["infergate"])
+        ng = start(["nginx", "-c", nginx_conf], 1, ports["nginx"])
+        targets["nginx"] = (ng.pid, "http://127.0.0.1:%d" % ports["nginx"])
+        hp = start(["haproxy", "-f", haproxy_conf, "-db"], 1, ports["haproxy"])
+        targets["haproxy"] = (hp.pid, "http://127.0.0.1:%d" % ports["haproxy"])
+
+        results = {}
+        for mode in ("plain", "stream"):
+            for connections in (16, 64):
+                for name, (pid, base) in targets.items():
+                    body = {"model": "plain" if mode == "plain" else "sse",
+                            "messages": [{"role": "user", "content": "hello " * 100}],
+                            "max_tokens": 64, "stream": mode == "stream"}
+                    path = "/v1/chat/completions"
+                    if name != "infergate":
+                        path = ("/plain" if mode == "plain" else "/sse") + path
+                    lua = os.path.join(tmp, "%s-%s.lua" % (name, mode))
+                    with open(lua, "w") as f:
+                        f.write('wrk.method = "POST"\nwrk.path = "%s"\nwrk.body = %s\n'
+                                'wrk.headers["Content-Type"] = "application/json"\n' % (path, json.dumps(json.dumps(body))))
+                    pids = children(pid) if pid else []
+                    cpu_before = cpu_seconds(pids) if pids else 0
+                    r = run_wrk(base, lua, connections, args.seconds)
+                    r["cpu_us_per_request"] = ((cpu_seconds(pids) - cpu_before) * 1e6 / r["requests"]) if pids else None
+                    results[(mode, connections, name)] = r
+                direct = results[(mode, connections, "direct")]
+                print("\n%s, %d connections (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
+                      (mode, connections, direct["rps"], direct["p50"], direct["p99"]))
+                print("  %-10s %10s %12s %12s %14s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req"))
+                for name in ("infergate", "nginx", "haproxy"):
+                    r = results[(mode, connections, name)]
+                    print("  %-10s %10.0f %12.3f %12.3f %14.1f" % (name, r["rps"], r["p50"] - direct["p50"],
+                                                                 r["p99"] - direct["p99"], r["cpu_us_per_request"]))
+                best = min(results[(mode, connections, n)]["cpu_us_per_request"] for n in ("nginx", "haproxy"))
+                ours = results[(mode, connections, "infergate")]["cpu_us_per_request"]
+                print("  infergate CPU per request / best of nginx, haproxy: %.2f" % (ours / best))
+                sys.stdout.flush()
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+if __name__ == "__main__":
+    main()
