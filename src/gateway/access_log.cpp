@@ -1,6 +1,5 @@
 #include "gateway/access_log.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -9,36 +8,76 @@
 
 namespace infergate::gateway {
 
-namespace json = boost::json;
 
 namespace {
 constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
 }
 
+namespace {
+
+// JSON string literal of `text`, quotes included. Only what JSON requires is escaped.
+void append_json_string(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void append_optional(std::string& out, const std::optional<double>& value) {
+  if (value) {
+    fmt::format_to(std::back_inserter(out), "{:.3f}", *value);
+  } else {
+    out += "null";
+  }
+}
+
+}  // namespace
+
+// Formatted by hand rather than through a JSON DOM: this runs once per request on an I/O thread.
 std::string access_record_json(const AccessRecord& r) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  json::object o{
-      {"ts_ms", std::chrono::duration_cast<std::chrono::milliseconds>(now).count()},
-      {"request_id", r.request_id},
-      {"method", r.method},
-      {"path", r.path},
-      {"model", r.model},
-      {"upstream_model", r.upstream_model},
-      {"provider", r.provider},
-      {"status", r.status},
-      {"attempts", r.attempts},
-      {"fallbacks", r.fallbacks},
-      {"ttft_ms", r.ttft_ms ? json::value(*r.ttft_ms) : json::value(nullptr)},
-      {"tpot_ms", r.tpot_ms ? json::value(*r.tpot_ms) : json::value(nullptr)},
-      {"prompt_tokens", r.prompt_tokens},
-      {"completion_tokens", r.completion_tokens},
-      {"duration_ms", r.duration_ms},
-      {"overhead_us", r.overhead_us},
-  };
+  std::string out;
+  out.reserve(384);
+  fmt::format_to(std::back_inserter(out), R"({{"ts_ms":{},"request_id":)",
+                 std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  append_json_string(out, r.request_id);
+  out += R"(,"method":)";
+  append_json_string(out, r.method);
+  out += R"(,"path":)";
+  append_json_string(out, r.path);
+  out += R"(,"model":)";
+  append_json_string(out, r.model);
+  out += R"(,"upstream_model":)";
+  append_json_string(out, r.upstream_model);
+  out += R"(,"provider":)";
+  append_json_string(out, r.provider);
+  fmt::format_to(std::back_inserter(out), R"(,"status":{},"attempts":{},"fallbacks":{},"ttft_ms":)", r.status,
+                 r.attempts, r.fallbacks);
+  append_optional(out, r.ttft_ms);
+  out += R"(,"tpot_ms":)";
+  append_optional(out, r.tpot_ms);
+  fmt::format_to(std::back_inserter(out),
+                 R"(,"prompt_tokens":{},"completion_tokens":{},"duration_ms":{:.3f},"overhead_us":{})",
+                 r.prompt_tokens, r.completion_tokens, r.duration_ms, r.overhead_us);
   if (!r.error.empty()) {
-    o["error"] = r.error;
+    out += R"(,"error":)";
+    append_json_string(out, r.error);
   }
-  return json::serialize(o);
+  out.push_back('}');
+  return out;
 }
 
 AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_interval)

@@ -68,15 +68,12 @@ void append_event(std::string& out, const http::SseEvent& event) {
   if (!event.event.empty()) {
     out.append("event: ").append(event.event).push_back('\n');
   }
-  out.append("data: ");
-  for (char c : event.data) {
-    if (c == '\n') {
-      out.append("\ndata: ");
-    } else {
-      out.push_back(c);
-    }
+  std::string_view data = event.data;
+  for (std::size_t newline = data.find('\n'); newline != std::string_view::npos; newline = data.find('\n')) {
+    out.append("data: ").append(data.substr(0, newline)).push_back('\n');
+    data.remove_prefix(newline + 1);
   }
-  out.append("\n\n");
+  out.append("data: ").append(data).append("\n\n");
 }
 
 // Feeds the deployment's outlier detection with what this attempt showed about its health.
@@ -352,17 +349,16 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   std::int64_t now = 0;
   auto on_event = [&](const http::SseEvent& event) {
     if (event.data != "[DONE]") {
+      const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);
+      if (glance.text) {
+        ctx.first_token_ns = ctx.first_token_ns ? ctx.first_token_ns : now;
+        ctx.last_token_ns = now;
+      }
       openai::ChunkView view;
-      if (!openai::parse_stream_chunk(event.data, view)) {
-        if (view.text_bytes > 0) {
-          ctx.first_token_ns = ctx.first_token_ns ? ctx.first_token_ns : now;
-          ctx.last_token_ns = now;
-        }
-        if (view.usage) {
-          ctx.usage = view.usage;
-          if (ctx.strip_usage && !view.has_choices) {
-            return;
-          }
+      if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {
+        ctx.usage = view.usage;
+        if (ctx.strip_usage && !view.has_choices) {
+          return;  // the usage chunk we asked for on the client's behalf
         }
       }
     }

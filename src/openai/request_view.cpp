@@ -9,8 +9,11 @@ namespace json = boost::json;
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out) {
   out = RequestView{};
+  // Most requests fit a stack buffer; larger ones spill to the heap through the same resource.
+  unsigned char scratch[8192];
+  json::monotonic_resource resource(scratch, sizeof(scratch));
   boost::system::error_code ec;
-  json::value parsed = json::parse(body, ec);
+  json::value parsed = json::parse(body, ec, &resource);
   if (ec) {
     return invalid_request(fmt::format("the request body is not valid JSON: {}", ec.message()));
   }

@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <cstring>
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -95,6 +97,38 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
 }
 
 }  // namespace
+
+// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
+// every event a proxy forwards.
+ChunkGlance glance_stream_chunk(std::string_view data) {
+  ChunkGlance g;
+  const char* begin = data.data();
+  const char* end = begin + data.size();
+  for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon)));
+       ++colon) {
+    if (colon - begin < 2 || colon[-1] != '"') {
+      continue;
+    }
+    const char* open = colon - 2;
+    while (open >= begin && *open != '"') {
+      --open;
+    }
+    if (open < begin) {
+      continue;
+    }
+    const std::string_view key(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
+    if (key == "usage" || key == "error" || key == "x_groq" || key == "infergate_trace") {
+      g.needs_parse = true;
+    } else if (!g.text && (key == "content" || key == "text" || key == "reasoning_content" || key == "reasoning")) {
+      const char* value = colon + 1;
+      while (value < end && *value == ' ') {
+        ++value;
+      }
+      g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
+    }
+  }
+  return g;
+}
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out) {
   return read_object(data, true, out);

@@ -30,6 +30,14 @@ struct ChunkView {
   std::optional<std::string> error;  // the server sent an error object instead of a chunk
 };
 
+// A look at one streamed event without parsing it, for a proxy that forwards every event: whether
+// it carries generated text, and whether it needs a full parse (usage, an error, a trace).
+struct ChunkGlance {
+  bool text = false;
+  bool needs_parse = false;
+};
+ChunkGlance glance_stream_chunk(std::string_view data);
+
 // Returns a description of the problem when `data` is not a JSON object.
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out);
 

@@ -66,6 +66,32 @@ TEST(StreamChunk, WholeResponseReadsTheMessage) {
   EXPECT_EQ(v.finish_reason, "stop");
 }
 
+TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
+  struct Case {
+    const char* data;
+    bool text;
+    bool needs_parse;
+  };
+  for (const Case& c : {
+           Case{R"({"choices":[{"index":0,"delta":{"content":" hi"},"finish_reason":null}]})", true, false},
+           Case{R"({"choices": [{"delta": {"content": " spaced"}}]})", true, false},
+           Case{R"({"choices":[{"delta":{"role":"assistant","content":""}}]})", false, false},
+           Case{R"({"choices":[{"delta":{"content":null}}]})", false, false},
+           Case{R"({"choices":[{"text":"x","finish_reason":null}]})", true, false},
+           Case{R"({"choices":[{"delta":{"reasoning_content":"think"}}]})", true, false},
+           Case{R"({"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}})", false, true},
+           Case{R"({"choices":[{"delta":{}}],"x_groq":{"usage":{"completion_tokens":2}}})", false, true},
+           Case{R"({"error":{"message":"boom"}})", false, true},
+       }) {
+    const ChunkGlance g = glance_stream_chunk(c.data);
+    EXPECT_EQ(g.text, c.text) << c.data;
+    EXPECT_EQ(g.needs_parse, c.needs_parse) << c.data;
+    ChunkView v;
+    ASSERT_FALSE(parse_stream_chunk(c.data, v));
+    EXPECT_EQ(v.text_bytes > 0, c.text) << c.data;
+  }
+}
+
 TEST(ModelList, RoundTripAndOllamaShape) {
   const std::vector<std::string> ids{"a", "b"};
   EXPECT_EQ(parse_model_list(model_list_json(ids, "me")), ids);
