@@ -180,10 +180,11 @@ void read_providers(Reader& r, const YAML::Node& node, std::map<std::string, Pro
       provider.api_key = r.text(p["api_key"], field + ".api_key").value_or("");
     }
     if (const YAML::Node t = p["timeouts"]) {
-      r.known_keys(t, field + ".timeouts", {"connect_ms", "first_token_ms", "idle_ms"});
+      r.known_keys(t, field + ".timeouts", {"connect_ms", "first_token_ms", "idle_ms", "total_ms"});
       r.milliseconds(t, "connect_ms", field + ".timeouts", provider.connect_timeout);
       r.milliseconds(t, "first_token_ms", field + ".timeouts", provider.first_byte_timeout);
       r.milliseconds(t, "idle_ms", field + ".timeouts", provider.idle_timeout);
+      r.milliseconds(t, "total_ms", field + ".timeouts", provider.total_timeout);
     }
     if (const YAML::Node tls = p["tls"]) {
       r.known_keys(tls, field + ".tls", {"verify"});

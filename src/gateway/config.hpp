@@ -21,6 +21,7 @@ struct ProviderConfig {
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds first_byte_timeout{60'000};
   std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds total_timeout{600'000};
   bool tls_verify = true;
 };
 

@@ -20,6 +20,7 @@ struct Deployment {
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds first_byte_timeout{60'000};  // request sent -> response head
   std::chrono::milliseconds idle_timeout{60'000};        // between body reads
+  std::chrono::milliseconds total_timeout{600'000};      // arrival -> last byte
   bool tls_verify = true;
 
   std::atomic<int> in_flight{0};

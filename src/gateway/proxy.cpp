@@ -118,6 +118,18 @@ struct Proxy::Context {
   std::string error;
 };
 
+namespace {
+
+// Time left before the deployment's total timeout, counted from the request's arrival (at least
+// 1 ms, so that an expired deadline still fails through the normal timeout path).
+std::chrono::milliseconds remaining(std::int64_t received_ns, const Deployment& d) {
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(monotonic_ns() - received_ns));
+  return std::max(std::chrono::milliseconds(1), d.total_timeout - elapsed);
+}
+
+}  // namespace
+
 Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log)
     : snapshot_(snapshot), options_(options), access_log_(access_log) {}
 
@@ -238,7 +250,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         break;
       }
       auto conn = std::move(pooled->connection);
-      conn->set_io_timeout(d->first_byte_timeout);
+      conn->set_io_timeout(std::min(d->first_byte_timeout, remaining(ctx.received_ns, *d)));
       ctx.upstream_sent_ns = monotonic_ns();
       error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, body);
       boost::system::result<http::ResponseHead> head = ec;
@@ -342,7 +354,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   if (co_await ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers)) {
     co_return;
   }
-  conn.set_io_timeout(ctx.deployment->idle_timeout);
+
   std::string out;
   std::string scanned;  // a non-streamed body, kept (bounded) to read its usage at the end
   http::SseParser parser;
@@ -367,10 +379,20 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   // Each read from the upstream becomes one write to the client; the last one carries the
   // terminating chunk too.
   for (;;) {
+    // The wait for the next bytes ends at the idle timeout or at the request's total deadline.
+    const auto left = remaining(ctx.received_ns, *ctx.deployment);
+    conn.set_io_timeout(std::min(ctx.deployment->idle_timeout, left));
     auto piece = co_await conn.read_body_some();
     now = monotonic_ns();
     if (!piece) {
       ctx.error = fmt::format("{} failed mid-response: {}", ctx.deployment->provider, piece.error().message());
+      if (is_timeout(piece.error())) {
+        ctx.error = left < ctx.deployment->idle_timeout
+                        ? fmt::format("{} exceeded the total timeout of {} ms", ctx.deployment->provider,
+                                      ctx.deployment->total_timeout.count())
+                        : fmt::format("{} went silent for {} ms mid-response", ctx.deployment->provider,
+                                      ctx.deployment->idle_timeout.count());
+      }
       if (sse) {
         const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt,
                                      std::string("upstream_stream_error")};

@@ -56,6 +56,7 @@ std::shared_ptr<const RouteTable> RouteTable::from_config(const GatewayConfig& c
       d->connect_timeout = provider.connect_timeout;
       d->first_byte_timeout = provider.first_byte_timeout;
       d->idle_timeout = provider.idle_timeout;
+      d->total_timeout = provider.total_timeout;
       d->tls_verify = provider.tls_verify;
       ModelRoute& route = table->add(model.name, std::move(d), model.strategy);
       route.retry = model.retry;
@@ -116,6 +117,7 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
         deployment->connect_timeout = settings.connect_timeout;
         deployment->first_byte_timeout = settings.first_byte_timeout;
         deployment->idle_timeout = settings.idle_timeout;
+        deployment->total_timeout = settings.total_timeout;
         deployment->tls_verify = settings.tls_verify;
         table->add(model, std::move(deployment), strategy).retry = retry;
       }

@@ -5,6 +5,8 @@
 /ok       streams properly (for transport tests such as TLS)
 /ratelimit answers 429 with Retry-After: 0.3 to every other request, streams properly otherwise
 /stall    reads the request and never answers
+/drip     streams one token every 0.2 s, 20 in all
+/embed    answers an embeddings request with JSON
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
@@ -49,6 +51,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if mode == "ratelimit":
             mode = "ok"
+        if mode == "embed":
+            body = b'{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],' \
+                   b'"model":"fake","usage":{"prompt_tokens":3,"total_tokens":3}}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         if mode == "nonsse":
             body = b'{"choices":[{"message":{"content":"whole"}}]}'
             self.send_response(200)
@@ -70,6 +81,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = event.encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
+        if mode == "drip":
+            for _ in range(20):
+                time.sleep(0.2)
+                data = CHUNK.encode()
+                try:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    self.wfile.flush()
+                except OSError:
+                    return
         if mode == "cut":
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True

@@ -133,6 +133,62 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertTrue(wait_for(lambda: [line["status"] for line in lines()] == [499, 499]))
 
 
+class GatewayUnderAbuse(unittest.TestCase):
+    """Bad bytes get a 4xx and never crash or wedge the gateway."""
+
+    def setUp(self):
+        self.sim = Sim("--speedup", "50")
+        self.gw = Gateway("--upstream", self.sim.url, "--threads", "1")
+
+    def tearDown(self):
+        self.gw.close()
+        self.sim.close()
+
+    def raw(self, data, timeout=5):
+        with socket.create_connection(("127.0.0.1", self.gw.port)) as s:
+            s.sendall(data)
+            s.settimeout(timeout)
+            chunks = []
+            while True:
+                try:
+                    chunk = s.recv(65536)
+                except socket.timeout:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks)
+
+    def request(self, body, extra_headers=b""):
+        return (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra_headers +
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+
+    def test_invalid_utf8_is_a_400(self):
+        reply = self.raw(self.request(b'{"model":"gemma-4-31b","messages":[{"role":"user","content":"\xff\xfe"}]}'))
+        self.assertTrue(reply.startswith(b"HTTP/1.1 400"), reply[:200])
+
+    def test_oversized_headers_are_a_431(self):
+        reply = self.raw(self.request(b"{}", b"X-Big: " + b"a" * 70000 + b"\r\n"))
+        self.assertTrue(reply.startswith(b"HTTP/1.1 431"), reply[:200])
+
+    def test_header_injection_in_the_request_id_is_not_echoed(self):
+        body = json.dumps(CHAT).encode()
+        reply = self.raw(self.request(body, b"X-Request-Id: a b\rInjected: yes\r\n"))
+        self.assertNotIn(b"Injected", reply)
+        reply = self.raw(self.request(body, b"X-Request-Id: ok\x01id\r\n"))
+        self.assertRegex(reply, rb"X-Request-Id: [0-9a-f]{32}\r\n|^HTTP/1.1 400")
+
+    def test_pipelined_garbage_after_a_good_request(self):
+        body = json.dumps(CHAT).encode()
+        good = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        reply = self.raw(good + b"\x00\x01GARBAGE / HTTP/9\r\n\r\n")
+        self.assertTrue(reply.startswith(b"HTTP/1.1 200"), reply[:200])
+        self.assertIn(b"HTTP/1.1 400", reply)
+        status, _ = self.gw.post("/v1/chat/completions", CHAT)
+        self.assertEqual(status, 200)
+
+
 class GatewayMetricsExposition(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -220,6 +276,31 @@ class GatewayRetries(unittest.TestCase):
             gw.close()
         self.assertEqual((status, body["error"]["code"]), (504, "upstream_timeout"))
         self.assertLess(elapsed, 3)
+
+    def test_total_timeout_ends_a_slow_stream_with_an_error_event(self):
+        config = os.path.join(tempfile.mkdtemp(), "g.yaml")
+        with open(config, "w") as f:
+            f.write("providers:\n  slow: {base_url: '%s/drip', timeouts: {total_ms: 700}}\n"
+                    "models:\n  fake: {deployments: [{provider: slow, model: fake}]}\n" % self.fake.url)
+        gw = Gateway("--config", config)
+        try:
+            start = time.monotonic()
+            text = gw.stream("/v1/chat/completions", {"model": "fake", "messages": [], "stream": True})
+            elapsed = time.monotonic() - start
+        finally:
+            gw.close()
+        self.assertIn('"content":" tok"', text)
+        self.assertIn("exceeded the total timeout of 700 ms", text)
+        self.assertIn('"code":"upstream_stream_error"', text)
+        self.assertLess(elapsed, 2.5)
+
+    def test_embeddings_pass_through(self):
+        gw = Gateway("--upstream", self.fake.url + "/embed")
+        try:
+            status, body = gw.post("/v1/embeddings", {"model": "fake", "input": "three words here"})
+        finally:
+            gw.close()
+        self.assertEqual((status, body["data"][0]["embedding"], body["usage"]["prompt_tokens"]), (200, [0.1, 0.2], 3))
 
     def test_no_upstream_answers_at_start(self):
         from processes import BIN
