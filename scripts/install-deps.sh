@@ -11,6 +11,7 @@ packages=(
   clang-format clang-tidy
   python3-aiohttp
   curl openssl
+  nginx-light haproxy wrk
 )
 
 missing=()
