@@ -8,7 +8,7 @@ request (utime + stime from /proc, over the run). infergate runs with request ID
 log (to a file) and usage parsing on, as in production.
 
 Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4]
-Needs nginx, haproxy and wrk (scripts/install-deps.sh installs them)."""
+Needs nginx, haproxy and wrk: apt-get install nginx-light haproxy wrk (not needed by the tests)."""
 import argparse
 import json
 import os

@@ -11,7 +11,6 @@ packages=(
   clang-format clang-tidy
   python3-aiohttp
   curl openssl
-  nginx-light haproxy wrk
 )
 
 missing=()
