@@ -148,8 +148,26 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
   const bool get = ctx.method == "GET";
   const bool post = ctx.method == "POST";
 
-  if (get && (ctx.path == "/health" || ctx.path == "/ready")) {
+  if (get && ctx.path == "/health") {
     co_await ex.respond(200, "application/json", R"({"status":"ok"})", {&id_header, 1});
+    co_return;
+  }
+  if (get && ctx.path == "/ready") {
+    // Ready when every model has a deployment that outlier detection has not ejected.
+    const std::int64_t now = monotonic_ns();
+    std::string unavailable;
+    for (const std::string& name : ctx.snapshot->routes->model_names()) {
+      const auto& deployments = ctx.snapshot->routes->find(name)->deployments;
+      if (std::all_of(deployments.begin(), deployments.end(),
+                      [&](const Deployment* d) { return d->outlier.ejected(now); })) {
+        unavailable += unavailable.empty() ? "" : ",";
+        unavailable += openai::json_string(name);
+      }
+    }
+    const std::string body =
+        unavailable.empty() ? R"({"status":"ready"})"
+                            : R"({"status":"not_ready","models_without_healthy_deployments":[)" + unavailable + "]}";
+    co_await ex.respond(unavailable.empty() ? 200 : 503, "application/json", body, {&id_header, 1});
     co_return;
   }
   if (get && ctx.path == "/metrics") {

@@ -30,6 +30,10 @@ ApiError route_not_found(std::string_view method, std::string_view target) {
                   std::nullopt, std::string("not_found")};
 }
 
+std::string json_string(std::string_view text) {
+  return json::serialize(json::string(text));
+}
+
 std::string error_message_from_body(std::string_view body) {
   boost::system::error_code ec;
   json::value parsed = json::parse(body, ec);

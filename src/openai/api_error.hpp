@@ -21,6 +21,9 @@ ApiError invalid_request(std::string message, std::optional<std::string> param =
 ApiError model_not_found(std::string_view model);
 ApiError route_not_found(std::string_view method, std::string_view target);
 
+// `text` as a JSON string literal, quotes included.
+std::string json_string(std::string_view text);
+
 // Reads an error body from any server. Falls back to the raw text (trimmed to a readable length)
 // when the body is not in the OpenAI shape.
 std::string error_message_from_body(std::string_view body);

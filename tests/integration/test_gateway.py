@@ -6,6 +6,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 from fake_upstream import FakeUpstream
@@ -66,7 +67,15 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertIn('infergate_ejections_total{model="gemma-4-31b",provider="127.0.0.1:%d"} 1' % self.sims[0].port,
                       text)
 
+    def ready(self):
+        try:
+            with urllib.request.urlopen(self.gw.url + "/ready") as r:
+                return r.status, json.load(r)
+        except urllib.error.HTTPError as e:
+            return e.code, json.load(e)
+
     def test_every_deployment_down_is_503_with_retry_after(self):
+        self.assertEqual(self.ready(), (200, {"status": "ready"}))
         for s in self.sims:
             s.kill()
         status, body, headers = self.gw.post_with_headers("/v1/chat/completions", CHAT)
@@ -74,6 +83,9 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertEqual(headers["Retry-After"], "1")
         self.assertEqual(body["error"]["code"], "upstream_unavailable")
         self.assertIn("gemma-4-31b", body["error"]["message"])
+        # Both refused connections ejected their deployments: the gateway is no longer ready.
+        self.assertEqual(self.ready(), (503, {"status": "not_ready",
+                                              "models_without_healthy_deployments": ["gemma-4-31b"]}))
 
     def test_bad_requests_are_answered_by_the_gateway(self):
         status, body = self.gw.post("/v1/chat/completions", dict(CHAT, model="nope"))
