@@ -15,8 +15,8 @@
 #include "core/clock.hpp"
 #include "core/random.hpp"
 #include "gateway/request_id.hpp"
+#include "gateway/sse_relay.hpp"
 #include "http/fetch.hpp"
-#include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
 #include "openai/request_view.hpp"
@@ -62,18 +62,6 @@ bool passes_through(std::string_view name) {
 double jitter() {
   thread_local Rng rng(std::random_device{}());
   return rng.uniform();
-}
-
-void append_event(std::string& out, const http::SseEvent& event) {
-  if (!event.event.empty()) {
-    out.append("event: ").append(event.event).push_back('\n');
-  }
-  std::string_view data = event.data;
-  for (std::size_t newline = data.find('\n'); newline != std::string_view::npos; newline = data.find('\n')) {
-    out.append("data: ").append(data.substr(0, newline)).push_back('\n');
-    data.remove_prefix(newline + 1);
-  }
-  out.append("data: ").append(data).append("\n\n");
 }
 
 // Feeds the deployment's outlier detection with what this attempt showed about its health.
@@ -375,25 +363,8 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
 
   std::string out;
   std::string scanned;  // a non-streamed body, kept (bounded) to read its usage at the end
-  http::SseParser parser;
+  SseRelay events(ctx.strip_usage);
   std::int64_t now = 0;
-  auto on_event = [&](const http::SseEvent& event) {
-    if (event.data != "[DONE]") {
-      const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);
-      if (glance.text) {
-        ctx.first_token_ns = ctx.first_token_ns ? ctx.first_token_ns : now;
-        ctx.last_token_ns = now;
-      }
-      openai::ChunkView view;
-      if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {
-        ctx.usage = view.usage;
-        if (ctx.strip_usage && !view.has_choices) {
-          return;  // the usage chunk we asked for on the client's behalf
-        }
-      }
-    }
-    append_event(out, event);
-  };
   // Each read from the upstream becomes one write to the client; the last one carries the
   // terminating chunk too.
   for (;;) {
@@ -422,10 +393,13 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     const bool done = piece->empty() || conn.body_complete();
     if (sse) {
       out.clear();
-      parser.feed(*piece, on_event);
+      events.feed(*piece, now, out);
       if (done) {
-        parser.finish(on_event);
+        events.finish(now, out);
       }
+      ctx.first_token_ns = events.first_token_ns();
+      ctx.last_token_ns = events.last_token_ns();
+      ctx.usage = events.usage();
       if (co_await ex.write_chunk(out, done)) {
         co_return;
       }
