@@ -17,6 +17,22 @@ namespace infergate::gateway {
 
 namespace net = boost::asio;
 
+std::unique_ptr<Deployment> make_deployment(const ProviderConfig& provider, const std::string& upstream_model,
+                                            int weight) {
+  auto d = std::make_unique<Deployment>();
+  d->provider = provider.name;
+  d->base = provider.base;
+  d->upstream_model = upstream_model;
+  d->api_key = provider.api_key;
+  d->weight = weight;
+  d->connect_timeout = provider.connect_timeout;
+  d->first_byte_timeout = provider.first_byte_timeout;
+  d->idle_timeout = provider.idle_timeout;
+  d->total_timeout = provider.total_timeout;
+  d->tls_verify = provider.tls_verify;
+  return d;
+}
+
 const ModelRoute* RouteTable::find(std::string_view model) const {
   auto it = routes_.find(model);
   return it == routes_.end() ? nullptr : &it->second;
@@ -46,18 +62,7 @@ std::shared_ptr<const RouteTable> RouteTable::from_config(const GatewayConfig& c
   auto table = std::make_shared<RouteTable>();
   for (const ModelConfig& model : config.models) {
     for (const DeploymentConfig& dc : model.deployments) {
-      const ProviderConfig& provider = config.providers.at(dc.provider);
-      auto d = std::make_unique<Deployment>();
-      d->provider = provider.name;
-      d->base = provider.base;
-      d->upstream_model = dc.model;
-      d->api_key = provider.api_key;
-      d->weight = dc.weight;
-      d->connect_timeout = provider.connect_timeout;
-      d->first_byte_timeout = provider.first_byte_timeout;
-      d->idle_timeout = provider.idle_timeout;
-      d->total_timeout = provider.total_timeout;
-      d->tls_verify = provider.tls_verify;
+      auto d = make_deployment(config.providers.at(dc.provider), dc.model, dc.weight);
       ModelRoute& route = table->add(model.name, std::move(d), model.strategy);
       route.retry = model.retry;
       route.fallbacks = model.fallbacks;
@@ -107,19 +112,13 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
     auto future =
         net::co_spawn(io, list_upstream_models(base, upstream.api_key, settings.connect_timeout), net::use_future);
     io.run();
+    ProviderConfig provider = settings;
+    provider.name = base.authority();
+    provider.base = base;
+    provider.api_key = upstream.api_key;
     try {
       for (const auto& model : future.get()) {
-        auto deployment = std::make_unique<Deployment>();
-        deployment->provider = base.authority();
-        deployment->base = base;
-        deployment->upstream_model = model;
-        deployment->api_key = upstream.api_key;
-        deployment->connect_timeout = settings.connect_timeout;
-        deployment->first_byte_timeout = settings.first_byte_timeout;
-        deployment->idle_timeout = settings.idle_timeout;
-        deployment->total_timeout = settings.total_timeout;
-        deployment->tls_verify = settings.tls_verify;
-        table->add(model, std::move(deployment), strategy).retry = retry;
+        table->add(model, make_deployment(provider, model, 1), strategy).retry = retry;
       }
     } catch (const std::exception& e) {
       spdlog::warn("upstream {} skipped: GET /v1/models failed: {}", base.to_string(), e.what());

@@ -40,6 +40,10 @@ class RouteTable {
   std::map<std::string, ModelRoute, std::less<>> routes_;
 };
 
+// A deployment of `upstream_model` on `provider`, with the provider's key, timeouts and TLS options.
+std::unique_ptr<Deployment> make_deployment(const ProviderConfig& provider, const std::string& upstream_model,
+                                            int weight);
+
 struct UpstreamSpec {
   std::string url;  // base URL as given; /v1 is added when missing
   std::string api_key;
