@@ -8,7 +8,6 @@
 
 namespace infergate::gateway {
 
-
 namespace {
 constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
 }
@@ -20,11 +19,21 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
@@ -70,8 +79,8 @@ std::string access_record_json(const AccessRecord& r) {
   out += R"(,"tpot_ms":)";
   append_optional(out, r.tpot_ms);
   fmt::format_to(std::back_inserter(out),
-                 R"(,"prompt_tokens":{},"completion_tokens":{},"duration_ms":{:.3f},"overhead_us":{})",
-                 r.prompt_tokens, r.completion_tokens, r.duration_ms, r.overhead_us);
+                 R"(,"prompt_tokens":{},"completion_tokens":{},"duration_ms":{:.3f},"overhead_us":{})", r.prompt_tokens,
+                 r.completion_tokens, r.duration_ms, r.overhead_us);
   if (!r.error.empty()) {
     out += R"(,"error":)";
     append_json_string(out, r.error);

@@ -42,7 +42,7 @@ class Reader {
       problem(node, field, "must be a string");
       return std::nullopt;
     }
-    const std::string raw = node.Scalar();
+    const std::string& raw = node.Scalar();
     std::string out;
     for (std::size_t i = 0; i < raw.size();) {
       if (raw.compare(i, 2, "${") == 0) {
@@ -103,7 +103,7 @@ class Reader {
     for (const auto& entry : map) {
       const std::string key = entry.first.Scalar();
       if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
-        problem(entry.first, field.empty() ? key : field + "." + key, "unknown field");
+        problem(entry.first, field.empty() ? key : std::string(field).append(".").append(key), "unknown field");
       }
     }
   }

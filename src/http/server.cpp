@@ -36,7 +36,7 @@ constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
 
-constexpr std::size_t kReadBufferBytes = 16 * 1024;
+constexpr std::size_t kReadBufferBytes = std::size_t{16} << 10;
 
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));

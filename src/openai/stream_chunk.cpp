@@ -104,8 +104,7 @@ ChunkGlance glance_stream_chunk(std::string_view data) {
   ChunkGlance g;
   const char* begin = data.data();
   const char* end = begin + data.size();
-  for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon)));
-       ++colon) {
+  for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon))); ++colon) {
     if (colon - begin < 2 || colon[-1] != '"') {
       continue;
     }
