@@ -8,7 +8,22 @@ import threading
 import unittest
 import urllib.request
 
+from fake_upstream import FakeUpstream
 from processes import BIN, Gateway, Sim, free_port, wait_for
+
+
+def gateway_with_env(config, env):
+    """A gateway started with extra environment variables (e.g. SSL_CERT_FILE for its trust store)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return Gateway("--config", config)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
 
 
 def chat(model, **extra):
@@ -66,6 +81,30 @@ class GatewayConfigFile(unittest.TestCase):
                          ("big", "b-upstream", 3, 1))
         with urllib.request.urlopen(self.gw.url + "/metrics") as r:
             self.assertIn('infergate_fallbacks_total{model="big"} 1', r.read().decode())
+
+    def test_https_upstream_verified_against_the_trust_store_or_not_at_all(self):
+        cert, key = os.path.join(self.tmp.name, "cert.pem"), os.path.join(self.tmp.name, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], check=True,
+                       capture_output=True)
+        fake = FakeUpstream(cert, key)
+        try:
+            self.write("providers:\n  strict: {base_url: '%s/ok'}\n  lax: {base_url: '%s/ok', tls: {verify: false}}\n"
+                       "models:\n  strict: {deployments: [{provider: strict, model: fake}], retry: {max_attempts: 1}}\n"
+                       "  lax: {deployments: [{provider: lax, model: fake}]}\n" % (fake.url, fake.url))
+            # Discovery is not involved with a file: the gateway starts, and each request shows TLS at work.
+            self.gw = Gateway("--config", self.config)
+            status, body = self.gw.post("/v1/chat/completions", {"model": "strict", "messages": []})
+            self.assertEqual(status, 503)
+            self.assertIn("certificate verify failed", body["error"]["message"])
+            text = self.gw.stream("/v1/chat/completions", {"model": "lax", "messages": [], "stream": True})
+            self.assertIn("data: [DONE]", text)
+            self.gw.close()
+            self.gw = gateway_with_env(self.config, {"SSL_CERT_FILE": cert})
+            text = self.gw.stream("/v1/chat/completions", {"model": "strict", "messages": [], "stream": True})
+            self.assertIn("data: [DONE]", text)
+        finally:
+            fake.close()
 
     def test_an_invalid_file_is_refused_at_start_with_every_problem(self):
         self.write("providers:\n  a: {base_url: 'nope'}\nmodels:\n  m:\n    deployments: [{provider: zz, model: x}]\n")
