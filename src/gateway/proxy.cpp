@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 #include <strings.h>
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -25,7 +24,6 @@
 namespace infergate::gateway {
 
 namespace net = boost::asio;
-using namespace boost::asio::experimental::awaitable_operators;
 using boost::system::error_code;
 using net::awaitable;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
@@ -104,6 +102,9 @@ struct Proxy::Context {
   std::optional<openai::Usage> usage;
   std::int64_t overhead_ns = 0;
   std::string error;
+  bool client_gone = false;
+  http::Connection* upstream = nullptr;  // the upstream connection in use, for the peer watch
+  net::steady_timer* backoff = nullptr;  // the retry backoff being waited on, for the peer watch
 };
 
 namespace {
@@ -170,8 +171,20 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
   }
   if (post && (ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" || ctx.path == "/v1/embeddings")) {
     ctx.endpoint = ctx.path.substr(3);
-    auto outcome = co_await (proxy(ex, ctx) || ex.peer_closed());
-    if (outcome.index() == 1) {
+    // A client that leaves cancels its upstream request at once: the watch closes the upstream
+    // connection (or cancels the backoff), which ends whatever the proxy was waiting for.
+    ex.watch_peer([&ctx] {
+      ctx.client_gone = true;
+      if (ctx.upstream != nullptr) {
+        ctx.upstream->close();
+      }
+      if (ctx.backoff != nullptr) {
+        ctx.backoff->cancel();
+      }
+    });
+    co_await proxy(ex, ctx);
+    ex.stop_watching();
+    if (ctx.client_gone) {
       ctx.status = 499;  // nginx's code for "client closed request"
       ctx.error = "client disconnected; upstream request cancelled";
     }
@@ -249,6 +262,9 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     for (bool fresh_only = false;; fresh_only = true) {
       auto pooled =
           co_await pool_.acquire(executor, d->base, d->connect_timeout, http::TlsOptions{d->tls_verify}, fresh_only);
+      if (ctx.client_gone) {
+        co_return;
+      }
       if (!pooled) {
         a.outcome = AttemptOutcome::connect_failed;
         a.refused = pooled.error() == net::error::connection_refused;
@@ -256,6 +272,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         break;
       }
       auto conn = std::move(pooled->connection);
+      ctx.upstream = conn.get();
       conn->set_io_timeout(std::min(d->first_byte_timeout, remaining(ctx.received_ns, *d)));
       ctx.upstream_sent_ns = monotonic_ns();
       error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, body);
@@ -263,12 +280,17 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       if (!ec) {
         head = co_await conn->read_head();
       }
+      if (ctx.client_gone) {
+        ctx.upstream = nullptr;
+        co_return;
+      }
       if (head) {
         a.head = std::move(*head);
         a.head_ns = monotonic_ns();
         a.conn = std::move(conn);
         break;
       }
+      ctx.upstream = nullptr;  // `conn` ends with this iteration
       if (pooled->reused && !is_timeout(head.error())) {
         continue;
       }
@@ -287,10 +309,15 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         a.error_body = co_await http::read_bounded_body(*a.conn, kMaxErrorBody);
         a.error =
             fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
+        ctx.upstream = nullptr;
         pool_.release(d->base, std::move(a.conn));
+        if (ctx.client_gone) {
+          co_return;
+        }
       } else {
         a.outcome = status >= 400 ? AttemptOutcome::client_error : AttemptOutcome::success;
         co_await relay(ex, ctx, *a.conn, a.head, a.head_ns);
+        ctx.upstream = nullptr;
         pool_.release(d->base, std::move(a.conn));
         co_return;
       }
@@ -304,7 +331,12 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
                     decision.delay.count());
       net::steady_timer backoff(executor, decision.delay);
+      ctx.backoff = &backoff;
       co_await backoff.async_wait(as_tuple);
+      ctx.backoff = nullptr;
+      if (ctx.client_gone) {
+        co_return;
+      }
       continue;
     }
     // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
@@ -373,6 +405,9 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     conn.set_io_timeout(std::min(ctx.deployment->idle_timeout, left));
     auto piece = co_await conn.read_body_some();
     now = monotonic_ns();
+    if (ctx.client_gone) {
+      co_return;
+    }
     if (!piece) {
       ctx.error = fmt::format("{} failed mid-response: {}", ctx.deployment->provider, piece.error().message());
       if (is_timeout(piece.error())) {

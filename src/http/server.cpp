@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cerrno>
+#include <functional>
 #include <optional>
 
 #include "core/clock.hpp"
@@ -137,6 +138,20 @@ class SessionExchange final : public Exchange {
     }
   }
 
+  void watch_peer(std::function<void()> on_close) override {
+    watch_ = std::make_shared<PeerWatch>(PeerWatch{true, std::move(on_close)});
+    arm_watch(watch_, stream_.socket());
+  }
+
+  void stop_watching() override {
+    if (watch_) {
+      watch_->active = false;
+      watch_.reset();
+      error_code ignored;
+      stream_.socket().cancel(ignored);  // the pending wait completes (aborted) and lets go of its state
+    }
+  }
+
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
 
@@ -152,6 +167,35 @@ class SessionExchange final : public Exchange {
     }
   }
 
+  struct PeerWatch {
+    bool active;
+    std::function<void()> on_close;
+  };
+
+  // While the watch is active the socket outlives it (stop_watching() runs before the session
+  // moves on), so the handler touches the socket only then.
+  static void arm_watch(std::shared_ptr<PeerWatch> watch, tcp::socket& socket) {
+    socket.async_wait(tcp::socket::wait_read, [watch, &socket](error_code ec) {
+      if (!watch->active) {
+        return;
+      }
+      if (!ec) {
+        char byte = 0;
+        const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n > 0) {
+          watch->active = false;  // a pipelined request: the client is alive; stop watching
+          return;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+          arm_watch(watch, socket);
+          return;
+        }
+      }
+      watch->active = false;
+      watch->on_close();
+    });
+  }
+
   beast::tcp_stream& stream_;
   bhttp::request<bhttp::string_body>& request_;
   std::int64_t received_ns_;
@@ -159,6 +203,7 @@ class SessionExchange final : public Exchange {
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
+  std::shared_ptr<PeerWatch> watch_;
   std::string head_;
 };
 

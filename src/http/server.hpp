@@ -59,6 +59,12 @@ class Exchange {
   // Completes when the client has closed its side of the connection or the connection failed.
   // Otherwise it waits until cancelled: race it (awaitable operator ||) against the work it guards.
   virtual boost::asio::awaitable<void> peer_closed() = 0;
+
+  // The cheaper form for a hot path: calls `on_close` (on this connection's thread) if the client
+  // closes or the connection fails before stop_watching(); never after it. The handler should
+  // cancel the work itself (close the upstream connection, cancel timers).
+  virtual void watch_peer(std::function<void()> on_close) = 0;
+  virtual void stop_watching() = 0;
 };
 
 using Handler = std::function<boost::asio::awaitable<void>(Exchange&)>;
