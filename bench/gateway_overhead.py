@@ -38,6 +38,15 @@ def sse_body():
     return text + "data: [DONE]\n\n"  # 68 events
 
 
+def nginx_head(tmp, name):
+    """The start of an nginx config for one worker in the foreground, all its files under `tmp`."""
+    return ("daemon off; worker_processes 1; pid %(tmp)s/%(name)s.pid; error_log /dev/null;\n"
+            "events { worker_connections 4096; }\n"
+            "http { access_log off; keepalive_requests 1000000;\n"
+            "  client_body_temp_path %(tmp)s; proxy_temp_path %(tmp)s; fastcgi_temp_path %(tmp)s;\n"
+            "  uwsgi_temp_path %(tmp)s; scgi_temp_path %(tmp)s;" % {"tmp": tmp, "name": name})
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,11 +116,7 @@ def main():
     models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
     upstream_conf = os.path.join(tmp, "upstream.conf")
     with open(upstream_conf, "w") as f:
-        f.write("""daemon off; worker_processes 1; pid %(tmp)s/upstream.pid; error_log /dev/null;
-events { worker_connections 4096; }
-http { access_log off; keepalive_requests 1000000;
-  client_body_temp_path %(tmp)s; proxy_temp_path %(tmp)s; fastcgi_temp_path %(tmp)s; uwsgi_temp_path %(tmp)s;
-  scgi_temp_path %(tmp)s;
+        f.write(nginx_head(tmp, "upstream") + """
   server { listen 127.0.0.1:%(port)d;
     location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
     location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
@@ -126,11 +131,7 @@ http { access_log off; keepalive_requests 1000000;
         f.write(sse_body())
     nginx_conf = os.path.join(tmp, "proxy.conf")
     with open(nginx_conf, "w") as f:
-        f.write("""daemon off; worker_processes 1; pid %(tmp)s/proxy.pid; error_log /dev/null;
-events { worker_connections 4096; }
-http { access_log off; keepalive_requests 1000000;
-  client_body_temp_path %(tmp)s; proxy_temp_path %(tmp)s; fastcgi_temp_path %(tmp)s; uwsgi_temp_path %(tmp)s;
-  scgi_temp_path %(tmp)s;
+        f.write(nginx_head(tmp, "proxy") + """
   upstream backend { server 127.0.0.1:%(up)d; keepalive 128; }
   server { listen 127.0.0.1:%(port)d;
     location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection "";

@@ -174,7 +174,7 @@ class SessionExchange final : public Exchange {
 
   // While the watch is active the socket outlives it (stop_watching() runs before the session
   // moves on), so the handler touches the socket only then.
-  static void arm_watch(std::shared_ptr<PeerWatch> watch, tcp::socket& socket) {
+  static void arm_watch(const std::shared_ptr<PeerWatch>& watch, tcp::socket& socket) {
     socket.async_wait(tcp::socket::wait_read, [watch, &socket](error_code ec) {
       if (!watch->active) {
         return;

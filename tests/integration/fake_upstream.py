@@ -24,13 +24,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def do_GET(self):
-        body = json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode()
-        self.send_response(200)
+    def send_json(self, status, body, headers=None):
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def do_GET(self):
+        self.send_json(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode())
 
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -41,32 +45,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         if mode == "ratelimit" and len([m for m, _ in self.server.arrivals if m == mode]) % 2 == 1:
-            body = b'{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}'
-            self.send_response(429)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Retry-After", "0.3")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_json(429, b'{"error":{"message":"slow down","type":"rate_limit_error","code":"rate_limited"}}',
+                           {"Retry-After": "0.3"})
             return
         if mode == "ratelimit":
             mode = "ok"
         if mode == "embed":
-            body = b'{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],' \
-                   b'"model":"fake","usage":{"prompt_tokens":3,"total_tokens":3}}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_json(200, b'{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],'
+                                b'"model":"fake","usage":{"prompt_tokens":3,"total_tokens":3}}')
             return
         if mode == "nonsse":
-            body = b'{"choices":[{"message":{"content":"whole"}}]}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

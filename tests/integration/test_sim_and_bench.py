@@ -64,6 +64,8 @@ class BenchAgainstSim(unittest.TestCase):
             self.assertGreaterEqual(rec["first_token_ns"], trace["first_token_ns"])
             self.assertGreaterEqual(trace["arrival_ns"], rec["sent_ns"])
             errors.append((rec["first_token_ns"] - trace["first_token_ns"]) / 1e6)
+        # A loose bound that holds on a busy CI machine; the 0.2 ms figure is the benchmark's job
+        # (bench/client_fidelity.py, bench/RESULTS.md).
         self.assertLess(statistics.median(errors), 2.0, errors)
 
     def test_open_loop_keeps_its_schedule(self):
