@@ -28,7 +28,9 @@ constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
 
-constexpr std::size_t kMaxErrorBody = std::size_t{64} << 10;
+// A whole non-streamed completion is kept to read its usage; 16 MiB holds far more tokens than any
+// model generates in one answer.
+constexpr std::size_t kMaxResponseBody = std::size_t{16} << 20;
 constexpr std::uint64_t kWarmupIndexBase = std::uint64_t{1} << 48;  // warmup never reuses measured prompts
 
 std::string http_failure_message(int status, std::string_view body, std::string_view what) {
@@ -254,13 +256,13 @@ class LoadRun {
     record.http_status = head.status;
     const std::string what = target_.base.to_string();
     if (head.status != 200) {
-      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
+      const std::string body = co_await http::read_bounded_body(conn);
       record.last_byte_ns = monotonic_ns();
       record.fail(fmt::format("http_{}", head.status), http_failure_message(head.status, body, what));
       co_return;
     }
     if (!workload_.options().stream) {
-      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
+      const std::string body = co_await http::read_bounded_body(conn, kMaxResponseBody);
       record.last_byte_ns = monotonic_ns();
       openai::ChunkView view;
       if (auto error = openai::parse_completion_response(body, view)) {
@@ -272,7 +274,7 @@ class LoadRun {
     }
     const std::string_view content_type = head.header("Content-Type");
     if (content_type.find("text/event-stream") == std::string_view::npos) {
-      const std::string body = co_await http::read_bounded_body(conn, kMaxErrorBody);
+      const std::string body = co_await http::read_bounded_body(conn);
       record.last_byte_ns = monotonic_ns();
       record.fail("non_sse", fmt::format("expected a text/event-stream reply to a streaming request, got '{}': {}",
                                          content_type, openai::error_message_from_body(body)));

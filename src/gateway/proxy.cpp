@@ -30,7 +30,6 @@ constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
 
-constexpr std::size_t kMaxErrorBody = std::size_t{64} << 10;
 constexpr std::size_t kMaxUsageScan = std::size_t{1} << 20;
 
 struct Attempt {
@@ -173,17 +172,18 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
     ctx.endpoint = ctx.path.substr(3);
     // A client that leaves cancels its upstream request at once: the watch closes the upstream
     // connection (or cancels the backoff), which ends whatever the proxy was waiting for.
-    ex.watch_peer([&ctx] {
-      ctx.client_gone = true;
-      if (ctx.upstream != nullptr) {
-        ctx.upstream->close();
-      }
-      if (ctx.backoff != nullptr) {
-        ctx.backoff->cancel();
-      }
-    });
-    co_await proxy(ex, ctx);
-    ex.stop_watching();
+    {
+      const http::PeerWatchScope watch(ex, [&ctx] {
+        ctx.client_gone = true;
+        if (ctx.upstream != nullptr) {
+          ctx.upstream->close();
+        }
+        if (ctx.backoff != nullptr) {
+          ctx.backoff->cancel();
+        }
+      });
+      co_await proxy(ex, ctx);
+    }
     if (ctx.client_gone) {
       ctx.status = 499;  // nginx's code for "client closed request"
       ctx.error = "client disconnected; upstream request cancelled";
@@ -306,7 +306,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       if (status == 429 || status >= 500) {
         a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
         a.retry_after = parse_retry_after(a.head.header("Retry-After"));
-        a.error_body = co_await http::read_bounded_body(*a.conn, kMaxErrorBody);
+        a.error_body = co_await http::read_bounded_body(*a.conn);
         a.error =
             fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
         ctx.upstream = nullptr;

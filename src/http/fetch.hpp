@@ -30,7 +30,10 @@ boost::asio::awaitable<boost::system::result<FetchedResponse, FetchError>> fetch
     std::span<const Header> headers, std::string_view body, std::chrono::milliseconds timeout, TlsOptions tls = {},
     std::size_t max_body = std::size_t{1} << 20);
 
+// Enough of an error body to show its message; the rest is read and dropped.
+inline constexpr std::size_t kErrorBodyLimit = std::size_t{64} << 10;
+
 // Reads the rest of the current response body, keeping at most `max_body` bytes of it.
-boost::asio::awaitable<std::string> read_bounded_body(Connection& conn, std::size_t max_body);
+boost::asio::awaitable<std::string> read_bounded_body(Connection& conn, std::size_t max_body = kErrorBodyLimit);
 
 }  // namespace infergate::http

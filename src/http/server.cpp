@@ -116,28 +116,6 @@ class SessionExchange final : public Exchange {
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
 
-  awaitable<void> peer_closed() override {
-    auto& socket = stream_.socket();
-    for (;;) {
-      auto [ec] = co_await socket.async_wait(tcp::socket::wait_read, as_tuple);
-      if (ec) {
-        co_return;
-      }
-      char byte = 0;
-      const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-        co_return;
-      }
-      if (n > 0) {
-        // The client sent more (a pipelined request): it is alive, and its bytes must stay
-        // unread, so stop watching until cancelled.
-        net::steady_timer forever(socket.get_executor(), net::steady_timer::time_point::max());
-        co_await forever.async_wait(as_tuple);
-        co_return;
-      }
-    }
-  }
-
   void watch_peer(std::function<void()> on_close) override {
     watch_ = std::make_shared<PeerWatch>(PeerWatch{true, std::move(on_close)});
     arm_watch(watch_, stream_.socket());

@@ -56,15 +56,25 @@ class Exchange {
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
 
-  // Completes when the client has closed its side of the connection or the connection failed.
-  // Otherwise it waits until cancelled: race it (awaitable operator ||) against the work it guards.
-  virtual boost::asio::awaitable<void> peer_closed() = 0;
-
-  // The cheaper form for a hot path: calls `on_close` (on this connection's thread) if the client
-  // closes or the connection fails before stop_watching(); never after it. The handler should
-  // cancel the work itself (close the upstream connection, cancel timers).
+  // Calls `on_close` (on this connection's thread) if the client closes or the connection fails
+  // before stop_watching(); never after it. `on_close` cancels the work itself (closes an upstream
+  // connection, wakes a waiting coroutine). One reactor wait, no extra coroutine. A pipelined
+  // request from the client ends the watch: the client is evidently still there.
   virtual void watch_peer(std::function<void()> on_close) = 0;
   virtual void stop_watching() = 0;
+};
+
+// Watches for the client leaving for as long as it lives, so that no path out of a handler can
+// leave `on_close` pointing at state that is gone.
+class PeerWatchScope {
+ public:
+  PeerWatchScope(Exchange& ex, std::function<void()> on_close) : ex_(ex) { ex_.watch_peer(std::move(on_close)); }
+  ~PeerWatchScope() { ex_.stop_watching(); }
+  PeerWatchScope(const PeerWatchScope&) = delete;
+  PeerWatchScope& operator=(const PeerWatchScope&) = delete;
+
+ private:
+  Exchange& ex_;
 };
 
 using Handler = std::function<boost::asio::awaitable<void>(Exchange&)>;

@@ -4,7 +4,6 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -26,7 +25,6 @@
 namespace infergate::sim {
 
 namespace net = boost::asio;
-using namespace boost::asio::experimental::awaitable_operators;
 using boost::system::error_code;
 using net::awaitable;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
@@ -38,6 +36,7 @@ struct Sink {
   explicit Sink(const net::any_io_executor& ex) : wake(ex, net::steady_timer::time_point::max()) {}
   int produced = 0;
   bool finished = false;
+  bool client_gone = false;
   std::int64_t first_token_ns = 0;  // when the engine produced them (the non-streamed trace)
   std::int64_t last_token_ns = 0;
   net::steady_timer wake;
@@ -242,23 +241,28 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
 
     Sink sink(co_await net::this_coro::executor);
     SequenceGuard guard(*gen.endpoint, gen.endpoint->engine.submit(gen.prompt_tokens, gen.output_tokens), sink);
+    // A client that leaves wakes the session, which returns: the guard then cancels the sequence.
+    const http::PeerWatchScope watch(ex, [&sink] {
+      sink.client_gone = true;
+      sink.wake.cancel();
+    });
     if (gen.request.stream) {
-      co_await (stream(ex, gen, sink) || ex.peer_closed());
-    } else if ((co_await (wait_finished(sink) || ex.peer_closed())).index() == 0) {
-      gen.first_token_ns = sink.first_token_ns;
-      gen.last_token_ns = sink.last_token_ns;
-      co_await ex.respond(200, "application/json", whole_response(gen));
-    }
-  }
-
-  static awaitable<void> wait_finished(Sink& sink) {
-    while (!sink.finished) {
-      co_await sink.wake.async_wait(as_tuple);
+      co_await stream(ex, gen, sink);
+    } else {
+      while (!sink.finished && !sink.client_gone) {
+        co_await sink.wake.async_wait(as_tuple);
+      }
+      if (!sink.client_gone) {
+        gen.first_token_ns = sink.first_token_ns;
+        gen.last_token_ns = sink.last_token_ns;
+        const std::string body = whole_response(gen);
+        co_await ex.respond(200, "application/json", body);
+      }
     }
   }
 
   // Writes each token (or group of tokens_per_chunk) as one SSE event the moment the engine has
-  // produced it. Cancelled (and so ended) when the client goes away.
+  // produced it. Returns when the client goes away.
   awaitable<void> stream(http::Exchange& ex, Generation& gen, Sink& sink) {
     if (co_await ex.begin_stream(200, "text/event-stream")) {
       co_return;
@@ -278,6 +282,9 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       const int ready = sink.produced - written;
       if (ready == 0 || (ready < options.tokens_per_chunk && !sink.finished)) {
         co_await sink.wake.async_wait(as_tuple);
+        if (sink.client_gone) {
+          co_return;
+        }
         continue;
       }
       begin_event(event, gen);

@@ -86,6 +86,20 @@ def bench(*args, timeout=240, env=None):
                           env={**os.environ, **(env or {})})
 
 
+def raw_request(body, extra_headers=b"", close=False):
+    """The bytes of a POST /v1/chat/completions, for tests that drive a socket by hand."""
+    return (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra_headers +
+            b"Content-Length: %d\r\n" % len(body) + (b"Connection: close\r\n" if close else b"") + b"\r\n" + body)
+
+
+def read_tokens(sock, count):
+    """Reads a streamed response until `count` content events have arrived."""
+    received = b""
+    while received.count(b'"content":" ') < count:
+        received += sock.recv(65536)
+    return received
+
+
 def wait_for(predicate, seconds=10.0):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 
 from fake_upstream import FakeUpstream
-from processes import Gateway, Sim, bench, free_port, wait_for
+from processes import Gateway, Sim, bench, free_port, raw_request, read_tokens, wait_for
 
 CHAT = {"model": "gemma-4-31b", "messages": [{"role": "user", "content": "hello there"}], "max_tokens": 4}
 
@@ -128,17 +128,13 @@ class GatewayOverTwoSims(unittest.TestCase):
     def test_client_disconnect_cancels_the_upstream_request(self):
         body = json.dumps(dict(CHAT, max_tokens=20000, ignore_eos=True, stream=True)).encode()
         with socket.create_connection(("127.0.0.1", self.gw.port)) as s:
-            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-            received = b""
-            while received.count(b'"content":" ') < 3:
-                received += s.recv(65536)
+            s.sendall(raw_request(body))
+            read_tokens(s, 3)
         self.assertTrue(wait_for(lambda: self.aborted() == 1, 5))
         # Non-streamed: nothing has been sent to the client yet when it leaves.
         body = json.dumps(dict(CHAT, max_tokens=20000, ignore_eos=True)).encode()
         with socket.create_connection(("127.0.0.1", self.gw.port)) as s:
-            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            s.sendall(raw_request(body))
             self.assertTrue(wait_for(lambda: sum(x.metrics()["vllm:num_requests_running"] for x in self.sims) == 1))
         self.assertTrue(wait_for(lambda: self.aborted() == 2, 5))
         lines = access_log_lines(self.log)
@@ -172,8 +168,7 @@ class GatewayUnderAbuse(unittest.TestCase):
             return b"".join(chunks)
 
     def request(self, body, extra_headers=b""):
-        return (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra_headers +
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        return raw_request(body, extra_headers, close=True)
 
     def test_invalid_utf8_is_a_400(self):
         reply = self.raw(self.request(b'{"model":"gemma-4-31b","messages":[{"role":"user","content":"\xff\xfe"}]}'))
@@ -192,9 +187,7 @@ class GatewayUnderAbuse(unittest.TestCase):
 
     def test_pipelined_garbage_after_a_good_request(self):
         body = json.dumps(CHAT).encode()
-        good = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        reply = self.raw(good + b"\x00\x01GARBAGE / HTTP/9\r\n\r\n")
+        reply = self.raw(raw_request(body) + b"\x00\x01GARBAGE / HTTP/9\r\n\r\n")
         self.assertTrue(reply.startswith(b"HTTP/1.1 200"), reply[:200])
         self.assertIn(b"HTTP/1.1 400", reply)
         status, _ = self.gw.post("/v1/chat/completions", CHAT)

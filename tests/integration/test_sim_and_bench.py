@@ -9,7 +9,7 @@ import time
 import unittest
 
 from fake_upstream import FakeUpstream
-from processes import Sim, bench, free_port, wait_for
+from processes import Sim, bench, free_port, raw_request, read_tokens, wait_for
 
 
 def read_json(path):
@@ -124,6 +124,17 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(s["itl_ms"]["count"], 8 * 5 * 4)  # 5 gaps per request, 4 tokens each
         for rec in read_jsonl(self.path("r.jsonl")):
             self.assertEqual((rec["text_events"], rec["usage"]["completion_tokens"]), (6, 24))
+
+    def test_a_long_non_streamed_answer_is_read_whole(self):
+        # 20,000 tokens of text is well over 64 KiB: the body must not be cut at an error-body limit.
+        sim = Sim("--speedup", "2000", "--profile", "llama-3.1-8b:fp8@h100")
+        try:
+            r = bench("--base-url", sim.url, "--no-stream", "--requests", "1", "--input-tokens", "8",
+                      "--output-tokens", "20000", "--json", self.path("s.json"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(read_json(self.path("s.json"))["summary"]["output_tokens"], 20000)
 
     def test_embedded_simulator_is_the_default_target(self):
         r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))
@@ -277,11 +288,8 @@ class SimServer(unittest.TestCase):
     def test_client_disconnect_cancels_its_sequence(self):
         body = json.dumps(self.chat(max_tokens=5000, ignore_eos=True, stream=True)).encode()
         with socket.create_connection(("127.0.0.1", self.sim.port)) as s:
-            s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-            received = b""
-            while received.count(b'"content":" ') < 3:
-                received += s.recv(65536)
+            s.sendall(raw_request(body))
+            read_tokens(s, 3)
             self.assertEqual(self.sim.metrics()["vllm:num_requests_running"], 1)
         self.assertTrue(wait_for(lambda: self.sim.metrics()["vllm:request_aborted_total"] == 1))
         self.assertEqual(self.sim.metrics()["vllm:num_requests_running"], 0)
