@@ -8,5 +8,7 @@ void add_sim_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_roofline_command(CLI::App& app);
 
 }  // namespace infergate::cli

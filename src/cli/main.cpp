@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   infergate::cli::add_bench_command(app);
   infergate::cli::add_demo_command(app);
   infergate::cli::add_serve_command(app);
+  infergate::cli::add_roofline_command(app);
+  infergate::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@ namespace {
 
 struct SimArgs {
   std::vector<std::string> profiles{"gemma-4-31b:bf16@h200"};
+  std::vector<std::string> catalogs;
   std::string host = "127.0.0.1";
   std::uint16_t port = 8000;
   double speedup = 1.0;
@@ -26,9 +27,13 @@ struct SimArgs {
 };
 
 void run_sim(const SimArgs& args) {
+  sim::Catalog catalog = sim::Catalog::builtin();
+  for (const auto& path : args.catalogs) {
+    catalog.add_file(path);
+  }
   sim::SimOptions options;
   for (const auto& p : args.profiles) {
-    options.profiles.push_back(sim::parse_profile(p));
+    options.profiles.push_back(sim::parse_profile(p, catalog));
   }
   if (!args.served_model_name.empty()) {
     options.served_model_name = args.served_model_name;
@@ -59,6 +64,7 @@ void add_sim_command(CLI::App& app) {
   auto args = std::make_shared<SimArgs>();
   auto* cmd = app.add_subcommand("sim", "Run a simulated OpenAI-compatible inference server");
   cmd->add_option("--profile", args->profiles, "MODEL:PRECISION@HARDWARE[xN], repeatable")->capture_default_str();
+  cmd->add_option("--catalog", args->catalogs, "YAML file of extra hardware, models and precisions, repeatable");
   cmd->add_option("--host", args->host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", args->port, "Port (0 picks a free one); the base URL is printed first")
       ->capture_default_str();

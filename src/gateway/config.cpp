@@ -3,127 +3,18 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "core/yaml_reader.hpp"
 #include "gateway/balancer.hpp"
 
 namespace infergate::gateway {
 
 namespace {
 
-std::string join(const std::vector<std::string>& lines) {
-  std::string out = "invalid configuration:";
-  for (const auto& line : lines) {
-    out += "\n  " + line;
-  }
-  return out;
-}
+using Reader = YamlReader;
 
-class Reader {
- public:
-  Reader(std::string source, const std::map<std::string, std::string>* environment)
-      : source_(std::move(source)), environment_(environment) {}
-
-  void problem(const YAML::Node& node, const std::string& field, const std::string& what) {
-    const YAML::Mark mark = node.Mark();
-    if (mark.line >= 0) {
-      problems_.push_back(fmt::format("{}:{}:{}: {}: {}", source_, mark.line + 1, mark.column + 1, field, what));
-    } else {
-      problems_.push_back(fmt::format("{}: {}: {}", source_, field, what));
-    }
-  }
-
-  // A scalar with ${NAME} replaced from the environment.
-  std::optional<std::string> text(const YAML::Node& node, const std::string& field) {
-    if (!node.IsScalar()) {
-      problem(node, field, "must be a string");
-      return std::nullopt;
-    }
-    const std::string& raw = node.Scalar();
-    std::string out;
-    for (std::size_t i = 0; i < raw.size();) {
-      if (raw.compare(i, 2, "${") == 0) {
-        const std::size_t close = raw.find('}', i);
-        if (close == std::string::npos) {
-          problem(node, field, "unterminated ${...}");
-          return std::nullopt;
-        }
-        const std::string name = raw.substr(i + 2, close - i - 2);
-        const std::optional<std::string> value = lookup(name);
-        if (!value) {
-          problem(node, field, fmt::format("environment variable {} is not set", name));
-          return std::nullopt;
-        }
-        out += *value;
-        i = close + 1;
-      } else {
-        out += raw[i++];
-      }
-    }
-    return out;
-  }
-
-  template <class T>
-  std::optional<T> number(const YAML::Node& node, const std::string& field, T minimum, T maximum) {
-    T value{};
-    if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
-      problem(node, field, "must be a number");
-      return std::nullopt;
-    }
-    if (value < minimum || value > maximum) {
-      problem(node, field, fmt::format("must be between {} and {}", minimum, maximum));
-      return std::nullopt;
-    }
-    return value;
-  }
-
-  std::optional<bool> boolean(const YAML::Node& node, const std::string& field) {
-    bool value = false;
-    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) {
-      problem(node, field, "must be true or false");
-      return std::nullopt;
-    }
-    return value;
-  }
-
-  void milliseconds(const YAML::Node& parent, const char* key, const std::string& field,
-                    std::chrono::milliseconds& out) {
-    if (const YAML::Node node = parent[key]) {
-      if (auto v = number<std::int64_t>(node, field + "." + key, 1, 86'400'000)) {
-        out = std::chrono::milliseconds(*v);
-      }
-    }
-  }
-
-  // Warns about keys the schema does not know, a common source of silent misconfiguration.
-  void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys) {
-    for (const auto& entry : map) {
-      const std::string key = entry.first.Scalar();
-      if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
-        problem(entry.first, field.empty() ? key : std::string(field).append(".").append(key), "unknown field");
-      }
-    }
-  }
-
-  std::vector<std::string>& problems() { return problems_; }
-
- private:
-  std::optional<std::string> lookup(const std::string& name) const {
-    if (environment_ != nullptr) {
-      auto it = environment_->find(name);
-      return it == environment_->end() ? std::nullopt : std::optional<std::string>(it->second);
-    }
-    const char* value = std::getenv(name.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-  }
-
-  std::string source_;
-  const std::map<std::string, std::string>* environment_;
-  std::vector<std::string> problems_;
-};
+const std::string kHeading = "invalid configuration:";
 
 void read_server(Reader& r, const YAML::Node& node, ServerConfig& out) {
   if (!node) {
@@ -289,40 +180,32 @@ void read_models(Reader& r, const YAML::Node& node, const std::map<std::string, 
 
 }  // namespace
 
-ConfigError::ConfigError(std::vector<std::string> problems)
-    : std::runtime_error(join(problems)), problems_(std::move(problems)) {}
-
 GatewayConfig parse_config(const std::string& text, const std::string& source_name,
                            const std::map<std::string, std::string>* environment) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError({fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg)});
-  }
+  YAML::Node root = parse_yaml(text, source_name, kHeading);
   Reader r(source_name, environment);
   GatewayConfig config;
   if (!root.IsMap()) {
-    throw ConfigError({source_name + ": the file must be a mapping with providers and models"});
+    throw ConfigError(kHeading, {source_name + ": the file must be a mapping with providers and models"});
   }
   r.known_keys(root, "", {"server", "providers", "models"});
   read_server(r, root["server"], config.server);
   read_providers(r, root["providers"], config.providers);
   read_models(r, root["models"], config.providers, config.models);
   if (!r.problems().empty()) {
-    throw ConfigError(std::move(r.problems()));
+    throw ConfigError(kHeading, std::move(r.problems()));
   }
   return config;
 }
 
 GatewayConfig load_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    throw ConfigError({fmt::format("{}: cannot open the file", path)});
+  std::string text;
+  try {
+    text = read_text_file(path);
+  } catch (const std::runtime_error&) {
+    throw ConfigError(kHeading, {fmt::format("{}: cannot open the file", path)});
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_config(buffer.str(), path);
+  return parse_config(text, path);
 }
 
 }  // namespace infergate::gateway

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/yaml_reader.hpp"
 #include "gateway/retry_policy.hpp"
 #include "http/url.hpp"
 
@@ -52,14 +53,7 @@ struct GatewayConfig {
   std::vector<ModelConfig> models;
 };
 
-class ConfigError : public std::runtime_error {
- public:
-  explicit ConfigError(std::vector<std::string> problems);
-  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
-
- private:
-  std::vector<std::string> problems_;
-};
+using ConfigError = YamlError;
 
 // `environment` resolves ${NAME}; the process environment when absent.
 GatewayConfig load_config(const std::string& path);

@@ -1,94 +1,306 @@
 #include "sim/catalog.hpp"
 
-#include <array>
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "core/yaml_reader.hpp"
 
 namespace infergate::sim {
+
+// catalog.yaml's text, generated into the build tree by CMake (cmake/embed_text.cpp.in).
+extern const char* const kBuiltinCatalogYaml;
+
 namespace {
 
-constexpr double GB = 1e9;
-constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double TB = 1e12;
-constexpr double T = 1e12;
-
-constexpr std::array kHardware = {
-    HardwareSpec{"h100", "NVIDIA H100 SXM 80GB", 80 * GB, 3.35 * TB, 989.4 * T, 1978.9 * T, 900 * GB, false, 0,
-                 "NVIDIA H100 Tensor Core GPU datasheet (SXM column): 80 GB HBM3, 3.35 TB/s, BF16 1,979 TFLOPS "
-                 "and FP8 3,958 TFLOPS with sparsity (half dense), NVLink 900 GB/s"},
-    HardwareSpec{"h200", "NVIDIA H200 SXM 141GB", 141 * GB, 4.8 * TB, 989.4 * T, 1978.9 * T, 900 * GB, false, 0,
-                 "NVIDIA H200 Tensor Core GPU datasheet (SXM column): 141 GB HBM3e, 4.8 TB/s, same tensor "
-                 "throughput as H100 SXM, NVLink 900 GB/s"},
-    HardwareSpec{"a100", "NVIDIA A100 SXM 80GB", 80 * GB, 2.039 * TB, 312 * T, 0, 600 * GB, false, 0,
-                 "NVIDIA A100 Tensor Core GPU datasheet (80GB SXM column): 2,039 GB/s, BF16 312 TFLOPS dense, "
-                 "no FP8, NVLink 600 GB/s"},
-    HardwareSpec{"l40s", "NVIDIA L40S 48GB", 48 * GB, 864 * GB, 362.05 * T, 733 * T, 64 * GB, false, 0,
-                 "NVIDIA L40S datasheet: 48 GB GDDR6, 864 GB/s, BF16 362.05 TFLOPS and FP8 733 TFLOPS dense "
-                 "(datasheet lists sparsity figures, twice these), PCIe Gen4 x16 64 GB/s"},
-    HardwareSpec{"rtx4090", "NVIDIA GeForce RTX 4090 24GB", 24 * GiB, 1.008 * TB, 165.2 * T, 330.3 * T, 64 * GB, false,
-                 0,
-                 "NVIDIA Ada Lovelace GPU architecture whitepaper, RTX 4090 column: 24 GB GDDR6X, 1,008 GB/s, "
-                 "BF16 165.2 and FP8 330.3 dense TFLOPS with FP32 accumulate, PCIe Gen4 x16"},
-    HardwareSpec{"lpu", "Groq LPU (first generation, SRAM dataflow)", 230e6, 80 * TB, 188 * T, 0, 0.5 * TB, true, 3e-6,
-                 "Groq LPU product brief and Abts et al., 'Think Fast: A Tensor Streaming Processor', ISCA 2020: "
-                 "230 MB on-chip SRAM per chip, 80 TB/s on-die bandwidth, 188 TFLOPS FP16, 750 TOPS INT8, "
-                 "16 chip-to-chip links; per-hop latency 3 us is our assumption until calibrated"},
-};
-
-constexpr std::array kModels = {
-    ModelSpec{"gemma-4-31b", "Google Gemma 4 31B", 30.7e9, 30.7e9, 60, 5376, 32, 16, 256, 1024, 50, 262144,
-              "Gemma 4 model card and config (google/gemma-4-31B-it): 30.7B parameters, 60 layers, 32 query "
-              "/ 16 KV heads, head dim 256, 5 sliding-window (1,024 tokens) layers per global layer, 256K "
-              "context. Hidden size 5,376 assumed from Gemma 3 27B; global layers modelled with the same KV "
-              "shape as sliding ones (an upper bound on their KV)"},
-    ModelSpec{"llama-3.1-8b", "Meta Llama 3.1 8B", 8.03e9, 8.03e9, 32, 4096, 32, 8, 128, 0, 0, 131072,
-              "meta-llama/Llama-3.1-8B config.json: 32 layers, hidden 4096, 32 heads, 8 KV heads, head dim "
-              "128, 131,072 positions; 8.03B parameters per the model card"},
-    ModelSpec{"llama-3.3-70b", "Meta Llama 3.3 70B", 70.6e9, 70.6e9, 80, 8192, 64, 8, 128, 0, 0, 131072,
-              "meta-llama/Llama-3.3-70B-Instruct config.json: 80 layers, hidden 8192, 64 heads, 8 KV heads, "
-              "head dim 128, 131,072 positions; 70.6B parameters per the model card"},
-    ModelSpec{"qwen2.5-7b", "Qwen2.5 7B", 7.61e9, 7.61e9, 28, 3584, 28, 4, 128, 0, 0, 131072,
-              "Qwen/Qwen2.5-7B-Instruct config.json and model card: 7.61B parameters, 28 layers, hidden 3584, "
-              "28 query / 4 KV heads, head dim 128, 131,072 tokens with YaRN"},
-};
-
-constexpr std::array kPrecisions = {
-    PrecisionSpec{"bf16", 2.0, 2.0, false, "bfloat16 weights and KV cache: 2 bytes each"},
-    PrecisionSpec{"fp8", 1.0, 1.0, true,
-                  "FP8 (E4M3) weights, activations and KV cache, as in NVIDIA TensorRT-LLM's FP8 checkpoints"},
-    PrecisionSpec{"int4", 0.5625, 2.0, false,
-                  "4-bit weights with one 16-bit scale per 32 weights (AWQ/GPTQ/Q4_0-style): 4.5 bits; "
-                  "activations and KV cache in 16 bits"},
-};
+const std::string kHeading = "invalid catalog:";
+constexpr double kMax = std::numeric_limits<double>::max();
 
 template <class Spec>
-const Spec* find_in(std::span<const Spec> specs, std::string_view id) {
-  for (const auto& s : specs) {
-    if (s.id == id) {
-      return &s;
+const Spec* find_in(const std::deque<Spec>& specs, std::string_view id) {
+  auto it = std::find_if(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == id; });
+  return it == specs.end() ? nullptr : &*it;
+}
+
+template <class Spec>
+void put(std::deque<Spec>& specs, Spec spec) {
+  auto it = std::find_if(specs.begin(), specs.end(), [&](const Spec& s) { return s.id == spec.id; });
+  if (it == specs.end()) {
+    specs.push_back(std::move(spec));
+  } else {
+    *it = std::move(spec);
+  }
+}
+
+// Reads one catalog file into staging lists, so a file with problems changes nothing.
+class CatalogReader {
+ public:
+  CatalogReader(const Catalog& base, const std::string& source_name) : base_(base), r_(source_name) {}
+
+  void read(const YAML::Node& root) {
+    if (!root.IsMap()) {
+      r_.problem(root, "catalog", "must be a mapping with families, hardware, models or precisions");
+      return;
+    }
+    r_.known_keys(root, "", {"families", "hardware", "models", "precisions"});
+    if (const YAML::Node families = root["families"]) {
+      if (!families.IsMap()) {
+        r_.problem(families, "families", "must map a family name to its efficiency factors");
+      } else {
+        for (const auto& entry : families) {
+          const std::string name = entry.first.Scalar();
+          Efficiency e;
+          read_efficiency(entry.second, "families." + name, e);
+          families_[name] = e;
+        }
+      }
+    }
+    each(root["hardware"], "hardware", [&](const YAML::Node& n, const std::string& f) { read_hardware(n, f); });
+    each(root["models"], "models", [&](const YAML::Node& n, const std::string& f) { read_model(n, f); });
+    each(root["precisions"], "precisions", [&](const YAML::Node& n, const std::string& f) { read_precision(n, f); });
+  }
+
+  std::vector<std::string>& problems() { return r_.problems(); }
+  std::map<std::string, Efficiency, std::less<>> families_;
+  std::vector<HardwareSpec> hardware_;
+  std::vector<ModelSpec> models_;
+  std::vector<PrecisionSpec> precisions_;
+  std::set<std::string, std::less<>> own_efficiency_;
+
+ private:
+  template <class F>
+  void each(const YAML::Node& list, const std::string& field, F&& read_one) {
+    if (!list) {
+      return;
+    }
+    if (!list.IsSequence()) {
+      r_.problem(list, field, "must be a list of entries");
+      return;
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string f = fmt::format("{}[{}]", field, i);
+      if (!list[i].IsMap()) {
+        r_.problem(list[i], f, "must be a mapping");
+        continue;
+      }
+      read_one(list[i], f);
     }
   }
-  return nullptr;
-}
+
+  std::string id(const YAML::Node& node, const std::string& field) {
+    if (!node["id"]) {
+      r_.problem(node, field + ".id", "is required");
+      return {};
+    }
+    return r_.text(node["id"], field + ".id").value_or("");
+  }
+
+  std::string text_or(const YAML::Node& node, const char* key, const std::string& field, std::string fallback) {
+    if (const YAML::Node n = node[key]) {
+      return r_.text(n, field + "." + key).value_or(fallback);
+    }
+    return fallback;
+  }
+
+  // A number that must be present, in [minimum, maximum], times `scale`.
+  double need(const YAML::Node& node, const char* key, const std::string& field, double minimum, double scale = 1) {
+    if (!node[key]) {
+      r_.problem(node, field + "." + key, "is required");
+      return 0;
+    }
+    return r_.number<double>(node[key], field + "." + key, minimum, kMax).value_or(0) * scale;
+  }
+
+  // `fallback` and the file's value are in the file's units.
+  double optional(const YAML::Node& node, const char* key, const std::string& field, double fallback, double scale = 1,
+                  double maximum = kMax) {
+    if (!node[key]) {
+      return fallback * scale;
+    }
+    return r_.number<double>(node[key], field + "." + key, 0, maximum).value_or(0) * scale;
+  }
+
+  int count(const YAML::Node& node, const char* key, const std::string& field, int minimum, bool required) {
+    if (!node[key]) {
+      if (required) {
+        r_.problem(node, field + "." + key, "is required");
+      }
+      return 0;
+    }
+    return r_.number<int>(node[key], field + "." + key, minimum, 1 << 30).value_or(0);
+  }
+
+  void read_efficiency(const YAML::Node& node, const std::string& field, Efficiency& e) {
+    if (!node.IsMap()) {
+      r_.problem(node, field, "must be a mapping of efficiency factors");
+      return;
+    }
+    r_.known_keys(node, field,
+                  {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us",
+                   "memory_utilization", "layer_latency_us"});
+    e.memory = optional(node, "decode_bandwidth", field, e.memory, 1, 1);
+    e.compute = optional(node, "prefill_compute", field, e.compute, 1, 1);
+    e.step_overhead_s = optional(node, "step_overhead_us", field, e.step_overhead_s * 1e6, 1e-6);
+    e.prefill_overhead_s = optional(node, "prefill_overhead_us", field, e.prefill_overhead_s * 1e6, 1e-6);
+    e.memory_utilization = optional(node, "memory_utilization", field, e.memory_utilization, 1, 1);
+    e.layer_latency_s = optional(node, "layer_latency_us", field, e.layer_latency_s * 1e6, 1e-6);
+    if (e.memory <= 0 || e.compute <= 0 || e.memory_utilization <= 0) {
+      r_.problem(node, field, "decode_bandwidth, prefill_compute and memory_utilization must be above 0");
+    }
+  }
+
+  void read_hardware(const YAML::Node& node, const std::string& field) {
+    r_.known_keys(node, field,
+                  {"id", "name", "family", "efficiency", "memory_gb", "bandwidth_gb_s", "tflops_16bit", "tflops_8bit",
+                   "interconnect_gb_s", "interconnect_latency_us", "sram_dataflow", "hop_latency_us", "source"});
+    HardwareSpec h;
+    h.id = id(node, field);
+    h.name = text_or(node, "name", field, h.id);
+    h.family = text_or(node, "family", field, "gpu");
+    if (const Efficiency* e = family(h.family)) {
+      h.efficiency = *e;
+    } else {
+      r_.problem(node["family"] ? node["family"] : node, field + ".family",
+                 fmt::format("no family named '{}'", h.family));
+    }
+    if (const YAML::Node e = node["efficiency"]) {
+      read_efficiency(e, field + ".efficiency", h.efficiency);
+      own_efficiency_.insert(h.id);
+    }
+    h.memory_bytes = need(node, "memory_gb", field, 1e-6, 1e9);
+    h.memory_bw = need(node, "bandwidth_gb_s", field, 1e-6, 1e9);
+    h.flops_16bit = need(node, "tflops_16bit", field, 1e-9, 1e12);
+    h.flops_8bit = optional(node, "tflops_8bit", field, 0, 1e12);
+    h.interconnect_bw = optional(node, "interconnect_gb_s", field, 0, 1e9);
+    h.interconnect_latency_s = optional(node, "interconnect_latency_us", field, 0, 1e-6);
+    if (const YAML::Node s = node["sram_dataflow"]) {
+      h.sram_dataflow = r_.boolean(s, field + ".sram_dataflow").value_or(false);
+    }
+    h.hop_latency_s = optional(node, "hop_latency_us", field, 0, 1e-6);
+    h.source = text_or(node, "source", field, r_.source());
+    hardware_.push_back(std::move(h));
+  }
+
+  void read_model(const YAML::Node& node, const std::string& field) {
+    r_.known_keys(node, field,
+                  {"id", "name", "params_b", "active_params_b", "experts", "experts_per_token", "layers", "hidden",
+                   "heads", "kv_heads", "head_dim", "sliding_window", "sliding_layers", "max_context", "source"});
+    ModelSpec m;
+    m.id = id(node, field);
+    m.name = text_or(node, "name", field, m.id);
+    m.params = need(node, "params_b", field, 1e-6, 1e9);
+    m.active_params = optional(node, "active_params_b", field, m.params / 1e9, 1e9);
+    m.experts = count(node, "experts", field, 0, false);
+    m.experts_per_token = count(node, "experts_per_token", field, 0, false);
+    m.layers = count(node, "layers", field, 1, true);
+    m.hidden = count(node, "hidden", field, 1, true);
+    m.heads = count(node, "heads", field, 1, true);
+    m.kv_heads = count(node, "kv_heads", field, 1, true);
+    m.head_dim = count(node, "head_dim", field, 1, true);
+    m.sliding_window = count(node, "sliding_window", field, 0, false);
+    m.sliding_layers = count(node, "sliding_layers", field, 0, false);
+    m.max_context = count(node, "max_context", field, 1, true);
+    m.source = text_or(node, "source", field, r_.source());
+    if (m.active_params > m.params) {
+      r_.problem(node, field + ".active_params_b", "cannot exceed params_b");
+    }
+    if (m.kv_heads > 0 && m.heads % m.kv_heads != 0) {
+      r_.problem(node, field + ".kv_heads", "must divide heads");
+    }
+    if (m.sliding_layers > m.layers) {
+      r_.problem(node, field + ".sliding_layers", "cannot exceed layers");
+    }
+    if ((m.sliding_window > 0) != (m.sliding_layers > 0)) {
+      r_.problem(node, field + ".sliding_window", "give sliding_window and sliding_layers together");
+    }
+    if ((m.experts > 0) != (m.experts_per_token > 0) || m.experts_per_token > m.experts ||
+        (m.experts > 0 && m.active_params >= m.params)) {
+      r_.problem(node, field + ".experts",
+                 "a mixture of experts needs experts, experts_per_token (at most experts) and active_params_b "
+                 "below params_b");
+    }
+    models_.push_back(std::move(m));
+  }
+
+  void read_precision(const YAML::Node& node, const std::string& field) {
+    r_.known_keys(node, field, {"id", "weight_bytes", "kv_bytes", "eight_bit_compute", "source"});
+    PrecisionSpec p;
+    p.id = id(node, field);
+    p.weight_bytes_per_param = need(node, "weight_bytes", field, 1e-3);
+    p.kv_bytes_per_element = need(node, "kv_bytes", field, 1e-3);
+    if (const YAML::Node e = node["eight_bit_compute"]) {
+      p.eight_bit_compute = r_.boolean(e, field + ".eight_bit_compute").value_or(false);
+    }
+    p.source = text_or(node, "source", field, r_.source());
+    precisions_.push_back(std::move(p));
+  }
+
+  const Efficiency* family(std::string_view name) const {
+    if (auto it = families_.find(name); it != families_.end()) {
+      return &it->second;
+    }
+    auto it = base_.families().find(name);
+    return it == base_.families().end() ? nullptr : &it->second;
+  }
+
+  const Catalog& base_;
+  YamlReader r_;
+};
 
 }  // namespace
 
-std::span<const HardwareSpec> hardware_catalog() {
-  return kHardware;
-}
-std::span<const ModelSpec> model_catalog() {
-  return kModels;
-}
-std::span<const PrecisionSpec> precision_catalog() {
-  return kPrecisions;
+const Catalog& Catalog::builtin() {
+  static const Catalog catalog = [] {
+    Catalog c;
+    c.add_yaml(kBuiltinCatalogYaml, "catalog.yaml (built in)");
+    return c;
+  }();
+  return catalog;
 }
 
-const HardwareSpec* find_hardware(std::string_view id) {
-  return find_in(hardware_catalog(), id);
+void Catalog::add_yaml(const std::string& text, const std::string& source_name) {
+  const YAML::Node root = parse_yaml(text, source_name, kHeading);
+  CatalogReader reader(*this, source_name);
+  reader.read(root);
+  if (!reader.problems().empty()) {
+    throw YamlError(kHeading, std::move(reader.problems()));
+  }
+  for (auto& [name, efficiency] : reader.families_) {
+    families_[name] = efficiency;
+    for (auto& h : hardware_) {  // a redefined family applies to the entries already loaded
+      if (h.family == name && !own_efficiency_.contains(h.id)) {
+        h.efficiency = efficiency;
+      }
+    }
+  }
+  for (auto& h : reader.hardware_) {
+    if (reader.own_efficiency_.contains(h.id)) {
+      own_efficiency_.insert(h.id);
+    } else {
+      own_efficiency_.erase(h.id);
+    }
+    put(hardware_, std::move(h));
+  }
+  for (auto& m : reader.models_) {
+    put(models_, std::move(m));
+  }
+  for (auto& p : reader.precisions_) {
+    put(precisions_, std::move(p));
+  }
 }
-const ModelSpec* find_model(std::string_view id) {
-  return find_in(model_catalog(), id);
+
+void Catalog::add_file(const std::string& path) {
+  add_yaml(read_text_file(path), path);
 }
-const PrecisionSpec* find_precision(std::string_view id) {
-  return find_in(precision_catalog(), id);
+
+const HardwareSpec* Catalog::find_hardware(std::string_view id) const {
+  return find_in(hardware_, id);
+}
+const ModelSpec* Catalog::find_model(std::string_view id) const {
+  return find_in(models_, id);
+}
+const PrecisionSpec* Catalog::find_precision(std::string_view id) const {
+  return find_in(precisions_, id);
 }
 
 }  // namespace infergate::sim

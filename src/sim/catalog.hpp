@@ -1,54 +1,94 @@
 #pragma once
-// The built-in catalog of hardware, model shapes and precisions the simulator and the roofline
-// know, each entry with the public source of its numbers (catalog.cpp).
-#include <span>
+// The hardware, model shapes and precisions the simulator and the roofline know, each entry with
+// the public source of its numbers. The built-in catalog is src/sim/catalog.yaml compiled into the
+// binary; users add or replace entries with a file of the same schema (docs/simulator.md).
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
 #include <string_view>
 
 namespace infergate::sim {
 
+// Fractions of datasheet peaks that real engines reach, and fixed costs: calibrated per family
+// against published measurements (calibration/measurements.csv).
+struct Efficiency {
+  double memory = 0.75;             // achieved / peak memory bandwidth while decoding
+  double compute = 0.5;             // achieved / peak FLOP/s while prefilling
+  double step_overhead_s = 0.0005;  // scheduling, kernel launches, sampling per step
+  double memory_utilization = 0.9;  // share of device memory the engine may use (vLLM's default)
+  double layer_latency_s = 0;       // SRAM dataflow: least time a layer takes per token
+  double prefill_overhead_s = 0;    // more per step that prefills: attention metadata, longer launches
+};
+
 struct HardwareSpec {
-  std::string_view id;     // as written in a profile: "h100"
-  std::string_view name;   // "NVIDIA H100 SXM 80GB"
-  double memory_bytes;     // device memory; for an SRAM dataflow chip, its on-chip SRAM
-  double memory_bw;        // bytes/s from that memory
-  double flops_bf16;       // dense FLOP/s
-  double flops_fp8;        // dense FLOP/s; 0 where fp8 is not supported (fp8 weights then compute in bf16)
-  double interconnect_bw;  // bytes/s per device to its peers (NVLink, PCIe, chip-to-chip links)
-  bool sram_dataflow;      // weights spread over as many chips as it takes, read from SRAM
-  double hop_latency_s;    // SRAM dataflow only: cost of passing activations to the next chip
-  std::string_view source;
+  std::string id;    // as written in a profile: "h100"
+  std::string name;  // "NVIDIA H100 SXM 80GB"
+  std::string family;
+  double memory_bytes = 0;            // device memory; for an SRAM dataflow chip, its on-chip SRAM
+  double memory_bw = 0;               // bytes/s from that memory
+  double flops_16bit = 0;             // dense FLOP/s in bf16/fp16
+  double flops_8bit = 0;              // dense FP8 (or INT8) op/s; 0 where 8-bit weights compute in 16 bits
+  double interconnect_bw = 0;         // bytes/s per device to its peers (NVLink, PCIe, chip links)
+  double interconnect_latency_s = 0;  // fixed cost of one all-reduce across devices
+  bool sram_dataflow = false;         // weights spread over as many chips as it takes, read from SRAM
+  double hop_latency_s = 0;           // SRAM dataflow: passing activations to the next chip
+  Efficiency efficiency;              // the family's
+  std::string source;
 };
 
 struct ModelSpec {
-  std::string_view id;
-  std::string_view name;
-  double params;         // total parameters
-  double active_params;  // parameters used per token (equal to params for dense models)
-  int layers;
-  int hidden;
-  int heads;
-  int kv_heads;
-  int head_dim;
-  int sliding_window;  // tokens a sliding-window layer keeps in its KV cache; 0 when none
-  int sliding_layers;  // how many of the layers use the sliding window
-  int max_context;
-  std::string_view source;
+  std::string id;
+  std::string name;
+  double params = 0;         // total parameters
+  double active_params = 0;  // parameters used per token (equal to params for dense models)
+  int experts = 0;           // mixture of experts: experts per layer (0 for dense models)
+  int experts_per_token = 0;
+  int layers = 0;
+  int hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  int sliding_window = 0;  // tokens a sliding-window layer keeps in its KV cache; 0 when none
+  int sliding_layers = 0;  // how many of the layers use the sliding window
+  int max_context = 0;
+  std::string source;
 };
 
 struct PrecisionSpec {
-  std::string_view id;
-  double weight_bytes_per_param;
-  double kv_bytes_per_element;
-  bool fp8_compute;  // matmuls run on fp8 tensor cores where the hardware has them
-  std::string_view source;
+  std::string id;
+  double weight_bytes_per_param = 0;
+  double kv_bytes_per_element = 0;
+  bool eight_bit_compute = false;  // matmuls run at the hardware's 8-bit rate where it has one
+  std::string source;
 };
 
-std::span<const HardwareSpec> hardware_catalog();
-std::span<const ModelSpec> model_catalog();
-std::span<const PrecisionSpec> precision_catalog();
+class Catalog {
+ public:
+  // src/sim/catalog.yaml, parsed once.
+  static const Catalog& builtin();
 
-const HardwareSpec* find_hardware(std::string_view id);
-const ModelSpec* find_model(std::string_view id);
-const PrecisionSpec* find_precision(std::string_view id);
+  // Adds the entries of a catalog file; an entry whose id exists replaces it. Throws YamlError
+  // listing every problem (file:line:column, field) and leaves the catalog unchanged then.
+  void add_yaml(const std::string& text, const std::string& source_name);
+  void add_file(const std::string& path);
+
+  [[nodiscard]] const std::deque<HardwareSpec>& hardware() const { return hardware_; }
+  [[nodiscard]] const std::deque<ModelSpec>& models() const { return models_; }
+  [[nodiscard]] const std::deque<PrecisionSpec>& precisions() const { return precisions_; }
+  [[nodiscard]] const std::map<std::string, Efficiency, std::less<>>& families() const { return families_; }
+
+  [[nodiscard]] const HardwareSpec* find_hardware(std::string_view id) const;
+  [[nodiscard]] const ModelSpec* find_model(std::string_view id) const;
+  [[nodiscard]] const PrecisionSpec* find_precision(std::string_view id) const;
+
+ private:
+  // Deques: profiles hold pointers to entries, which must stay put as entries are added.
+  std::deque<HardwareSpec> hardware_;
+  std::deque<ModelSpec> models_;
+  std::deque<PrecisionSpec> precisions_;
+  std::map<std::string, Efficiency, std::less<>> families_;
+  std::set<std::string, std::less<>> own_efficiency_;  // hardware ids whose entry sets its own factors
+};
 
 }  // namespace infergate::sim

@@ -2,20 +2,31 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace infergate::sim {
 
 namespace {
 // SRAM kept free on a dataflow chip for activations and the KV cache when sizing the pipeline.
 constexpr double kDataflowWeightShare = 0.8;
+// Activations cross the interconnect in 16 bits.
+constexpr double kActivationBytes = 2.0;
 }  // namespace
+
+PerfModel::PerfModel(const Profile& profile) : PerfModel(profile, profile.hardware->efficiency) {}
 
 PerfModel::PerfModel(const Profile& profile, Efficiency efficiency) : profile_(profile), efficiency_(efficiency) {
   weight_bytes_ = profile.model->params * profile.precision->weight_bytes_per_param;
   devices_ = profile.devices;
-  if (profile.hardware->sram_dataflow) {
-    const double per_chip = profile.hardware->memory_bytes * kDataflowWeightShare;
+  const auto& hw = *profile.hardware;
+  if (hw.sram_dataflow) {
+    const double per_chip = hw.memory_bytes * kDataflowWeightShare;
     devices_ = std::max(devices_, static_cast<int>(std::ceil(weight_bytes_ / per_chip)));
+  } else if (devices_ > 1 && hw.interconnect_bw <= 0) {
+    throw std::invalid_argument(fmt::format(
+        "hardware '{}' has no interconnect_gb_s, so it cannot run tensor parallel over {} devices", hw.id, devices_));
   }
 }
 
@@ -36,49 +47,131 @@ double PerfModel::kv_budget_bytes() const {
   return memory - weight_bytes_;
 }
 
-double PerfModel::peak_flops() const {
-  const auto& hw = *profile_.hardware;
-  return profile_.precision->fp8_compute && hw.flops_fp8 > 0 ? hw.flops_fp8 : hw.flops_bf16;
+double PerfModel::weight_bytes_read(double tokens) const {
+  const auto& m = *profile_.model;
+  if (m.experts == 0 || tokens <= 0) {
+    return weight_bytes_;
+  }
+  // active = shared + experts_total x k/E, total = shared + experts_total.
+  const double routed = static_cast<double>(m.experts_per_token) / m.experts;
+  const double experts_total = (m.params - m.active_params) / (1.0 - routed);
+  const double shared = m.params - experts_total;
+  const double touched = 1.0 - std::pow(1.0 - routed, tokens);
+  return (shared + experts_total * touched) * profile_.precision->weight_bytes_per_param;
 }
 
-double PerfModel::step_seconds(const StepShape& step) const {
+double PerfModel::allreduce_seconds(double tokens) const {
+  const auto& hw = *profile_.hardware;
+  if (devices_ <= 1 || hw.sram_dataflow) {
+    return 0;
+  }
+  // Ring all-reduce: each device sends and receives 2(g-1)/g of the message; the datasheet
+  // interconnect figure counts both directions.
+  const double g = devices_;
+  const double message = tokens * profile_.model->hidden * kActivationBytes;
+  const double one = hw.interconnect_latency_s + 2.0 * (g - 1) / g * message / (hw.interconnect_bw / 2);
+  return 2.0 * profile_.model->layers * one;
+}
+
+double PerfModel::peak_flops() const {
+  const auto& hw = *profile_.hardware;
+  return profile_.precision->eight_bit_compute && hw.flops_8bit > 0 ? hw.flops_8bit : hw.flops_16bit;
+}
+
+StepTime PerfModel::step_time(const StepShape& step) const {
   if (profile_.hardware->sram_dataflow) {
-    return dataflow_step_seconds(step);
+    return dataflow_step_time(step);
   }
   const auto& m = *profile_.model;
   const double g = devices_;
-  const double bytes = (weight_bytes_ + step.decode_kv_bytes) / g;
-  const double memory_time = bytes / (profile_.hardware->memory_bw * efficiency_.memory);
+  const double tokens = step.prefill_tokens + step.decode_sequences;
+  const double bytes = (weight_bytes_read(tokens) + step.decode_kv_bytes) / g;
+  StepTime t;
+  t.memory = bytes / (profile_.hardware->memory_bw * efficiency_.memory);
   // Linear layers: 2 FLOPs per active parameter per token. Attention: QK^T and PV, 2 FLOPs each
   // per query head dimension per attended position.
-  const double tokens = step.prefill_tokens + step.decode_sequences;
   const double attention_width = 4.0 * m.layers * m.heads * m.head_dim;
   const double decode_context = step.decode_kv_bytes / std::max(kv_bytes_per_token(), 1.0);
   const double flops = 2.0 * m.active_params * tokens + attention_width * (step.prefill_attention + decode_context);
-  const double compute_time = flops / g / (peak_flops() * efficiency_.compute);
-  return std::max(memory_time, compute_time) + efficiency_.step_overhead_s;
+  t.compute = flops / g / (peak_flops() * efficiency_.compute);
+  t.interconnect = allreduce_seconds(tokens);
+  t.overhead = overhead_seconds(step);
+  t.total = std::max(t.memory, t.compute) + t.interconnect + t.overhead;
+  return t;
 }
 
 // A dataflow pipeline: a token passes every chip in turn; each chip reads its share of the weights
-// from SRAM and hands its activations on. Sequences in a batch follow one another down the pipe.
-double PerfModel::dataflow_step_seconds(const StepShape& step) const {
+// from SRAM, computes its layers (each taking at least the family's layer latency, since its
+// operations depend on one another) and hands its activations on. Tokens of a batch or a prompt
+// follow one another down the pipe.
+StepTime PerfModel::dataflow_step_time(const StepShape& step) const {
   const auto& hw = *profile_.hardware;
   const double chips = devices_;
-  const double per_chip_bytes = (weight_bytes_ + step.decode_kv_bytes) / chips;
-  const double per_chip_read = per_chip_bytes / (hw.memory_bw * efficiency_.memory);
   const double tokens = std::max(1.0, step.prefill_tokens + step.decode_sequences);
-  const double per_chip_compute = 2.0 * profile_.model->active_params / chips / (peak_flops() * efficiency_.compute);
-  const double stage = std::max(per_chip_read, per_chip_compute) + hw.hop_latency_s;
-  return chips * stage + (tokens - 1.0) * std::max(per_chip_compute, hw.hop_latency_s) + efficiency_.step_overhead_s;
+  const double per_chip_bytes = (weight_bytes_read(tokens) + step.decode_kv_bytes) / chips;
+  const double read = per_chip_bytes / (hw.memory_bw * efficiency_.memory);
+  const double compute = 2.0 * profile_.model->active_params / chips / (peak_flops() * efficiency_.compute);
+  const double layers = profile_.model->layers / chips * efficiency_.layer_latency_s;
+  const double stage = std::max({read, compute, layers});
+  const double trail = (tokens - 1.0) * std::max(compute, hw.hop_latency_s);
+  StepTime t;
+  t.memory = chips * read;
+  t.compute = chips * compute + trail;
+  t.layer_latency = chips * layers;
+  t.interconnect = chips * hw.hop_latency_s;
+  t.overhead = overhead_seconds(step);
+  t.total = chips * (stage + hw.hop_latency_s) + trail + t.overhead;
+  return t;
+}
+
+double PerfModel::overhead_seconds(const StepShape& step) const {
+  return efficiency_.step_overhead_s + (step.prefill_tokens > 0 ? efficiency_.prefill_overhead_s : 0.0);
+}
+
+Bound StepTime::bound() const {
+  Bound bound = Bound::bandwidth;
+  double largest = memory;
+  for (auto [part, b] : {std::pair{compute, Bound::compute}, std::pair{layer_latency, Bound::layer_latency},
+                         std::pair{interconnect, Bound::interconnect}}) {
+    if (part > largest) {
+      largest = part;
+      bound = b;
+    }
+  }
+  return bound;
+}
+
+const char* to_string(Bound bound) {
+  switch (bound) {
+    case Bound::bandwidth:
+      return "bandwidth";
+    case Bound::compute:
+      return "compute";
+    case Bound::layer_latency:
+      return "layer latency";
+    case Bound::interconnect:
+      return "interconnect";
+    case Bound::capacity:
+      return "capacity";
+  }
+  return "?";
+}
+
+StepShape PerfModel::decode_shape(int batch, double context_per_sequence) const {
+  return StepShape{0, 0, static_cast<double>(batch), batch * kv_bytes(context_per_sequence)};
+}
+
+StepShape PerfModel::prefill_shape(int prompt_tokens) {
+  const double n = prompt_tokens;
+  return StepShape{n, n * (n + 1) / 2, 0, 0};
 }
 
 double PerfModel::decode_step_seconds(int batch, double context_per_sequence) const {
-  return step_seconds(StepShape{0, 0, static_cast<double>(batch), batch * kv_bytes(context_per_sequence)});
+  return step_seconds(decode_shape(batch, context_per_sequence));
 }
 
 double PerfModel::prefill_seconds(int prompt_tokens) const {
-  const double n = prompt_tokens;
-  return step_seconds(StepShape{n, n * (n + 1) / 2, 0, 0});
+  return step_seconds(prefill_shape(prompt_tokens));
 }
 
 }  // namespace infergate::sim

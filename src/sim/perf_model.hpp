@@ -1,20 +1,12 @@
 #pragma once
 // The roofline performance model behind the simulator (docs/simulator.md derives it). A forward
-// step reads every weight once and the KV cache of every decoding sequence, and does 2 FLOPs per
-// active parameter per token; its time is the larger of the memory and the compute time, plus a
-// fixed per-step overhead.
+// step reads the weights its tokens use once and the KV cache of every decoding sequence, and does
+// 2 FLOPs per active parameter per token; its time is the larger of the memory and the compute
+// time, plus the all-reduces of tensor parallelism and a fixed per-step overhead. SRAM dataflow
+// chips run a pipeline instead, whose latency comes from per-chip work and hops.
 #include "sim/profile.hpp"
 
 namespace infergate::sim {
-
-// Fractions of datasheet peaks that real engines reach, and fixed costs. Defaults are rough
-// values from the published measurements in shared/calibration (see docs/simulator.md).
-struct Efficiency {
-  double memory = 0.75;             // achieved / peak memory bandwidth while decoding
-  double compute = 0.5;             // achieved / peak FLOP/s while prefilling
-  double step_overhead_s = 0.0005;  // scheduling, kernel launches, sampling per step
-  double memory_utilization = 0.9;  // share of device memory the engine may use (vLLM's default)
-};
 
 // What one engine step processes.
 struct StepShape {
@@ -24,9 +16,28 @@ struct StepShape {
   double decode_kv_bytes = 0;    // KV cache those sequences read
 };
 
+// What limits a step: the resource whose time is the largest part of it.
+enum class Bound { bandwidth, compute, layer_latency, interconnect, capacity };
+const char* to_string(Bound bound);
+
+// A step's time and where it goes. For GPUs, total = max(memory, compute) + interconnect +
+// overhead. For SRAM dataflow pipelines the parts are summed over the chips a token passes.
+struct StepTime {
+  double memory = 0;         // reading weights and KV cache
+  double compute = 0;        // matmuls and attention
+  double layer_latency = 0;  // dataflow: the floor of dependent operations per layer
+  double interconnect = 0;   // all-reduces (tensor parallel) or chip-to-chip hops
+  double overhead = 0;
+  double total = 0;
+  [[nodiscard]] Bound bound() const;
+};
+
 class PerfModel {
  public:
-  PerfModel(const Profile& profile, Efficiency efficiency = {});
+  // With the hardware family's calibrated efficiency, or an explicit one. Throws
+  // std::invalid_argument when tensor parallelism is asked of hardware without an interconnect.
+  explicit PerfModel(const Profile& profile);
+  PerfModel(const Profile& profile, Efficiency efficiency);
 
   [[nodiscard]] const Profile& profile() const { return profile_; }
   [[nodiscard]] const Efficiency& efficiency() const { return efficiency_; }
@@ -35,6 +46,11 @@ class PerfModel {
   // chips as the weights need (never fewer than the profile asks for).
   [[nodiscard]] int devices() const { return devices_; }
   [[nodiscard]] double weight_bytes() const { return weight_bytes_; }
+  // Weight bytes a step over `tokens` tokens reads: all of a dense model; for a mixture of
+  // experts, the shared weights plus the experts those tokens route to (uniform routing).
+  [[nodiscard]] double weight_bytes_read(double tokens) const;
+  // Tensor parallel: the two all-reduces per layer of a step over `tokens` tokens.
+  [[nodiscard]] double allreduce_seconds(double tokens) const;
   // KV bytes one token of context adds in a full-attention layer stack (2 x layers x kv_heads x
   // head_dim x bytes per element).
   [[nodiscard]] double kv_bytes_per_token() const;
@@ -43,15 +59,19 @@ class PerfModel {
   // Memory left for the KV cache on all devices after the weights; <= 0 when they do not fit.
   [[nodiscard]] double kv_budget_bytes() const;
 
-  [[nodiscard]] double step_seconds(const StepShape& step) const;
+  [[nodiscard]] StepTime step_time(const StepShape& step) const;
+  [[nodiscard]] double step_seconds(const StepShape& step) const { return step_time(step).total; }
 
   // Convenience forms of step_seconds for the classic questions.
   [[nodiscard]] double decode_step_seconds(int batch, double context_per_sequence) const;
   [[nodiscard]] double prefill_seconds(int prompt_tokens) const;
+  [[nodiscard]] StepShape decode_shape(int batch, double context_per_sequence) const;
+  [[nodiscard]] static StepShape prefill_shape(int prompt_tokens);
 
  private:
   [[nodiscard]] double peak_flops() const;
-  [[nodiscard]] double dataflow_step_seconds(const StepShape& step) const;
+  [[nodiscard]] double overhead_seconds(const StepShape& step) const;
+  [[nodiscard]] StepTime dataflow_step_time(const StepShape& step) const;
 
   Profile profile_;
   Efficiency efficiency_;

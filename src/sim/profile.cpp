@@ -9,7 +9,7 @@ namespace infergate::sim {
 namespace {
 
 template <class Spec>
-std::string ids(std::span<const Spec> specs) {
+std::string ids(const std::deque<Spec>& specs) {
   std::string out;
   for (const auto& s : specs) {
     out += out.empty() ? "" : ", ";
@@ -20,7 +20,7 @@ std::string ids(std::span<const Spec> specs) {
 
 }  // namespace
 
-Profile parse_profile(std::string_view text) {
+Profile parse_profile(std::string_view text, const Catalog& catalog) {
   auto fail = [&](const std::string& why) {
     throw std::invalid_argument(
         fmt::format("invalid profile '{}': {} (expected MODEL:PRECISION@HARDWARE[xN], "
@@ -37,13 +37,13 @@ Profile parse_profile(std::string_view text) {
   std::string_view hardware = text.substr(at + 1);
 
   Profile profile;
-  if (!(profile.model = find_model(model))) {
-    fail(fmt::format("unknown model '{}'; known: {}", model, ids(model_catalog())));
+  if (!(profile.model = catalog.find_model(model))) {
+    fail(fmt::format("unknown model '{}'; known: {}", model, ids(catalog.models())));
   }
-  if (!(profile.precision = find_precision(precision))) {
-    fail(fmt::format("unknown precision '{}'; known: {}", precision, ids(precision_catalog())));
+  if (!(profile.precision = catalog.find_precision(precision))) {
+    fail(fmt::format("unknown precision '{}'; known: {}", precision, ids(catalog.precisions())));
   }
-  if (!(profile.hardware = find_hardware(hardware))) {
+  if (!(profile.hardware = catalog.find_hardware(hardware))) {
     const std::size_t x = hardware.rfind('x');
     if (x != std::string_view::npos && x + 1 < hardware.size()) {
       const std::string_view count = hardware.substr(x + 1);
@@ -55,11 +55,11 @@ Profile parse_profile(std::string_view text) {
         }
         profile.devices = devices;
         hardware = hardware.substr(0, x);
-        profile.hardware = find_hardware(hardware);
+        profile.hardware = catalog.find_hardware(hardware);
       }
     }
     if (profile.hardware == nullptr) {
-      fail(fmt::format("unknown hardware '{}'; known: {}", hardware, ids(hardware_catalog())));
+      fail(fmt::format("unknown hardware '{}'; known: {}", hardware, ids(catalog.hardware())));
     }
   }
   return profile;

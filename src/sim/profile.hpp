@@ -16,7 +16,8 @@ struct Profile {
   [[nodiscard]] std::string to_string() const;
 };
 
-// Throws std::invalid_argument naming what is wrong and what the catalog offers.
-Profile parse_profile(std::string_view text);
+// Throws std::invalid_argument naming what is wrong and what the catalog offers. The profile
+// points into `catalog`, which must outlive it.
+Profile parse_profile(std::string_view text, const Catalog& catalog = Catalog::builtin());
 
 }  // namespace infergate::sim

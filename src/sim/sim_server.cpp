@@ -47,7 +47,7 @@ struct ModelEndpoint {
   ModelEndpoint(net::io_context& io, std::string served_name, const Profile& profile, const SimOptions& options)
       : name(std::move(served_name)),
         json_name(boost::json::serialize(boost::json::string(name))),
-        perf(profile, options.efficiency),
+        perf(profile),
         engine(perf, options.engine),
         step_timer(io),
         idle(io, net::steady_timer::time_point::max()) {}

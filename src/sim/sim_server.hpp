@@ -21,7 +21,6 @@ struct SimOptions {
   std::vector<Profile> profiles;
   std::optional<std::string> served_model_name;  // only with a single profile
   EngineLimits engine;
-  Efficiency efficiency;
   int tokens_per_chunk = 1;
   std::optional<std::string> api_key;  // when set, requests must carry "Authorization: Bearer KEY"
   http::ServerLimits limits;

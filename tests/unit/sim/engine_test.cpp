@@ -5,14 +5,22 @@
 namespace infergate::sim {
 namespace {
 
-constexpr HardwareSpec kDevice{"dev", "test device", 100e9, 1e12, 1e15, 0, 0, false, 0, "test"};
+const HardwareSpec kDevice{.id = "dev", .memory_bytes = 100e9, .memory_bw = 1e12, .flops_16bit = 1e15};
 // 10 GB of bf16 weights; 1,024 KV bytes per token (2 x 1 layer x 1 head x 256 x 2 bytes).
-constexpr ModelSpec kModel{"m", "m", 5e9, 5e9, 1, 256, 1, 1, 256, 0, 0, 1 << 20, "test"};
-constexpr Efficiency kIdeal{1.0, 1.0, 0.0, 1.0};
+const ModelSpec kModel{.id = "m",
+                       .params = 5e9,
+                       .active_params = 5e9,
+                       .layers = 1,
+                       .hidden = 256,
+                       .heads = 1,
+                       .kv_heads = 1,
+                       .head_dim = 256,
+                       .max_context = 1 << 20};
+constexpr Efficiency kIdeal{.memory = 1, .compute = 1, .step_overhead_s = 0, .memory_utilization = 1};
 
 class EngineTest : public ::testing::Test {
  protected:
-  PerfModel model{Profile{&kModel, find_precision("bf16"), &kDevice, 1}, kIdeal};
+  PerfModel model{Profile{&kModel, Catalog::builtin().find_precision("bf16"), &kDevice, 1}, kIdeal};
 
   // Runs one step at the engine's own pace, returning what it emitted.
   std::vector<Emission> step(Engine& engine) {

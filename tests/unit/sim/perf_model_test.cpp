@@ -2,16 +2,37 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace infergate::sim {
 namespace {
 
+const Catalog& catalog() {
+  return Catalog::builtin();
+}
+
 // A 31B dense model in bf16 (62 GB) on a device with 1 TB/s: the example every newcomer meets.
-constexpr HardwareSpec kOneTbPerS{"tb", "1 TB/s device", 200e9, 1e12, 1e15, 0, 0, false, 0, "test"};
-constexpr ModelSpec k31B{"m31", "31B", 31e9, 31e9, 60, 5376, 32, 16, 128, 0, 0, 8192, "test"};
-constexpr Efficiency kIdeal{1.0, 1.0, 0.0, 1.0};
+const HardwareSpec kOneTbPerS{.id = "tb", .memory_bytes = 200e9, .memory_bw = 1e12, .flops_16bit = 1e15};
+const ModelSpec k31B{.id = "m31",
+                     .params = 31e9,
+                     .active_params = 31e9,
+                     .layers = 60,
+                     .hidden = 5376,
+                     .heads = 32,
+                     .kv_heads = 16,
+                     .head_dim = 128,
+                     .max_context = 8192};
+constexpr Efficiency kIdeal{.memory = 1, .compute = 1, .step_overhead_s = 0, .memory_utilization = 1};
+// The factors the hand computations below were done with, independent of the calibrated ones.
+constexpr Efficiency kRough{.memory = 0.75, .compute = 0.5, .step_overhead_s = 0.0005, .memory_utilization = 0.9};
 
 Profile profile_of(const ModelSpec& m, const char* precision, const HardwareSpec& h, int devices = 1) {
-  return Profile{&m, find_precision(precision), &h, devices};
+  return Profile{&m, catalog().find_precision(precision), &h, devices};
+}
+
+Profile builtin(const char* model, const char* precision, const char* hardware, int devices = 1) {
+  return Profile{catalog().find_model(model), catalog().find_precision(precision), catalog().find_hardware(hardware),
+                 devices};
 }
 
 TEST(PerfModel, SixtyTwoGigabytesAtOneTerabytePerSecondIsSixteenTokensPerSecond) {
@@ -30,11 +51,36 @@ TEST(PerfModel, PrecisionScalesTheWeightsAndTheCeiling) {
   EXPECT_DOUBLE_EQ(int4.weight_bytes(), 31e9 * 0.5625);
 }
 
-TEST(PerfModel, TensorParallelDividesTheWork) {
-  const PerfModel one(profile_of(k31B, "bf16", kOneTbPerS, 1), kIdeal);
-  const PerfModel two(profile_of(k31B, "bf16", kOneTbPerS, 2), kIdeal);
-  EXPECT_NEAR(two.decode_step_seconds(1, 0), one.decode_step_seconds(1, 0) / 2, 1e-12);
+TEST(PerfModel, HardwareWithoutAnInterconnectCannotRunTensorParallel) {
+  EXPECT_THROW(PerfModel(profile_of(k31B, "bf16", kOneTbPerS, 2), kIdeal), std::invalid_argument);
+}
+
+// Two devices halve the weight read and add two all-reduces per layer. By hand for one token:
+// message 5,376 x 2 bytes; ring over 2 devices moves 2 x 1/2 of it over 450 GB/s each way:
+// 10,752 / 450e9 s = 23.89 ns, plus 10 us latency; 120 of them = 1.2029 ms.
+TEST(PerfModel, TensorParallelHalvesTheReadAndAddsAllReduces) {
+  HardwareSpec linked = kOneTbPerS;
+  linked.interconnect_bw = 900e9;
+  linked.interconnect_latency_s = 10e-6;
+  const PerfModel one(profile_of(k31B, "bf16", linked, 1), kIdeal);
+  const PerfModel two(profile_of(k31B, "bf16", linked, 2), kIdeal);
+  EXPECT_DOUBLE_EQ(one.allreduce_seconds(1), 0);
+  const double allreduce = 120 * (10e-6 + 10752.0 / 450e9);
+  EXPECT_NEAR(two.allreduce_seconds(1), allreduce, 1e-12);
+  EXPECT_NEAR(two.decode_step_seconds(1, 0), one.decode_step_seconds(1, 0) / 2 + allreduce, 1e-12);
   EXPECT_DOUBLE_EQ(two.kv_budget_bytes(), 400e9 - 62e9);
+  // A bigger batch sends bigger messages.
+  EXPECT_GT(two.allreduce_seconds(256), two.allreduce_seconds(1));
+}
+
+// Mixtral 8x7B: 46.7B parameters, 12.9B active. One token reads only its two experts; a large
+// batch touches every expert and reads all 46.7B.
+TEST(PerfModel, MixtureOfExpertsReadsTheExpertsItsTokensUse) {
+  const PerfModel model(builtin("mixtral-8x7b", "bf16", "h200"), kIdeal);
+  EXPECT_NEAR(model.weight_bytes_read(1), 12.9e9 * 2, 1e3);
+  EXPECT_GT(model.weight_bytes_read(4), model.weight_bytes_read(1));
+  EXPECT_NEAR(model.weight_bytes_read(512), 46.7e9 * 2, 1e3);
+  EXPECT_DOUBLE_EQ(model.weight_bytes(), 46.7e9 * 2);
 }
 
 // Hand computed: Gemma 4 31B bf16 on H200, one stream at 2,048 tokens of context.
@@ -43,7 +89,7 @@ TEST(PerfModel, TensorParallelDividesTheWork) {
 // 16,384 x (50 x 1,024 + 10 x 2,048) = 1,174,405,120 B. Step: (61.4e9 + 1.1744e9) B /
 // (4.8e12 x 0.75) B/s + 0.5 ms = 17.8818 ms.
 TEST(PerfModel, GemmaOnH200DecodeStepByHand) {
-  const PerfModel model(Profile{find_model("gemma-4-31b"), find_precision("bf16"), find_hardware("h200"), 1});
+  const PerfModel model(builtin("gemma-4-31b", "bf16", "h200"), kRough);
   EXPECT_DOUBLE_EQ(model.kv_bytes_per_token(), 983040.0);
   EXPECT_DOUBLE_EQ(model.kv_bytes(2048), 1174405120.0);
   EXPECT_NEAR(model.decode_step_seconds(1, 2048), (61.4e9 + 1174405120.0) / 3.6e12 + 0.0005, 1e-9);
@@ -53,13 +99,13 @@ TEST(PerfModel, GemmaOnH200DecodeStepByHand) {
 // 1.606e13 FLOP; attention: 4 x 32 layers x 32 heads x 128 x (1,000 x 1,001 / 2) = 2.62406e11 FLOP.
 // At 989.4 TFLOP/s x 0.5: 33.0e-3 s, above the 6.39 ms weight read; plus 0.5 ms.
 TEST(PerfModel, LlamaPrefillOnH100ByHand) {
-  const PerfModel model(Profile{find_model("llama-3.1-8b"), find_precision("bf16"), find_hardware("h100"), 1});
+  const PerfModel model(builtin("llama-3.1-8b", "bf16", "h100"), kRough);
   const double flops = 2 * 8.03e9 * 1000 + 4.0 * 32 * 32 * 128 * (1000.0 * 1001 / 2);
   EXPECT_NEAR(model.prefill_seconds(1000), flops / (989.4e12 * 0.5) + 0.0005, 1e-9);
 }
 
 TEST(PerfModel, DecodeSlowsAsTheBatchGrows) {
-  const PerfModel model(Profile{find_model("llama-3.1-8b"), find_precision("bf16"), find_hardware("h100"), 1});
+  const PerfModel model(builtin("llama-3.1-8b", "bf16", "h100"));
   EXPECT_LT(model.decode_step_seconds(1, 1024), model.decode_step_seconds(16, 1024));
   EXPECT_LT(model.decode_step_seconds(16, 1024), model.decode_step_seconds(128, 1024));
   // ...but per token it gets far cheaper: batching is why servers batch.
@@ -67,13 +113,31 @@ TEST(PerfModel, DecodeSlowsAsTheBatchGrows) {
 }
 
 TEST(PerfModel, SramDataflowSpreadsWeightsOverEnoughChips) {
-  const PerfModel model(Profile{find_model("llama-3.3-70b"), find_precision("fp8"), find_hardware("lpu"), 1});
+  const PerfModel model(builtin("llama-3.3-70b", "fp8", "lpu"));
   // 70.6 GB over chips holding 80% of 230 MB each.
   EXPECT_EQ(model.devices(), 384);
   EXPECT_GT(model.kv_budget_bytes(), 0);
   const double tokens_per_s = 1.0 / model.decode_step_seconds(1, 1024);
   EXPECT_GT(tokens_per_s, 100);
   EXPECT_LT(tokens_per_s, 1000);
+}
+
+// Per-token latency on the pipeline, by hand: Llama 2 7B in int8 (6.74 GB) needs
+// ceil(6.74e9 / 184e6) = 37 chips. Each chip reads 182 MB at 80 TB/s (2.28 us), but its
+// 32/37 of the layers take 40 us each (34.6 us); plus a 1 us hop: 37 x 35.6 us = 1.317 ms per token.
+// SRAM bandwidth alone would predict 37 x 3.28 us = 0.121 ms, ten times too fast.
+TEST(PerfModel, DataflowLatencyComesFromPerChipWorkAndHops) {
+  HardwareSpec chip = *catalog().find_hardware("lpu");
+  chip.hop_latency_s = 1e-6;
+  Efficiency e = kIdeal;
+  e.layer_latency_s = 40e-6;
+  const PerfModel model(Profile{catalog().find_model("llama-2-7b"), catalog().find_precision("int8"), &chip, 1}, e);
+  EXPECT_EQ(model.devices(), 37);
+  EXPECT_NEAR(model.decode_step_seconds(1, 0), 37 * (32.0 / 37 * 40e-6 + 1e-6), 1e-9);
+  e.layer_latency_s = 0;
+  const PerfModel bandwidth_only(
+      Profile{catalog().find_model("llama-2-7b"), catalog().find_precision("int8"), &chip, 1}, e);
+  EXPECT_NEAR(bandwidth_only.decode_step_seconds(1, 0), 37 * (6.74e9 / 37 / 80e12 + 1e-6), 1e-9);
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "sim/calibration.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+// docs/simulator.md states these bounds; calibration_test enforces them on the built-in data.
+constexpr double kMedianBound = 0.20;
+constexpr double kWorstBound = 2.0;
+
+struct CalibrateArgs {
+  std::string data;
+  std::vector<std::string> catalogs;
+  bool fit = false;
+  bool check = false;
+};
+
+void print_report(const sim::CalibrationReport& report) {
+  fmt::print("{:<22} {:<30} {:<13} {:>14} {:>14} {:>8}\n", "row", "profile", "scenario", "measured", "predicted",
+             "error");
+  for (const auto& r : report.rows) {
+    const auto& row = *r.row;
+    const std::string profile = fmt::format("{}:{}@{}{}", row.model, row.precision, row.hardware,
+                                            row.devices > 1 ? fmt::format("x{}", row.devices) : "");
+    fmt::print("{:<22} {:<30} {:<13} {:>8.5g} {:<5} {:>8.5g} {:<5} {:>+7.1f}%\n", row.id, profile,
+               sim::to_string(row.scenario), row.value, row.unit, r.predicted, row.unit, (r.ratio - 1) * 100);
+  }
+  fmt::print("\nerror = predicted / measured - 1 (prefill rows compare the time to first token)\n");
+  for (const auto& [cls, s] : report.classes) {
+    fmt::print("{:<16} {:>2} rows   median |error| {:>5.1f}%   worst {:.2f}x\n", sim::to_string(cls), s.rows,
+               s.median_abs_error * 100, s.worst_factor);
+  }
+}
+
+bool within_bounds(const sim::CalibrationReport& report) {
+  for (const auto& [cls, s] : report.classes) {
+    if (s.median_abs_error >= kMedianBound || s.worst_factor > kWorstBound) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int run_calibrate(const CalibrateArgs& args) {
+  sim::Catalog catalog = sim::Catalog::builtin();
+  for (const auto& path : args.catalogs) {
+    catalog.add_file(path);
+  }
+  const auto rows = args.data.empty() ? sim::builtin_calibration() : sim::load_calibration(args.data);
+  if (args.fit) {
+    const auto families = sim::fit_families(rows, catalog);
+    std::string yaml = "families:\n";
+    for (const auto& [name, e] : families) {
+      yaml += fmt::format(
+          "  {}:\n    decode_bandwidth: {:.3f}\n    prefill_compute: {:.3f}\n    step_overhead_us: {:.0f}\n"
+          "    prefill_overhead_us: {:.0f}\n    memory_utilization: {:.2f}\n",
+          name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
+      if (e.layer_latency_s > 0) {
+        yaml += fmt::format("    layer_latency_us: {:.1f}\n", e.layer_latency_s * 1e6);
+      }
+    }
+    fmt::print("# fitted efficiency factors (paste into catalog.yaml or a --catalog file)\n{}\n", yaml);
+    catalog.add_yaml(yaml, "fitted factors");
+  }
+  const auto report = sim::evaluate(rows, catalog);
+  print_report(report);
+  const bool ok = within_bounds(report);
+  fmt::print("bounds (median |error| under {:.0f}%, no row off by more than {:.0f}x): {}\n", kMedianBound * 100,
+             kWorstBound, ok ? "met" : "NOT met");
+  return args.check && !ok ? 1 : 0;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand("calibrate", "Compare the simulator with published measurements; fit its factors");
+  cmd->add_option("--data", args->data, "Measurements CSV (default: calibration/measurements.csv, built in)");
+  cmd->add_option("--catalog", args->catalogs, "YAML file of extra hardware, models and families, repeatable");
+  cmd->add_flag("--fit", args->fit, "Fit each hardware family's efficiency factors to the data and print them");
+  cmd->add_flag("--check", args->check, "Exit 1 when the error bounds are not met");
+  cmd->callback([args] {
+    const int code = run_calibrate(*args);
+    if (code != 0) {
+      throw CLI::RuntimeError(code);
+    }
+  });
+}
+
+}  // namespace infergate::cli

@@ -1,0 +1,79 @@
+#pragma once
+// Reads YAML written by people (gateway.yaml, hardware/model catalogs): every problem is collected
+// as "file:line:column: field: what is wrong" so a user fixes them all in one pass, and ${NAME}
+// in strings is taken from the environment.
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace infergate {
+
+class YamlReader {
+ public:
+  // `environment` resolves ${NAME}; the process environment when null.
+  explicit YamlReader(std::string source, const std::map<std::string, std::string>* environment = nullptr)
+      : source_(std::move(source)), environment_(environment) {}
+
+  void problem(const YAML::Node& node, const std::string& field, const std::string& what);
+
+  // A scalar with ${NAME} replaced from the environment.
+  std::optional<std::string> text(const YAML::Node& node, const std::string& field);
+
+  template <class T>
+  std::optional<T> number(const YAML::Node& node, const std::string& field, T minimum, T maximum) {
+    T value{};
+    if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
+      problem(node, field, "must be a number");
+      return std::nullopt;
+    }
+    if (!(value >= minimum && value <= maximum)) {
+      problem(node, field, fmt::format("must be between {} and {}", minimum, maximum));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  std::optional<bool> boolean(const YAML::Node& node, const std::string& field);
+
+  void milliseconds(const YAML::Node& parent, const char* key, const std::string& field,
+                    std::chrono::milliseconds& out);
+
+  // Reports keys the schema does not know, a common source of silent misconfiguration.
+  void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys);
+
+  [[nodiscard]] const std::string& source() const { return source_; }
+  std::vector<std::string>& problems() { return problems_; }
+
+ private:
+  [[nodiscard]] std::optional<std::string> lookup(const std::string& name) const;
+
+  std::string source_;
+  const std::map<std::string, std::string>* environment_;
+  std::vector<std::string> problems_;
+};
+
+// Every problem found in a YAML file, one per line after `heading`.
+class YamlError : public std::runtime_error {
+ public:
+  YamlError(const std::string& heading, std::vector<std::string> problems);
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+// Parses `text`, turning a syntax error into a YamlError that names the file, line and column.
+YAML::Node parse_yaml(const std::string& text, const std::string& source_name, const std::string& heading);
+
+// The whole file; throws std::runtime_error naming the path when it cannot be read.
+std::string read_text_file(const std::string& path);
+
+}  // namespace infergate

@@ -1,0 +1,125 @@
+#include "sim/calibration.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace infergate::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The acceptance bound of docs/simulator.md, on the data shipped with the binary: prints the error
+// of every row so a failing run shows which.
+TEST(Calibration, BuiltInFactorsMatchThePublishedMeasurements) {
+  const auto rows = builtin_calibration();
+  ASSERT_GE(rows.size(), 15u);
+  const CalibrationReport report = evaluate(rows, Catalog::builtin());
+  for (const auto& r : report.rows) {
+    std::printf("%-22s %-13s measured %10.5g %-5s predicted %10.5g  error %+6.1f%%\n", r.row->id.c_str(),
+                to_string(r.row->scenario), r.row->value, r.row->unit.c_str(), r.predicted, (r.ratio - 1) * 100);
+    EXPECT_LE(std::max(r.ratio, 1 / r.ratio), 2.0) << r.row->id;
+  }
+  for (ErrorClass cls : {ErrorClass::decode_rate, ErrorClass::ttft, ErrorClass::throughput}) {
+    ASSERT_TRUE(report.classes.contains(cls)) << to_string(cls);
+    const ClassSummary& s = report.classes.at(cls);
+    std::printf("%-16s %d rows, median |error| %.1f%%, worst %.2fx\n", to_string(cls), s.rows, s.median_abs_error * 100,
+                s.worst_factor);
+    EXPECT_GE(s.rows, 5) << to_string(cls);
+    EXPECT_LT(s.median_abs_error, 0.20) << to_string(cls);
+  }
+}
+
+// A throughput row goes through the batching engine: 2 sequences, 1 prompt token, 3 output tokens
+// on an ideal device whose only cost is reading 10 GB at 1 TB/s: 3 steps of 10 ms for 6 tokens.
+TEST(Calibration, ThroughputRowsRunTheEngine) {
+  Catalog c;
+  c.add_yaml(R"(
+families:
+  ideal: {decode_bandwidth: 1, prefill_compute: 1, step_overhead_us: 0, memory_utilization: 1}
+hardware:
+  - {id: dev, family: ideal, memory_gb: 100, bandwidth_gb_s: 1000, tflops_16bit: 1000000}
+models:
+  - {id: m, params_b: 5, layers: 1, hidden: 256, heads: 1, kv_heads: 1, head_dim: 256, max_context: 4096}
+precisions:
+  - {id: bf16, weight_bytes: 2, kv_bytes: 2}
+)",
+             "test.yaml");
+  const auto rows = parse_calibration_csv(
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n"
+      "r,dev,m,bf16,1,x,static_batch,2,1,3,2,100,tok/s,test,\n",
+      "t.csv");
+  const RowResult r = predict(rows.at(0), c);
+  EXPECT_NEAR(r.predicted, 6 / 0.030, 1e-3);  // steps are whole nanoseconds
+  EXPECT_NEAR(r.ratio, 2.0, 1e-5);
+}
+
+// Rows generated from known factors: the fit must find them again.
+TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
+  Catalog truth = Catalog::builtin();
+  truth.add_yaml(
+      "families:\n  gpu: {decode_bandwidth: 0.6, prefill_compute: 0.4, step_overhead_us: 1500,"
+      " prefill_overhead_us: 0}\n",
+      "truth.yaml");
+  std::string csv =
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
+  const char* shapes[] = {"h100,llama-3.1-8b,bf16", "h200,llama-3.3-70b,fp8", "a100,qwen2.5-7b,bf16"};
+  int n = 0;
+  for (const char* shape : shapes) {
+    for (const char* scenario : {"decode,1,0,128,1", "decode,1,4096,128,1", "ttft,1,2048,1,1", "ttft,1,8192,1,1"}) {
+      csv += fmt::format("r{},{},1,x,{},1,ms,test,\n", n++, shape, scenario);
+    }
+  }
+  auto rows = parse_calibration_csv(csv, "synthetic.csv");
+  for (auto& row : rows) {
+    row.value = predict(row, truth).predicted;
+  }
+  const auto fitted = fit_families(rows, Catalog::builtin());
+  const Efficiency& e = fitted.at("gpu");
+  EXPECT_NEAR(e.memory, 0.6, 0.02);
+  EXPECT_NEAR(e.compute, 0.4, 0.02);
+  EXPECT_NEAR(e.step_overhead_s, 1.5e-3, 0.2e-3);
+  for (const auto& row : rows) {
+    EXPECT_NEAR(predict(row, Catalog::builtin(), &e).ratio, 1.0, 0.03) << row.id;
+  }
+}
+
+TEST(Calibration, CsvProblemsNameTheLine) {
+  const std::string header =
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
+  try {
+    parse_calibration_csv(
+        header + "a,h100,m,bf16,1,x,decode,1,0,128,1,10,tok/s,s,\nb,h100,m,bf16,1,x,warp,1,0,1,1,1,x,s,\n", "d.csv");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("d.csv:3: unknown scenario 'warp'"));
+  }
+  EXPECT_THROW(parse_calibration_csv("id,hardware\n", "d.csv"), std::runtime_error);
+  EXPECT_THROW(parse_calibration_csv(header + "a,h100,m,bf16,0,x,decode,1,0,128,1,10,tok/s,s,\n", "d.csv"),
+               std::runtime_error);
+  EXPECT_THROW(parse_calibration_csv(header + "a,h100,m,bf16,1,x,ttft,1,0,1,1,10,ms,s,\n", "d.csv"),
+               std::runtime_error);
+  const auto rows = parse_calibration_csv(
+      header + "a,h100,m,bf16,1,x,decode,1,0,128,1,10,tok/s,s,\"a, \"\"quoted\"\"\nnote\"\n", "d.csv");
+  EXPECT_EQ(rows.at(0).note, "a, \"quoted\"\nnote");
+}
+
+TEST(Calibration, RowsOutsideTheCatalogAreReported) {
+  const auto rows = parse_calibration_csv(
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n"
+      "r,tpu,llama-3.1-8b,bf16,1,x,decode,1,0,1,1,1,tok/s,s,\n",
+      "d.csv");
+  try {
+    predict(rows.at(0), Catalog::builtin());
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("llama-3.1-8b:bf16@tpu is not in the catalog"));
+  }
+}
+
+}  // namespace
+}  // namespace infergate::sim

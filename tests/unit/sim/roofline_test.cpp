@@ -1,0 +1,88 @@
+#include "sim/roofline.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace infergate::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+RooflineResult run(const char* profile, RooflineQuery query = {}) {
+  return roofline(parse_profile(profile), query);
+}
+
+// The classic: 31B parameters in 16 bits are about 62 GB; at 1 TB/s one stream cannot pass about
+// 16 tokens/s.
+TEST(Roofline, ThirtyOneBillionParametersAtOneTerabytePerSecond) {
+  Catalog c = Catalog::builtin();
+  c.add_yaml(
+      "hardware:\n  - {id: tb, memory_gb: 80, bandwidth_gb_s: 1000, tflops_16bit: 400}\n"
+      "models:\n  - {id: m31, params_b: 31, layers: 60, hidden: 5376, heads: 32, kv_heads: 16,"
+      " head_dim: 128, max_context: 8192}\n",
+      "t.yaml");
+  const RooflineQuery query{.context = 1024};
+  const RooflineResult r = roofline(parse_profile("m31:fp16@tb", c), query);
+  EXPECT_DOUBLE_EQ(r.weight_bytes, 62e9);
+  EXPECT_NEAR(r.ideal_decode_tps, 16.13, 0.01);
+  EXPECT_LT(r.decode_tps, r.ideal_decode_tps);  // real engines reach a fraction of the peak
+  EXPECT_EQ(r.decode_step.bound(), Bound::bandwidth);
+  const std::string words = explain(r, query);
+  EXPECT_THAT(words, HasSubstr("31.0 billion parameters x 2 bytes each = 62.0 GB"));
+  EXPECT_THAT(words, HasSubstr("one stream cannot pass 1.00 TB/s / 62.0 GB = 16.1 tokens/s")) << words;
+}
+
+TEST(Roofline, SaysWhenTheWeightsDoNotFitAndHowManyDevicesTheyNeed) {
+  // 70.6B in bf16 is 141 GB: more than one H100 (72 GB usable), two hold it with 8K of context.
+  const RooflineResult one = run("llama-3.3-70b:bf16@h100");
+  EXPECT_FALSE(one.fits);
+  EXPECT_EQ(one.devices_needed, 2);
+  EXPECT_EQ(one.profile.devices, 2);
+  EXPECT_THAT(explain(one, {}), HasSubstr("do not fit on 1 device: it takes 2"));
+  const RooflineResult four = run("llama-3.3-70b:bf16@h100x4");
+  EXPECT_TRUE(four.fits);
+  EXPECT_GT(four.max_sequences, one.max_sequences);
+  EXPECT_GT(four.decode_step.interconnect, 0);
+}
+
+TEST(Roofline, KvCacheAndSequencesThatFitByHand) {
+  // Llama 3.1 8B: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 B per token; 8,192 tokens
+  // hold 1.07 GB. H100: 72 GB usable - 16.06 GB of weights = 55.94 GB: 52 sequences.
+  const RooflineResult r = run("llama-3.1-8b:bf16@h100");
+  EXPECT_DOUBLE_EQ(r.kv_bytes_per_token, 131072);
+  EXPECT_DOUBLE_EQ(r.kv_bytes_per_sequence, 131072.0 * 8192);
+  EXPECT_EQ(r.max_sequences, 52);
+  EXPECT_EQ(r.batch, 52);
+  // Each of the 52 reads its own 1.07 GB of KV per step, so the batch gains less than 52x.
+  EXPECT_GT(r.batch_tps, 10 * r.decode_tps);
+  EXPECT_LT(r.batch_tps, 52 * r.decode_tps);
+  EXPECT_EQ(r.batch_bound, Bound::capacity);
+  EXPECT_EQ(r.prefill_step.bound(), Bound::compute);
+}
+
+TEST(Roofline, ShortContextsBatchUntilComputeBinds) {
+  const RooflineResult r = run("llama-3.1-8b:fp8@h200", RooflineQuery{.context = 256, .max_batch = 4096});
+  EXPECT_EQ(r.batch, 4096);
+  EXPECT_EQ(r.batch_bound, Bound::compute);
+}
+
+TEST(Roofline, DataflowChipsAreBoundByLayerLatencyNotSramBandwidth) {
+  const RooflineResult r = run("llama-3.3-70b:int8@lpu");
+  EXPECT_EQ(r.profile.devices, 384);
+  EXPECT_TRUE(r.fits);
+  EXPECT_EQ(r.decode_step.bound(), Bound::layer_latency);
+  EXPECT_GT(r.ideal_decode_tps, 100 * r.decode_tps);  // the pure bandwidth roofline is far off
+  EXPECT_GT(r.decode_tps, 150);
+  EXPECT_LT(r.decode_tps, 600);
+  EXPECT_THAT(explain(r, {}), HasSubstr("A token crosses 384 chips"));
+}
+
+TEST(Roofline, MixtureOfExpertsDecodesAtItsActiveSize) {
+  const RooflineResult moe = run("mixtral-8x7b:fp8@h100");
+  const RooflineResult dense = run("llama-3.3-70b:fp8@h100");
+  EXPECT_NEAR(moe.ideal_decode_tps, 3.35e12 / 12.9e9, 0.1);
+  EXPECT_GT(moe.decode_tps, 3 * dense.decode_tps);
+}
+
+}  // namespace
+}  // namespace infergate::sim
