@@ -21,10 +21,6 @@ struct RooflineArgs {
   bool json = false;
 };
 
-std::string short_bytes(double b) {
-  return b >= 1e9 ? fmt::format("{:.1f} GB", b / 1e9) : fmt::format("{:.0f} kB", b / 1e3);
-}
-
 std::string devices_cell(const sim::RooflineResult& r) {
   if (r.profile.hardware->sram_dataflow) {
     return fmt::format("{} chips", r.profile.devices);
@@ -110,7 +106,7 @@ void run_roofline(const RooflineArgs& args) {
     fmt::print(
         "{:<16} {:<5} {:<8} {:>12} {:>9} {:>8} {:>6} {:>9.1f} {:>9.1f} {:<14} {:>6} {:>9.0f} {:<14} {:>7.1f}ms {:<9}\n",
         r.profile.model->id, r.profile.precision->id, r.profile.hardware->id, devices_cell(r),
-        short_bytes(r.weight_bytes), short_bytes(r.kv_bytes_per_token), r.max_sequences, r.ideal_decode_tps,
+        sim::format_bytes(r.weight_bytes), sim::format_bytes(r.kv_bytes_per_token), r.max_sequences, r.ideal_decode_tps,
         r.decode_tps, sim::to_string(r.decode_step.bound()), r.batch, r.batch_tps, sim::to_string(r.batch_bound),
         r.prefill_seconds * 1e3, sim::to_string(r.prefill_step.bound()));
   }
@@ -130,6 +126,9 @@ void add_roofline_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 24))
       ->capture_default_str();
   cmd->add_option("--prompt", args->query.prompt_tokens, "Prompt tokens for the prefill time")
+      ->check(CLI::Range(1, 1 << 24))
+      ->capture_default_str();
+  cmd->add_option("--max-batch", args->query.max_batch, "Largest batch considered (a server's max_num_seqs)")
       ->check(CLI::Range(1, 1 << 24))
       ->capture_default_str();
   cmd->add_option("--tp", args->tp, "Tensor-parallel degree (for SRAM dataflow chips: the least chip count)")

@@ -2,22 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace infergate {
-
-namespace {
-
-std::string join(const std::string& heading, const std::vector<std::string>& lines) {
-  std::string out = heading;
-  for (const auto& line : lines) {
-    out += "\n  " + line;
-  }
-  return out;
-}
-
-}  // namespace
 
 void YamlReader::problem(const YAML::Node& node, const std::string& field, const std::string& what) {
   // A key missing from a const mapping is an invalid node, which has no position to report.
@@ -94,25 +80,12 @@ std::optional<std::string> YamlReader::lookup(const std::string& name) const {
   return value ? std::optional<std::string>(value) : std::nullopt;
 }
 
-YamlError::YamlError(const std::string& heading, std::vector<std::string> problems)
-    : std::runtime_error(join(heading, problems)), problems_(std::move(problems)) {}
-
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name, const std::string& heading) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw YamlError(heading, {fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg)});
   }
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error("cannot read " + path);
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 }  // namespace infergate

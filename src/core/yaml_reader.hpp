@@ -8,11 +8,12 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "core/yaml_error.hpp"
 
 namespace infergate {
 
@@ -60,20 +61,7 @@ class YamlReader {
   std::vector<std::string> problems_;
 };
 
-// Every problem found in a YAML file, one per line after `heading`.
-class YamlError : public std::runtime_error {
- public:
-  YamlError(const std::string& heading, std::vector<std::string> problems);
-  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
-
- private:
-  std::vector<std::string> problems_;
-};
-
 // Parses `text`, turning a syntax error into a YamlError that names the file, line and column.
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name, const std::string& heading);
-
-// The whole file; throws std::runtime_error naming the path when it cannot be read.
-std::string read_text_file(const std::string& path);
 
 }  // namespace infergate

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/text_file.hpp"
 #include "core/yaml_reader.hpp"
 #include "gateway/balancer.hpp"
 
@@ -12,11 +13,9 @@ namespace infergate::gateway {
 
 namespace {
 
-using Reader = YamlReader;
-
 const std::string kHeading = "invalid configuration:";
 
-void read_server(Reader& r, const YAML::Node& node, ServerConfig& out) {
+void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
   if (!node) {
     return;
   }
@@ -39,7 +38,7 @@ void read_server(Reader& r, const YAML::Node& node, ServerConfig& out) {
   }
 }
 
-void read_providers(Reader& r, const YAML::Node& node, std::map<std::string, ProviderConfig>& out) {
+void read_providers(YamlReader& r, const YAML::Node& node, std::map<std::string, ProviderConfig>& out) {
   if (!node || !node.IsMap() || node.size() == 0) {
     r.problem(node, "providers", "must be a mapping with at least one provider");
     return;
@@ -87,7 +86,7 @@ void read_providers(Reader& r, const YAML::Node& node, std::map<std::string, Pro
   }
 }
 
-void read_models(Reader& r, const YAML::Node& node, const std::map<std::string, ProviderConfig>& providers,
+void read_models(YamlReader& r, const YAML::Node& node, const std::map<std::string, ProviderConfig>& providers,
                  std::vector<ModelConfig>& out) {
   if (!node || !node.IsMap() || node.size() == 0) {
     r.problem(node, "models", "must be a mapping with at least one public model name");
@@ -183,7 +182,7 @@ void read_models(Reader& r, const YAML::Node& node, const std::map<std::string, 
 GatewayConfig parse_config(const std::string& text, const std::string& source_name,
                            const std::map<std::string, std::string>* environment) {
   YAML::Node root = parse_yaml(text, source_name, kHeading);
-  Reader r(source_name, environment);
+  YamlReader r(source_name, environment);
   GatewayConfig config;
   if (!root.IsMap()) {
     throw ConfigError(kHeading, {source_name + ": the file must be a mapping with providers and models"});

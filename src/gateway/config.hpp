@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/yaml_reader.hpp"
+#include "core/yaml_error.hpp"
 #include "gateway/retry_policy.hpp"
 #include "http/url.hpp"
 

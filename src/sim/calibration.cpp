@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/csv.hpp"
-#include "core/yaml_reader.hpp"
+#include "core/text_file.hpp"
 #include "sim/engine.hpp"
 #include "sim/perf_model.hpp"
 
@@ -142,9 +141,11 @@ std::vector<CalibrationRow> parse_calibration_csv(const std::string& text, const
                          f[12],
                          f[13],
                          f[14]};
-      const bool needs_output = row.scenario != Scenario::prefill;
-      if ((needs_output && row.output < 1) || (row.scenario != Scenario::decode && row.input < 1)) {
-        throw std::invalid_argument(fmt::format("a {} row needs input and output tokens", f[6]));
+      if (row.scenario != Scenario::prefill && row.output < 1) {
+        throw std::invalid_argument(fmt::format("a {} row needs at least 1 output token", f[6]));
+      }
+      if (row.scenario != Scenario::decode && row.input < 1) {
+        throw std::invalid_argument(fmt::format("a {} row needs at least 1 input token", f[6]));
       }
       rows.push_back(std::move(row));
     } catch (const std::invalid_argument& e) {
@@ -170,7 +171,7 @@ RowResult predict(const CalibrationRow& row, const Catalog& catalog, const Effic
                                          row.precision, row.hardware));
   }
   const PerfModel perf(profile, efficiency ? *efficiency : profile.hardware->efficiency);
-  RowResult result{&row, profile.hardware->family};
+  RowResult result{&row};
   switch (row.scenario) {
     case Scenario::decode:
       result.predicted = 1.0 / perf.decode_step_seconds(1, row.input + row.output / 2.0);
@@ -208,17 +209,23 @@ CalibrationReport evaluate(const std::vector<CalibrationRow>& rows, const Catalo
   CalibrationReport report;
   std::map<ErrorClass, std::vector<double>> errors;
   for (const auto& row : rows) {
-    RowResult r = predict(row, catalog);
+    const RowResult r = predict(row, catalog);
     ClassSummary& summary = report.classes[error_class(row.scenario)];
     ++summary.rows;
     summary.worst_factor = std::max(summary.worst_factor, std::max(r.ratio, 1.0 / r.ratio));
     errors[error_class(row.scenario)].push_back(std::abs(r.ratio - 1.0));
-    report.rows.push_back(std::move(r));
+    report.rows.push_back(r);
   }
   for (auto& [cls, values] : errors) {
     report.classes[cls].median_abs_error = median(values);
   }
   return report;
+}
+
+bool meets_bounds(const CalibrationReport& report) {
+  return std::all_of(report.classes.begin(), report.classes.end(), [](const auto& entry) {
+    return entry.second.median_abs_error < kMedianErrorBound && entry.second.worst_factor <= kWorstFactorBound;
+  });
 }
 
 std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<CalibrationRow>& rows,

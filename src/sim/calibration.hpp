@@ -44,8 +44,7 @@ const char* to_string(Scenario scenario);
 const char* to_string(ErrorClass error_class);
 
 struct RowResult {
-  const CalibrationRow* row;
-  std::string family;
+  const CalibrationRow* row = nullptr;
   double predicted = 0;  // in the row's unit
   // predicted / measured of the summarised figure (prefill rows compare time to first token, so
   // a prediction 10% too fast counts as 10% too early whichever way the row is written).
@@ -62,6 +61,12 @@ struct CalibrationReport {
   std::vector<RowResult> rows;
   std::map<ErrorClass, ClassSummary> classes;
 };
+
+// The acceptance bound of docs/simulator.md: in every error class the median |error| stays under
+// kMedianErrorBound, and no row is off by more than kWorstFactorBound either way.
+constexpr double kMedianErrorBound = 0.20;
+constexpr double kWorstFactorBound = 2.0;
+[[nodiscard]] bool meets_bounds(const CalibrationReport& report);
 
 // The row's prediction; an Efficiency given overrides the hardware family's.
 RowResult predict(const CalibrationRow& row, const Catalog& catalog, const Efficiency* efficiency = nullptr);

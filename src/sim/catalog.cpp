@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/text_file.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace infergate::sim {
@@ -51,7 +52,7 @@ class CatalogReader {
           const std::string name = entry.first.Scalar();
           Efficiency e;
           read_efficiency(entry.second, "families." + name, e);
-          families_[name] = e;
+          staged_.families[name] = e;
         }
       }
     }
@@ -60,12 +61,17 @@ class CatalogReader {
     each(root["precisions"], "precisions", [&](const YAML::Node& n, const std::string& f) { read_precision(n, f); });
   }
 
+  // What the file holds, applied to the catalog only when it has no problems.
+  struct Staged {
+    std::map<std::string, Efficiency, std::less<>> families;
+    std::vector<HardwareSpec> hardware;
+    std::vector<ModelSpec> models;
+    std::vector<PrecisionSpec> precisions;
+    std::set<std::string, std::less<>> own_efficiency;  // hardware ids that set their own factors
+  };
+
   std::vector<std::string>& problems() { return r_.problems(); }
-  std::map<std::string, Efficiency, std::less<>> families_;
-  std::vector<HardwareSpec> hardware_;
-  std::vector<ModelSpec> models_;
-  std::vector<PrecisionSpec> precisions_;
-  std::set<std::string, std::less<>> own_efficiency_;
+  Staged& staged() { return staged_; }
 
  private:
   template <class F>
@@ -165,7 +171,7 @@ class CatalogReader {
     }
     if (const YAML::Node e = node["efficiency"]) {
       read_efficiency(e, field + ".efficiency", h.efficiency);
-      own_efficiency_.insert(h.id);
+      staged_.own_efficiency.insert(h.id);
     }
     h.memory_bytes = need(node, "memory_gb", field, 1e-6, 1e9);
     h.memory_bw = need(node, "bandwidth_gb_s", field, 1e-6, 1e9);
@@ -178,7 +184,8 @@ class CatalogReader {
     }
     h.hop_latency_s = optional(node, "hop_latency_us", field, 0, 1e-6);
     h.source = text_or(node, "source", field, r_.source());
-    hardware_.push_back(std::move(h));
+    unique_id(staged_.hardware, h.id, node, field);
+    staged_.hardware.push_back(std::move(h));
   }
 
   void read_model(const YAML::Node& node, const std::string& field) {
@@ -213,13 +220,14 @@ class CatalogReader {
     if ((m.sliding_window > 0) != (m.sliding_layers > 0)) {
       r_.problem(node, field + ".sliding_window", "give sliding_window and sliding_layers together");
     }
-    if ((m.experts > 0) != (m.experts_per_token > 0) || m.experts_per_token > m.experts ||
+    if ((m.experts > 0) != (m.experts_per_token > 0) || m.experts_per_token >= std::max(m.experts, 1) ||
         (m.experts > 0 && m.active_params >= m.params)) {
       r_.problem(node, field + ".experts",
-                 "a mixture of experts needs experts, experts_per_token (at most experts) and active_params_b "
+                 "a mixture of experts needs experts, experts_per_token (fewer than experts) and active_params_b "
                  "below params_b");
     }
-    models_.push_back(std::move(m));
+    unique_id(staged_.models, m.id, node, field);
+    staged_.models.push_back(std::move(m));
   }
 
   void read_precision(const YAML::Node& node, const std::string& field) {
@@ -232,11 +240,21 @@ class CatalogReader {
       p.eight_bit_compute = r_.boolean(e, field + ".eight_bit_compute").value_or(false);
     }
     p.source = text_or(node, "source", field, r_.source());
-    precisions_.push_back(std::move(p));
+    unique_id(staged_.precisions, p.id, node, field);
+    staged_.precisions.push_back(std::move(p));
+  }
+
+  // Two entries with one id in one file: the second would silently replace the first.
+  template <class Spec>
+  void unique_id(const std::vector<Spec>& earlier, const std::string& id, const YAML::Node& node,
+                 const std::string& field) {
+    if (std::any_of(earlier.begin(), earlier.end(), [&](const Spec& s) { return s.id == id; })) {
+      r_.problem(node["id"], field + ".id", fmt::format("'{}' is already defined above", id));
+    }
   }
 
   const Efficiency* family(std::string_view name) const {
-    if (auto it = families_.find(name); it != families_.end()) {
+    if (auto it = staged_.families.find(name); it != staged_.families.end()) {
       return &it->second;
     }
     auto it = base_.families().find(name);
@@ -245,6 +263,7 @@ class CatalogReader {
 
   const Catalog& base_;
   YamlReader r_;
+  Staged staged_;
 };
 
 }  // namespace
@@ -265,7 +284,8 @@ void Catalog::add_yaml(const std::string& text, const std::string& source_name) 
   if (!reader.problems().empty()) {
     throw YamlError(kHeading, std::move(reader.problems()));
   }
-  for (auto& [name, efficiency] : reader.families_) {
+  CatalogReader::Staged& staged = reader.staged();
+  for (auto& [name, efficiency] : staged.families) {
     families_[name] = efficiency;
     for (auto& h : hardware_) {  // a redefined family applies to the entries already loaded
       if (h.family == name && !own_efficiency_.contains(h.id)) {
@@ -273,18 +293,18 @@ void Catalog::add_yaml(const std::string& text, const std::string& source_name) 
       }
     }
   }
-  for (auto& h : reader.hardware_) {
-    if (reader.own_efficiency_.contains(h.id)) {
+  for (auto& h : staged.hardware) {
+    if (staged.own_efficiency.contains(h.id)) {
       own_efficiency_.insert(h.id);
     } else {
       own_efficiency_.erase(h.id);
     }
     put(hardware_, std::move(h));
   }
-  for (auto& m : reader.models_) {
+  for (auto& m : staged.models) {
     put(models_, std::move(m));
   }
-  for (auto& p : reader.precisions_) {
+  for (auto& p : staged.precisions) {
     put(precisions_, std::move(p));
   }
 }

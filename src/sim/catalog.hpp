@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/yaml_error.hpp"
+
 namespace infergate::sim {
 
 // Fractions of datasheet peaks that real engines reach, and fixed costs: calibrated per family

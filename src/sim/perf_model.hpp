@@ -16,7 +16,8 @@ struct StepShape {
   double decode_kv_bytes = 0;    // KV cache those sequences read
 };
 
-// What limits a step: the resource whose time is the largest part of it.
+// What limits a step: the resource whose time is the largest part of it. `capacity` is never a
+// step's own bound: the roofline uses it when memory, not the step, stops a batch growing.
 enum class Bound { bandwidth, compute, layer_latency, interconnect, capacity };
 const char* to_string(Bound bound);
 

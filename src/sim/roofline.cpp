@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -10,19 +11,6 @@ namespace infergate::sim {
 namespace {
 
 constexpr int kMaxDevices = 4096;
-
-std::string bytes(double b) {
-  if (b >= 1e12) {
-    return fmt::format("{:.2f} TB", b / 1e12);
-  }
-  if (b >= 1e9) {
-    return fmt::format("{:.1f} GB", b / 1e9);
-  }
-  if (b >= 1e6) {
-    return fmt::format("{:.1f} MB", b / 1e6);
-  }
-  return fmt::format("{:.1f} kB", b / 1e3);
-}
 
 std::string seconds(double s) {
   if (s >= 1) {
@@ -51,23 +39,34 @@ PerfModel model_on(const Profile& profile, int devices) {
 }
 
 // The least device count whose memory holds the weights and one sequence of `context`: powers of
-// two for tensor parallelism (what serving engines accept), any count of dataflow chips.
+// two for tensor parallelism (what serving engines accept); for dataflow chips, from the count the
+// weights alone need, up in small steps.
 int devices_needed(const Profile& profile, int context) {
   const bool dataflow = profile.hardware->sram_dataflow;
-  int g = dataflow ? PerfModel(Profile{profile.model, profile.precision, profile.hardware, 1}).devices() : 1;
-  while (g < kMaxDevices) {
-    Profile p = profile;
-    p.devices = g;
-    const PerfModel m(p, profile.hardware->efficiency);
+  for (int g = model_on(profile, 1).devices(); g <= kMaxDevices; g = dataflow ? g + std::max(1, g / 64) : g * 2) {
+    const PerfModel m = model_on(profile, g);
     if (m.kv_budget_bytes() >= m.kv_bytes(context)) {
       return g;
     }
-    g = dataflow ? g + std::max(1, g / 64) : g * 2;
   }
-  return kMaxDevices;
+  throw std::invalid_argument(fmt::format("{} does not fit on {} devices with {} tokens of context",
+                                          profile.to_string(), kMaxDevices, context));
 }
 
 }  // namespace
+
+std::string format_bytes(double b) {
+  if (b >= 1e12) {
+    return fmt::format("{:.2f} TB", b / 1e12);
+  }
+  if (b >= 1e9) {
+    return fmt::format("{:.1f} GB", b / 1e9);
+  }
+  if (b >= 1e6) {
+    return fmt::format("{:.1f} MB", b / 1e6);
+  }
+  return fmt::format("{:.1f} kB", b / 1e3);
+}
 
 RooflineResult roofline(const Profile& profile, const RooflineQuery& query) {
   RooflineResult r;
@@ -117,16 +116,16 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
   std::string out = fmt::format("{} in {} on {} x {}\n", m.name, p.id, g, hw.name);
 
   out += fmt::format("\n1. Weights. {} parameters x {} bytes each = {}.", count(m.params), p.weight_bytes_per_param,
-                     bytes(r.weight_bytes));
+                     format_bytes(r.weight_bytes));
   if (dataflow) {
     out += fmt::format(
         " Each chip holds {} of SRAM; keeping a fifth free for activations and the KV cache, the "
         "weights need {} chips ({} each).\n",
-        bytes(hw.memory_bytes), g, bytes(r.weight_bytes_per_device));
+        format_bytes(hw.memory_bytes), g, format_bytes(r.weight_bytes_per_device));
   } else {
     out += fmt::format(" Over {} device{}: {} each, of {} usable ({:.0f}% of {}).", g, g > 1 ? "s" : "",
-                       bytes(r.weight_bytes_per_device), bytes(r.usable_bytes_per_device), e.memory_utilization * 100,
-                       bytes(hw.memory_bytes));
+                       format_bytes(r.weight_bytes_per_device), format_bytes(r.usable_bytes_per_device),
+                       e.memory_utilization * 100, format_bytes(hw.memory_bytes));
     out += r.fits ? " They fit.\n"
                   : fmt::format(" They do not fit on {} device{}: it takes {} (the figures below are for {}).\n",
                                 r.devices_asked, r.devices_asked > 1 ? "s" : "", r.devices_needed, g);
@@ -136,19 +135,19 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
       "\n2. KV cache. Every token keeps a key and a value for each of {} layers x {} KV heads x {} "
       "dimensions x {} bytes: 2 x {} x {} x {} x {} = {} per token.",
       m.layers, m.kv_heads, m.head_dim, p.kv_bytes_per_element, m.layers, m.kv_heads, m.head_dim,
-      p.kv_bytes_per_element, bytes(r.kv_bytes_per_token));
+      p.kv_bytes_per_element, format_bytes(r.kv_bytes_per_token));
   if (m.sliding_layers > 0) {
     out += fmt::format(" {} of the layers keep only the last {} tokens.", m.sliding_layers, m.sliding_window);
   }
   out += fmt::format(" A sequence of {} tokens holds {}; the memory left after the weights holds {} of them.\n",
-                     query.context, bytes(r.kv_bytes_per_sequence), r.max_sequences);
+                     query.context, format_bytes(r.kv_bytes_per_sequence), r.max_sequences);
 
   const double active_read = model.weight_bytes_read(1);
   out += fmt::format(
       "\n3. The bandwidth ceiling. Each new token reads every {}weight once: {}. At {} x {}/s one stream "
       "cannot pass {}/s / {} = {:.1f} tokens/s.",
-      m.experts > 0 ? "active " : "", bytes(active_read), g, bytes(hw.memory_bw), bytes(g * hw.memory_bw),
-      bytes(active_read), r.ideal_decode_tps);
+      m.experts > 0 ? "active " : "", format_bytes(active_read), g, format_bytes(hw.memory_bw),
+      format_bytes(g * hw.memory_bw), format_bytes(active_read), r.ideal_decode_tps);
   if (dataflow) {
     out += " For a dataflow pipeline this over-predicts: a token passes the chips one after another.\n";
   } else {
@@ -168,11 +167,11 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
     out += fmt::format(
         "Reading {} of weights and KV per device at {:.0f}% of peak bandwidth takes {}; the {} of "
         "arithmetic at {:.0f}% of peak takes {}.",
-        bytes((model.weight_bytes_read(1) + r.kv_bytes_per_sequence) / g), e.memory * 100, seconds(d.memory),
+        format_bytes((model.weight_bytes_read(1) + r.kv_bytes_per_sequence) / g), e.memory * 100, seconds(d.memory),
         count(2 * m.active_params) + " FLOP", e.compute * 100, seconds(d.compute));
     if (d.interconnect > 0) {
       out += fmt::format(" Tensor parallelism adds 2 all-reduces per layer over the {}/s interconnect: {}.",
-                         bytes(hw.interconnect_bw), seconds(d.interconnect));
+                         format_bytes(hw.interconnect_bw), seconds(d.interconnect));
     }
     out += fmt::format(" With {} of fixed cost per step, a token takes {}.", seconds(d.overhead), seconds(d.total));
   }

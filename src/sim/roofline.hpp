@@ -39,11 +39,14 @@ struct RooflineResult {
   StepTime prefill_step;
 };
 
-// Throws std::invalid_argument for a profile that cannot run at all (e.g. tensor parallel
-// without an interconnect).
+// Throws std::invalid_argument for a profile that cannot run at all (tensor parallel without an
+// interconnect, or a model no device count holds).
 RooflineResult roofline(const Profile& profile, const RooflineQuery& query);
 
 // The arithmetic of `result` step by step, in words a newcomer follows.
 std::string explain(const RooflineResult& result, const RooflineQuery& query);
+
+// "61.4 GB", "983.0 kB": decimal units, as datasheets use.
+std::string format_bytes(double bytes);
 
 }  // namespace infergate::sim

@@ -32,6 +32,7 @@ TEST(Calibration, BuiltInFactorsMatchThePublishedMeasurements) {
     EXPECT_GE(s.rows, 5) << to_string(cls);
     EXPECT_LT(s.median_abs_error, 0.20) << to_string(cls);
   }
+  EXPECT_TRUE(meets_bounds(report));
 }
 
 // A throughput row goes through the batching engine: 2 sequences, 1 prompt token, 3 output tokens

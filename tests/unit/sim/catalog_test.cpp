@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "core/yaml_reader.hpp"
+#include "core/yaml_error.hpp"
 
 namespace infergate::sim {
 namespace {
@@ -116,6 +116,25 @@ models:
   }
   EXPECT_EQ(c.hardware().size(), hardware);
   EXPECT_EQ(c.find_hardware("fine"), nullptr);
+}
+
+TEST(Catalog, OneIdTwiceInAFileAndImpossibleExpertsAreProblems) {
+  Catalog c;
+  try {
+    c.add_yaml(R"(precisions:
+  - {id: q8, weight_bytes: 1, kv_bytes: 2}
+  - {id: q8, weight_bytes: 1.1, kv_bytes: 2}
+models:
+  - {id: moe, params_b: 8, active_params_b: 8, experts: 4, experts_per_token: 4, layers: 2, hidden: 64, heads: 2,
+     kv_heads: 2, head_dim: 32, max_context: 64}
+)",
+               "dup.yaml");
+    FAIL() << "expected a YamlError";
+  } catch (const YamlError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dup.yaml:3:10: precisions[1].id: 'q8' is already defined above"));
+    EXPECT_THAT(e.what(), HasSubstr("models[0].experts: a mixture of experts needs"));
+  }
+  EXPECT_TRUE(c.precisions().empty());
 }
 
 TEST(Catalog, ASyntaxErrorNamesTheLine) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace infergate::sim {
 namespace {
 
@@ -43,6 +45,20 @@ TEST(Roofline, SaysWhenTheWeightsDoNotFitAndHowManyDevicesTheyNeed) {
   EXPECT_TRUE(four.fits);
   EXPECT_GT(four.max_sequences, one.max_sequences);
   EXPECT_GT(four.decode_step.interconnect, 0);
+}
+
+TEST(Roofline, AModelNoDeviceCountHoldsIsAClearError) {
+  Catalog c = Catalog::builtin();
+  c.add_yaml(
+      "models:\n  - {id: huge, params_b: 1000000, layers: 200, hidden: 65536, heads: 128, kv_heads: 8,"
+      " head_dim: 128, max_context: 8192}\n",
+      "t.yaml");
+  try {
+    roofline(parse_profile("huge:bf16@h100", c), {});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("huge:bf16@h100 does not fit on 4096 devices with 8192 tokens of context"));
+  }
 }
 
 TEST(Roofline, KvCacheAndSequencesThatFitByHand) {
