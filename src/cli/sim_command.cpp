@@ -19,6 +19,8 @@ struct SimArgs {
   std::uint16_t port = 8000;
   double speedup = 1.0;
   int max_num_seqs = 256;
+  int max_num_batched_tokens = 8192;
+  bool no_prefix_caching = false;
   int tokens_per_chunk = 1;
   std::string served_model_name;
   std::string api_key;
@@ -43,6 +45,8 @@ void run_sim(const SimArgs& args) {
   }
   options.engine.speedup = args.speedup;
   options.engine.max_num_seqs = args.max_num_seqs;
+  options.engine.max_num_batched_tokens = args.max_num_batched_tokens;
+  options.engine.prefix_caching = !args.no_prefix_caching;
   options.tokens_per_chunk = args.tokens_per_chunk;
   options.limits.max_body_bytes = args.max_body_bytes;
   options.limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
@@ -74,6 +78,11 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--max-num-seqs", args->max_num_seqs, "Most sequences in one batch")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
+  cmd->add_option("--max-num-batched-tokens", args->max_num_batched_tokens,
+                  "Tokens computed in one engine step; longer prompts are prefilled in chunks")
+      ->check(CLI::Range(1, 1 << 24))
+      ->capture_default_str();
+  cmd->add_flag("--no-prefix-caching", args->no_prefix_caching, "Compute every prompt in full, shared prefix or not");
   cmd->add_option("--tokens-per-chunk", args->tokens_per_chunk, "Tokens per streamed event")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();

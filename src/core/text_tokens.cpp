@@ -20,10 +20,6 @@ constexpr std::array<std::string_view, 128> kWords = {
     "might",   "us",      "great", "old",   "year",   "off",   "come",
 };
 
-bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
 }  // namespace
 
 std::span<const std::string_view> common_words() {
@@ -34,7 +30,7 @@ std::size_t count_words(std::string_view text) {
   std::size_t words = 0;
   bool in_word = false;
   for (char c : text) {
-    if (is_space(c)) {
+    if (is_word_space(c)) {
       in_word = false;
     } else if (!in_word) {
       in_word = true;

@@ -41,20 +41,32 @@ ApiError wrong_type(std::string_view field, std::string_view expected, const jso
 
 class PromptDigest {
  public:
+  // Something that shapes the prompt without being text of it, such as a message's role.
+  void add_marker(std::string_view marker) { chain_ = mix64(chain_ ^ std::hash<std::string_view>{}(marker)); }
   void add_text(std::string_view text) {
-    words_ += count_words(text);
     hash_ = mix64(hash_ ^ std::hash<std::string_view>{}(text));
+    for_each_word(text, [this](std::string_view word) { add_word(std::hash<std::string_view>{}(word)); });
   }
   void add_token(std::int64_t token) {
-    ++words_;
     hash_ = mix64(hash_ ^ static_cast<std::uint64_t>(token));
+    add_word(static_cast<std::uint64_t>(token));
   }
   [[nodiscard]] std::size_t words() const { return words_; }
   [[nodiscard]] std::uint64_t hash() const { return hash_; }
+  [[nodiscard]] std::vector<std::uint64_t> take_blocks() { return std::move(blocks_); }
 
  private:
+  void add_word(std::uint64_t word) {
+    chain_ = mix64(chain_ ^ word);
+    if (++words_ % kPrefixBlockWords == 0) {
+      blocks_.push_back(chain_);
+    }
+  }
+
   std::size_t words_ = 0;
   std::uint64_t hash_ = 0x243f6a8885a308d3ULL;
+  std::uint64_t chain_ = 0x13198a2e03707344ULL;
+  std::vector<std::uint64_t> blocks_;
 };
 
 std::optional<ApiError> read_messages(const json::value* messages, PromptDigest& digest) {
@@ -81,6 +93,7 @@ std::optional<ApiError> read_messages(const json::value* messages, PromptDigest&
     if (!role->is_string()) {
       return wrong_type(field + ".role", "a string", *role);
     }
+    digest.add_marker(role->get_string());
     const auto* content = object.if_contains("content");
     if (content == nullptr || content->is_null()) {
       continue;  // assistant messages with tool calls carry no content
@@ -224,6 +237,7 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
   }
   out.prompt_words = digest.words();
   out.prompt_hash = digest.hash();
+  out.prefix_blocks = digest.take_blocks();
 
   if ((error = read_bool(object, "stream", out.stream))) {
     return error;

@@ -5,10 +5,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "openai/api_error.hpp"
 
 namespace infergate::openai {
+
+// Prompt words per prefix block (vLLM's default KV block size, with one word per token).
+inline constexpr std::size_t kPrefixBlockWords = 16;
 
 enum class Endpoint { chat, completions };
 
@@ -24,6 +28,9 @@ struct CompletionRequest {
   // tokenizer-free estimate of prompt tokens.
   std::size_t prompt_words = 0;
   std::uint64_t prompt_hash = 0;  // of the prompt text, for output that is deterministic per prompt
+  // For each full block of kPrefixBlockWords prompt words, a hash of the prompt up to its end (the
+  // roles of the messages included): equal prompt prefixes give equal leading hashes.
+  std::vector<std::uint64_t> prefix_blocks;
 };
 
 // Fills `out` and returns nothing, or returns the error to send.

@@ -162,8 +162,9 @@ StepShape PerfModel::decode_shape(int batch, double context_per_sequence) const 
 }
 
 StepShape PerfModel::prefill_shape(int prompt_tokens) {
-  const double n = prompt_tokens;
-  return StepShape{n, n * (n + 1) / 2, 0, 0};
+  StepShape shape;
+  shape.add_prefill_chunk(0, prompt_tokens);
+  return shape;
 }
 
 double PerfModel::decode_step_seconds(int batch, double context_per_sequence) const {

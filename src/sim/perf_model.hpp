@@ -14,6 +14,13 @@ struct StepShape {
   double prefill_attention = 0;  // sum over prefilled tokens of the context each attends to
   double decode_sequences = 0;   // sequences producing one token each
   double decode_kv_bytes = 0;    // KV cache those sequences read
+
+  // Adds `tokens` prompt tokens computed after the first `start` ones (already in the KV cache,
+  // computed earlier or shared from the prefix cache): each attends to everything before it.
+  void add_prefill_chunk(double start, double tokens) {
+    prefill_tokens += tokens;
+    prefill_attention += tokens * start + tokens * (tokens + 1) / 2;
+  }
 };
 
 // What limits a step: the resource whose time is the largest part of it. `capacity` is never a

@@ -24,6 +24,16 @@ void append_engine_metrics(std::string& out, std::string_view model_name, const 
          static_cast<double>(c.cancelled));
   sample("vllm:prompt_tokens_total", "counter", "Prompt tokens prefilled.", "", static_cast<double>(c.prompt_tokens));
   sample("vllm:generation_tokens_total", "counter", "Tokens generated.", "", static_cast<double>(c.generation_tokens));
+  sample("vllm:num_preemptions_total", "counter", "Sequences preempted (KV cache freed, recomputed later).", "",
+         static_cast<double>(c.preemptions));
+  sample("vllm:prefix_cache_queries_total", "counter", "Prompt tokens looked up in the prefix cache.", "",
+         static_cast<double>(c.prefix_queried_tokens));
+  sample("vllm:prefix_cache_hits_total", "counter", "Prompt tokens found in the prefix cache.", "",
+         static_cast<double>(c.prefix_hit_tokens));
+  sample("vllm:gpu_prefix_cache_hit_rate", "gauge", "Prefix-cache hits over queries since start (0 to 1).", "",
+         c.prefix_queried_tokens > 0
+             ? static_cast<double>(c.prefix_hit_tokens) / static_cast<double>(c.prefix_queried_tokens)
+             : 0.0);
   sample("infergate_sim_engine_steps_total", "counter", "Forward steps run by the engine.", "",
          static_cast<double>(c.steps));
   sample("infergate_sim_kv_cache_budget_bytes", "gauge", "KV-cache bytes available after the weights.", "", budget);

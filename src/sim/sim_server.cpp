@@ -29,6 +29,8 @@ using boost::system::error_code;
 using net::awaitable;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
+static_assert(kBlockTokens == openai::kPrefixBlockWords, "one word is one token: prompt blocks are KV blocks");
+
 namespace {
 
 // What a session waits on: tokens the engine has produced for its sequence and not yet written.
@@ -240,7 +242,9 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     gen.created = static_cast<std::int64_t>(std::time(nullptr));
 
     Sink sink(co_await net::this_coro::executor);
-    SequenceGuard guard(*gen.endpoint, gen.endpoint->engine.submit(gen.prompt_tokens, gen.output_tokens), sink);
+    const SequenceId sequence =
+        gen.endpoint->engine.submit(gen.prompt_tokens, gen.output_tokens, std::move(gen.request.prefix_blocks));
+    SequenceGuard guard(*gen.endpoint, sequence, sink);
     // A client that leaves wakes the session, which returns: the guard then cancels the sequence.
     const http::PeerWatchScope watch(ex, [&sink] {
       sink.client_gone = true;

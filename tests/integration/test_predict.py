@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import tempfile
+import threading
 import unittest
 import urllib.request
 
@@ -124,6 +125,69 @@ class SimOnAUserCatalog(unittest.TestCase):
                                  text=True, timeout=30)
             self.assertEqual(run.returncode, 2)
             self.assertIn(f.name + ":3:16: hardware[0].memory_gb: must be a number", run.stderr)
+
+
+TINY = ("models:\n  - {id: tiny, params_b: 1, layers: 16, hidden: 2048, heads: 16, kv_heads: 4, head_dim: 128,"
+        " max_context: 8192}\n")
+
+
+class SimEngine(unittest.TestCase):
+    """What makes real servers saturate, seen through the simulator's HTTP API and /metrics."""
+
+    def chat(self, sim, system, user, max_tokens):
+        return sim.post("/v1/chat/completions", {
+            "model": sim.model, "max_tokens": max_tokens, "ignore_eos": True,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}]})
+
+    def start(self, *args):
+        sim = Sim("--speedup", "20", *args)
+        sim.model = "gemma-4-31b"
+        self.addCleanup(sim.close)
+        return sim
+
+    def test_shared_prefixes_hit_the_cache_and_the_hit_rate_is_in_metrics(self):
+        sim = self.start()
+        system = " ".join(["policy"] * 200)
+        for question in ("first question", "second question", "third question"):
+            status, body = self.chat(sim, system, question, 2)
+            self.assertEqual(status, 200, body)
+        m = sim.metrics()
+        # 200 shared words are 12 full blocks; the first prompt fills the cache, the next two hit it.
+        self.assertEqual(m["vllm:prefix_cache_hits_total"], 2 * 12 * 16)
+        self.assertEqual(m["vllm:prefix_cache_queries_total"], 3 * 202)
+        self.assertAlmostEqual(m["vllm:gpu_prefix_cache_hit_rate"], 384 / 606, places=6)
+
+    def test_prefix_caching_off(self):
+        sim = self.start("--no-prefix-caching")
+        for question in ("first", "second"):
+            self.chat(sim, "same system prompt " * 20, question, 2)
+        self.assertEqual(sim.metrics()["vllm:prefix_cache_hits_total"], 0)
+
+    def test_a_full_kv_cache_preempts_and_every_request_still_completes(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
+            # 2 GB of weights and room for about 1,000 tokens of KV cache (32 KiB each).
+            f.write(TINY + "hardware:\n  - {id: tight, memory_gb: 2.2587, bandwidth_gb_s: 1000, tflops_16bit: 400}\n")
+            f.flush()
+            sim = self.start("--catalog", f.name, "--profile", "tiny:bf16@tight")
+            sim.model = "tiny"
+            results = []
+
+            def one(i):
+                results.append(self.chat(sim, f"request {i} " + "word " * 98, "go", 400))
+
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            self.assertEqual(len(results), 4)
+            for status, body in results:
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["usage"]["completion_tokens"], 400)
+            m = sim.metrics()
+            self.assertGreater(m["vllm:num_preemptions_total"], 0)
+            self.assertEqual(m["vllm:request_success_total"], 4)
+            self.assertEqual(m["vllm:kv_cache_usage_perc"], 0)
 
 
 if __name__ == "__main__":
