@@ -26,7 +26,49 @@ struct SimArgs {
   std::string api_key;
   std::size_t max_body_bytes = std::size_t{8} << 20;
   int header_timeout_ms = 30'000;
+  sim::FaultRates faults;
+  int stall_first_ms = 0;
+  int stall_between_ms = 0;
 };
+
+void add_fault_options(CLI::App& cmd, SimArgs& args) {
+  const char* group = "Fault injection (a request's x-infergate-fault header overrides these)";
+  auto rate = [&](const char* name, double& value, const char* help) {
+    cmd.add_option(name, value, help)->check(CLI::Range(0.0, 1.0))->group(group)->capture_default_str();
+  };
+  auto& f = args.faults;
+  rate("--fault-error-rate", f.error, "Share of requests answered with --fault-error-status");
+  cmd.add_option("--fault-error-status", f.error_status, "Status of injected errors")
+      ->check(CLI::Range(400, 599))
+      ->group(group)
+      ->capture_default_str();
+  rate("--fault-429-rate", f.rate_limit, "Share of requests answered 429 with Retry-After");
+  cmd.add_option("--fault-retry-after", f.retry_after_s, "Retry-After seconds of injected 429s")
+      ->check(CLI::Range(0, 86'400))
+      ->group(group)
+      ->capture_default_str();
+  f.stall = 1.0;  // a stall asked for hits every request unless a share is given
+  rate("--fault-stall-rate", f.stall, "Share of requests that stall, when a stall is set");
+  cmd.add_option("--fault-stall-first-ms", args.stall_first_ms, "Stall before the first token")
+      ->check(CLI::Range(0, 3'600'000))
+      ->group(group);
+  cmd.add_option("--fault-stall-between-ms", args.stall_between_ms, "Stall before each later event")
+      ->check(CLI::Range(0, 3'600'000))
+      ->group(group);
+  rate("--fault-reset-rate", f.reset, "Share of requests whose connection is reset mid-stream");
+  cmd.add_option("--fault-reset-after", f.reset_after_tokens, "Tokens sent before the reset")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group)
+      ->capture_default_str();
+  rate("--fault-malformed-rate", f.malformed, "Share of streams that carry one event that is not JSON");
+  cmd.add_option("--fault-malformed-after", f.malformed_after_tokens, "Tokens sent before the malformed event")
+      ->check(CLI::NonNegativeNumber)
+      ->group(group)
+      ->capture_default_str();
+  cmd.add_flag("--fault-no-usage", f.no_usage, "Never report usage (as some servers do not)")->group(group);
+  cmd.add_flag("--fault-no-ignore-eos", f.no_ignore_eos, "Act as a server that does not know ignore_eos")->group(group);
+  cmd.add_option("--fault-seed", f.seed, "Seed of the fault draws")->group(group)->capture_default_str();
+}
 
 void run_sim(const SimArgs& args) {
   sim::Catalog catalog = sim::Catalog::builtin();
@@ -50,6 +92,9 @@ void run_sim(const SimArgs& args) {
   options.tokens_per_chunk = args.tokens_per_chunk;
   options.limits.max_body_bytes = args.max_body_bytes;
   options.limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
+  options.faults = args.faults;
+  options.faults.stall_first = std::chrono::milliseconds(args.stall_first_ms);
+  options.faults.stall_between = std::chrono::milliseconds(args.stall_between_ms);
 
   boost::asio::io_context io{1};
   sim::SimServer server(io, std::move(options));
@@ -92,6 +137,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  add_fault_options(*cmd, *args);
   cmd->callback([args] { run_sim(*args); });
 }
 

@@ -116,6 +116,13 @@ class SessionExchange final : public Exchange {
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
 
+  void reset() override {
+    error_code ignored;
+    stream_.socket().set_option(net::socket_base::linger(true, 0), ignored);  // close() then sends RST
+    stream_.socket().close(ignored);
+    finished_ = false;
+  }
+
   void watch_peer(std::function<void()> on_close) override {
     watch_ = std::make_shared<PeerWatch>(PeerWatch{true, std::move(on_close)});
     arm_watch(watch_, stream_.socket());

@@ -56,6 +56,10 @@ class Exchange {
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
 
+  // Aborts the connection with a TCP reset, mid-response or not (the simulator's fault injection).
+  // Nothing more can be written.
+  virtual void reset() = 0;
+
   // Calls `on_close` (on this connection's thread) if the client closes or the connection fails
   // before stop_watching(); never after it. `on_close` cancels the work itself (closes an upstream
   // connection, wakes a waiting coroutine). One reactor wait, no extra coroutine. A pipelined

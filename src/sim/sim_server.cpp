@@ -11,6 +11,8 @@
 #include <boost/json/string.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <ctime>
 #include <stdexcept>
 #include <unordered_map>
@@ -116,6 +118,7 @@ class SequenceGuard {
 
 struct Generation {
   openai::CompletionRequest request;
+  Fault fault;
   ModelEndpoint* endpoint = nullptr;
   int prompt_tokens = 0;
   int output_tokens = 0;
@@ -132,7 +135,7 @@ constexpr http::Header kJson{"Content-Type", "application/json"};
 }  // namespace
 
 struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
-  Impl(net::io_context& io, SimOptions opts) : io(io), options(std::move(opts)) {
+  Impl(net::io_context& io, SimOptions opts) : io(io), options(std::move(opts)), faults(options.faults) {
     if (options.profiles.empty()) {
       throw std::invalid_argument("the simulator needs at least one --profile");
     }
@@ -205,6 +208,43 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     co_await ex.respond(error.status, "application/json", error.to_json());
   }
 
+  // An error a fault asked for, shaped as real servers send it: 429 with Retry-After and the
+  // OpenAI rate-limit headers, or the chosen status.
+  static awaitable<void> send_injected_error(http::Exchange& ex, const Fault& fault) {
+    if (fault.error_status) {
+      const int status = *fault.error_status;
+      const openai::ApiError error{status, status >= 500 ? "server_error" : "invalid_request_error",
+                                   fmt::format("Injected fault: the server answered {}", status)};
+      co_await send_error(ex, error);
+      co_return;
+    }
+    const int seconds = *fault.rate_limit_after_s;
+    const openai::ApiError error{
+        429, "requests",
+        fmt::format("Rate limit reached for requests (injected fault). Please try again in {}s.", seconds),
+        std::nullopt, std::string("rate_limit_exceeded")};
+    const std::string retry_after = std::to_string(seconds);
+    const std::string reset = fmt::format("{}s", seconds);
+    const std::array<http::Header, 3> headers{http::Header{"Retry-After", retry_after},
+                                              http::Header{"x-ratelimit-remaining-requests", "0"},
+                                              http::Header{"x-ratelimit-reset-requests", reset}};
+    co_await ex.respond(429, "application/json", error.to_json(), headers);
+  }
+
+  // Waits `duration` (a stall fault) or until the client leaves. The engine's wake-ups in between
+  // do not end it.
+  static awaitable<void> pause(Sink& sink, std::chrono::milliseconds duration) {
+    if (duration.count() <= 0) {
+      co_return;
+    }
+    const auto until = net::steady_timer::clock_type::now() + duration;
+    while (!sink.client_gone && net::steady_timer::clock_type::now() < until) {
+      sink.wake.expires_at(until);
+      co_await sink.wake.async_wait(as_tuple);
+    }
+    sink.wake.expires_at(net::steady_timer::time_point::max());
+  }
+
   awaitable<bool> authorized(http::Exchange& ex) {
     if (!options.api_key) {
       co_return true;
@@ -224,9 +264,20 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
 
   awaitable<void> complete(http::Exchange& ex, openai::Endpoint kind) {
     Generation gen;
+    if (auto problem = faults.plan(ex.header(kFaultHeader), gen.fault)) {
+      co_await send_error(ex, openai::invalid_request(*problem, std::string(kFaultHeader)));
+      co_return;
+    }
+    if (gen.fault.error_status || gen.fault.rate_limit_after_s) {
+      co_await send_injected_error(ex, gen.fault);
+      co_return;
+    }
     if (auto error = openai::parse_completion_request(ex.body(), kind, gen.request)) {
       co_await send_error(ex, *error);
       co_return;
+    }
+    if (gen.fault.no_ignore_eos) {
+      gen.request.ignore_eos = false;
     }
     gen.endpoint = find(gen.request.model);
     if (gen.endpoint == nullptr) {
@@ -256,12 +307,21 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       while (!sink.finished && !sink.client_gone) {
         co_await sink.wake.async_wait(as_tuple);
       }
-      if (!sink.client_gone) {
-        gen.first_token_ns = sink.first_token_ns;
-        gen.last_token_ns = sink.last_token_ns;
-        const std::string body = whole_response(gen);
-        co_await ex.respond(200, "application/json", body);
+      co_await pause(sink, gen.fault.stall_first);
+      if (sink.client_gone) {
+        co_return;
       }
+      if (gen.fault.reset_after_tokens) {
+        ex.reset();
+        co_return;
+      }
+      gen.first_token_ns = sink.first_token_ns;
+      gen.last_token_ns = sink.last_token_ns;
+      std::string body = whole_response(gen);
+      if (gen.fault.malformed_after_tokens) {
+        body.resize(body.size() / 2);
+      }
+      co_await ex.respond(200, "application/json", body);
     }
   }
 
@@ -281,8 +341,22 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
         co_return;
       }
     }
+    const Fault& fault = gen.fault;
     int written = 0;
+    int stalled_at = -1;
+    bool malformed_sent = false;
     while (written < gen.output_tokens) {
+      if (fault.reset_after_tokens && written >= *fault.reset_after_tokens) {
+        ex.reset();
+        co_return;
+      }
+      if (fault.malformed_after_tokens && !malformed_sent && written >= *fault.malformed_after_tokens) {
+        malformed_sent = true;
+        event = fmt::format("data: {{\"id\":\"{}\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\n\n", gen.id);
+        if (co_await ex.write_chunk(event)) {
+          co_return;
+        }
+      }
       const int ready = sink.produced - written;
       if (ready == 0 || (ready < options.tokens_per_chunk && !sink.finished)) {
         co_await sink.wake.async_wait(as_tuple);
@@ -291,9 +365,20 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
         }
         continue;
       }
+      const auto stall = written == 0 ? fault.stall_first : fault.stall_between;
+      if (stall.count() > 0 && stalled_at != written) {
+        stalled_at = written;
+        co_await pause(sink, stall);
+        if (sink.client_gone) {
+          co_return;
+        }
+        continue;  // more tokens may be ready now
+      }
+      // Stalled between events, each event keeps its size, so that every one of them waits.
+      const int tokens = fault.stall_between.count() > 0 ? std::min(ready, options.tokens_per_chunk) : ready;
       begin_event(event, gen);
       event += chat ? R"("delta":{"content":")" : R"("text":")";
-      append_output(gen.request.prompt_hash, written, ready, event);
+      append_output(gen.request.prompt_hash, written, tokens, event);
       event += chat ? R"("},)" : R"(",)";
       event += R"("logprobs":null,"finish_reason":null}]})";
       event += "\n\n";
@@ -305,12 +390,12 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       if (co_await ex.write_chunk(event)) {
         co_return;
       }
-      written += ready;
+      written += tokens;
     }
     begin_event(event, gen);
     event += chat ? R"("delta":{},)" : R"("text":"",)";
     fmt::format_to(std::back_inserter(event), R"("logprobs":null,"finish_reason":"{}"}}])", gen.finish_reason);
-    if (gen.request.include_usage) {
+    if (gen.request.include_usage && !fault.no_usage) {
       event += "}\n\n";
       fmt::format_to(std::back_inserter(event),
                      R"(data: {{"id":"{}","object":"{}","created":{},"model":{},"choices":[])", gen.id,
@@ -355,7 +440,9 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     append_output(gen.request.prompt_hash, 0, gen.output_tokens, body);
     body += chat ? R"("},)" : R"(",)";
     fmt::format_to(std::back_inserter(body), R"("logprobs":null,"finish_reason":"{}"}}])", gen.finish_reason);
-    append_usage(body, gen);
+    if (!gen.fault.no_usage) {
+      append_usage(body, gen);
+    }
     append_trace(body, gen, 0);
     body += "}";
     return body;
@@ -405,6 +492,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       append_engine_metrics(out, e->name, e->engine, first);
       first = false;
     }
+    faults.append_metrics(out);
     return out;
   }
 
@@ -429,6 +517,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   std::vector<std::unique_ptr<ModelEndpoint>> endpoints;
   std::unique_ptr<http::Server> server;
   std::uint64_t request_counter = 0;
+  FaultInjector faults;
 };
 
 SimServer::SimServer(net::io_context& io, SimOptions options) : impl_(std::make_shared<Impl>(io, std::move(options))) {

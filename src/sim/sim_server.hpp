@@ -12,6 +12,7 @@
 
 #include "http/server.hpp"
 #include "sim/engine.hpp"
+#include "sim/fault.hpp"
 #include "sim/perf_model.hpp"
 #include "sim/profile.hpp"
 
@@ -24,6 +25,7 @@ struct SimOptions {
   int tokens_per_chunk = 1;
   std::optional<std::string> api_key;  // when set, requests must carry "Authorization: Bearer KEY"
   http::ServerLimits limits;
+  FaultRates faults;
 };
 
 class SimServer {
