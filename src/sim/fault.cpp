@@ -33,9 +33,7 @@ std::optional<std::string> apply(std::string_view key, std::string_view value, b
   auto number = [&](int minimum, int maximum) -> std::optional<int> {
     return has_value ? parse_int(value, minimum, maximum) : std::nullopt;
   };
-  auto bad = [&](std::string_view expected) {
-    return fmt::format("{}: '{}' needs {}", kFaultHeader, key, expected);
-  };
+  auto bad = [&](std::string_view expected) { return fmt::format("{}: '{}' needs {}", kFaultHeader, key, expected); };
   constexpr int kMaxMs = 3'600'000;
   if (key == "error") {
     f.error_status = has_value ? parse_int(value, 400, 599) : 500;
@@ -80,8 +78,8 @@ FaultInjector::FaultInjector(FaultRates rates) : rates_(rates), rng_(rates.seed)
     }
   }
   if (rates_.error_status < 400 || rates_.error_status > 599) {
-    throw std::invalid_argument(fmt::format("--fault-error-status {} is not an error status (400-599)",
-                                            rates_.error_status));
+    throw std::invalid_argument(
+        fmt::format("--fault-error-status {} is not an error status (400-599)", rates_.error_status));
   }
 }
 

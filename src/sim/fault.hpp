@@ -19,8 +19,8 @@ inline constexpr std::string_view kFaultHeader = "x-infergate-fault";
 
 // What one request suffers.
 struct Fault {
-  std::optional<int> error_status;         // answer with this status instead of generating
-  std::optional<int> rate_limit_after_s;   // answer 429 with this Retry-After
+  std::optional<int> error_status;             // answer with this status instead of generating
+  std::optional<int> rate_limit_after_s;       // answer 429 with this Retry-After
   std::chrono::milliseconds stall_first{0};    // more wait before the first token
   std::chrono::milliseconds stall_between{0};  // more wait before each later event
   std::optional<int> reset_after_tokens;       // reset the connection (TCP RST) after this many tokens

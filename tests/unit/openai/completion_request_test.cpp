@@ -1,5 +1,6 @@
 #include "openai/completion_request.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace infergate::openai {
@@ -35,6 +36,40 @@ TEST(CompletionRequest, SamePromptSameHashDifferentPromptDifferentHash) {
   ASSERT_FALSE(parse_chat(R"({"model":"m","messages":[{"role":"user","content":"hi their"}]})", c));
   EXPECT_EQ(a.prompt_hash, b.prompt_hash);
   EXPECT_NE(a.prompt_hash, c.prompt_hash);
+}
+
+std::string chat_with(std::string_view system, std::string_view user, std::string_view role = "system") {
+  return fmt::format(R"({{"model":"m","messages":[{{"role":"{}","content":"{}"}},{{"role":"user","content":"{}"}}]}})",
+                     role, system, user);
+}
+
+std::string words(int n, std::string_view word) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += i ? " " : "";
+    out += word;
+  }
+  return out;
+}
+
+TEST(CompletionRequest, PrefixBlocksMatchWhilePromptsAgree) {
+  CompletionRequest a;
+  CompletionRequest b;
+  CompletionRequest c;
+  CompletionRequest d;
+  ASSERT_FALSE(parse_chat(chat_with(words(40, "rule"), "first question here"), a));
+  ASSERT_FALSE(parse_chat(chat_with(words(40, "rule"), "another question entirely"), b));
+  ASSERT_FALSE(parse_chat(chat_with(words(40, "rule"), "first question here", "developer"), c));
+  ASSERT_FALSE(parse_chat(chat_with(words(41, "rule"), "x", "system"), d));
+  // 43 words: two full blocks of 16, both inside the shared system prompt.
+  ASSERT_EQ(a.prefix_blocks.size(), 2u);
+  EXPECT_EQ(a.prefix_blocks, b.prefix_blocks);
+  EXPECT_NE(a.prefix_blocks[0], c.prefix_blocks[0]);  // the role is part of the prompt
+  EXPECT_EQ(a.prefix_blocks[1], d.prefix_blocks[1]);  // block 2 ends at word 32: same words before it
+  CompletionRequest e;
+  ASSERT_FALSE(parse_completion_request(R"({"model":"m","prompt":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]})",
+                                        Endpoint::completions, e));
+  EXPECT_EQ(e.prefix_blocks.size(), 1u);
 }
 
 TEST(CompletionRequest, CompletionsPromptFormsAreAccepted) {

@@ -23,7 +23,8 @@ TEST(FaultInjector, HeaderAsksForEachFault) {
   FaultInjector faults(FaultRates{});
   Fault f;
   ASSERT_FALSE(faults.plan(
-      " error=503 , stall_first_ms=300,stall_between_ms=50, reset_after=5, malformed_after=0, no_usage,no_ignore_eos", f));
+      " error=503 , stall_first_ms=300,stall_between_ms=50, reset_after=5, malformed_after=0, no_usage,no_ignore_eos",
+      f));
   EXPECT_EQ(f.error_status, 503);
   EXPECT_EQ(f.stall_first.count(), 300);
   EXPECT_EQ(f.stall_between.count(), 50);

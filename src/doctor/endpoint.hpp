@@ -1,0 +1,28 @@
+#pragma once
+// `infergate doctor --base-url URL`: walks the path a request takes to an OpenAI-compatible
+// endpoint and stops at the first broken step, saying why and what to do: name resolution, TCP,
+// TLS, /models with the key, a one-token streamed request (TTFT, usage, rate-limit headers), and
+// whether ignore_eos is honoured (which fixed-length benchmarks need).
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "doctor/finding.hpp"
+#include "http/client.hpp"
+#include "http/url.hpp"
+
+namespace infergate::doctor {
+
+struct EndpointOptions {
+  http::Url url;
+  std::string model;    // empty: the first the server lists
+  std::string api_key;  // empty: none sent
+  http::TlsOptions tls;
+  std::chrono::milliseconds timeout{15'000};
+};
+
+boost::asio::awaitable<std::vector<Finding>> check_endpoint(EndpointOptions options);
+
+}  // namespace infergate::doctor
