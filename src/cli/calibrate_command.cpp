@@ -49,6 +49,7 @@ int run_calibrate(const CalibrateArgs& args) {
           name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
       if (e.layer_latency_s > 0) {
         yaml += fmt::format("    layer_latency_us: {:.1f}\n", e.layer_latency_s * 1e6);
+        yaml += fmt::format("    hop_latency_us: {:.2f}\n", e.hop_latency_s * 1e6);
       }
     }
     fmt::print("# fitted efficiency factors (paste into catalog.yaml or a --catalog file)\n{}\n", yaml);

@@ -266,6 +266,7 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
                                          {&Efficiency::prefill_overhead_s, 0.0, 0.01}};
     if (dataflow) {
       parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
+      parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
     }
     // A coarse scan of each factor over its whole range, then a compass search: step each factor
     // up and down, keep what lowers the loss, halve the steps when nothing does.

@@ -143,13 +143,14 @@ class CatalogReader {
     }
     r_.known_keys(node, field,
                   {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us",
-                   "memory_utilization", "layer_latency_us"});
+                   "memory_utilization", "layer_latency_us", "hop_latency_us"});
     e.memory = optional(node, "decode_bandwidth", field, e.memory, 1, 1);
     e.compute = optional(node, "prefill_compute", field, e.compute, 1, 1);
     e.step_overhead_s = optional(node, "step_overhead_us", field, e.step_overhead_s * 1e6, 1e-6);
     e.prefill_overhead_s = optional(node, "prefill_overhead_us", field, e.prefill_overhead_s * 1e6, 1e-6);
     e.memory_utilization = optional(node, "memory_utilization", field, e.memory_utilization, 1, 1);
     e.layer_latency_s = optional(node, "layer_latency_us", field, e.layer_latency_s * 1e6, 1e-6);
+    e.hop_latency_s = optional(node, "hop_latency_us", field, e.hop_latency_s * 1e6, 1e-6);
     if (e.memory <= 0 || e.compute <= 0 || e.memory_utilization <= 0) {
       r_.problem(node, field, "decode_bandwidth, prefill_compute and memory_utilization must be above 0");
     }
@@ -158,7 +159,7 @@ class CatalogReader {
   void read_hardware(const YAML::Node& node, const std::string& field) {
     r_.known_keys(node, field,
                   {"id", "name", "family", "efficiency", "memory_gb", "bandwidth_gb_s", "tflops_16bit", "tflops_8bit",
-                   "interconnect_gb_s", "interconnect_latency_us", "sram_dataflow", "hop_latency_us", "source"});
+                   "interconnect_gb_s", "interconnect_latency_us", "sram_dataflow", "source"});
     HardwareSpec h;
     h.id = id(node, field);
     h.name = text_or(node, "name", field, h.id);
@@ -182,7 +183,6 @@ class CatalogReader {
     if (const YAML::Node s = node["sram_dataflow"]) {
       h.sram_dataflow = r_.boolean(s, field + ".sram_dataflow").value_or(false);
     }
-    h.hop_latency_s = optional(node, "hop_latency_us", field, 0, 1e-6);
     h.source = text_or(node, "source", field, r_.source());
     unique_id(staged_.hardware, h.id, node, field);
     staged_.hardware.push_back(std::move(h));

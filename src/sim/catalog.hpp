@@ -21,6 +21,7 @@ struct Efficiency {
   double memory_utilization = 0.9;  // share of device memory the engine may use (vLLM's default)
   double layer_latency_s = 0;       // SRAM dataflow: least time a layer takes per token
   double prefill_overhead_s = 0;    // more per step that prefills: attention metadata, longer launches
+  double hop_latency_s = 0;         // SRAM dataflow: passing activations to the next chip
 };
 
 struct HardwareSpec {
@@ -34,7 +35,6 @@ struct HardwareSpec {
   double interconnect_bw = 0;         // bytes/s per device to its peers (NVLink, PCIe, chip links)
   double interconnect_latency_s = 0;  // fixed cost of one all-reduce across devices
   bool sram_dataflow = false;         // weights spread over as many chips as it takes, read from SRAM
-  double hop_latency_s = 0;           // SRAM dataflow: passing activations to the next chip
   Efficiency efficiency;              // the family's
   std::string source;
 };

@@ -113,14 +113,14 @@ StepTime PerfModel::dataflow_step_time(const StepShape& step) const {
   const double compute = 2.0 * profile_.model->active_params / chips / (peak_flops() * efficiency_.compute);
   const double layers = profile_.model->layers / chips * efficiency_.layer_latency_s;
   const double stage = std::max({read, compute, layers});
-  const double trail = (tokens - 1.0) * std::max(compute, hw.hop_latency_s);
+  const double trail = (tokens - 1.0) * std::max(compute, efficiency_.hop_latency_s);
   StepTime t;
   t.memory = chips * read;
   t.compute = chips * compute + trail;
   t.layer_latency = chips * layers;
-  t.interconnect = chips * hw.hop_latency_s;
+  t.interconnect = chips * efficiency_.hop_latency_s;
   t.overhead = overhead_seconds(step);
-  t.total = chips * (stage + hw.hop_latency_s) + trail + t.overhead;
+  t.total = chips * (stage + efficiency_.hop_latency_s) + trail + t.overhead;
   return t;
 }
 

@@ -162,7 +162,7 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
         "{:.2f} layers take at least {} each ({}), and the hop to the next chip {}. The slowest of the "
         "first three plus the hop, {} times: {} per token.",
         g, seconds(d.memory / g), e.memory * 100, static_cast<double>(m.layers) / g, seconds(e.layer_latency_s),
-        seconds(d.layer_latency / g), seconds(hw.hop_latency_s), g, seconds(d.total));
+        seconds(d.layer_latency / g), seconds(e.hop_latency_s), g, seconds(d.total));
   } else {
     out += fmt::format(
         "Reading {} of weights and KV per device at {:.0f}% of peak bandwidth takes {}; the {} of "

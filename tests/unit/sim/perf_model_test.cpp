@@ -127,10 +127,10 @@ TEST(PerfModel, SramDataflowSpreadsWeightsOverEnoughChips) {
 // 32/37 of the layers take 40 us each (34.6 us); plus a 1 us hop: 37 x 35.6 us = 1.317 ms per token.
 // SRAM bandwidth alone would predict 37 x 3.28 us = 0.121 ms, ten times too fast.
 TEST(PerfModel, DataflowLatencyComesFromPerChipWorkAndHops) {
-  HardwareSpec chip = *catalog().find_hardware("lpu");
-  chip.hop_latency_s = 1e-6;
+  const HardwareSpec chip = *catalog().find_hardware("lpu");
   Efficiency e = kIdeal;
   e.layer_latency_s = 40e-6;
+  e.hop_latency_s = 1e-6;
   const PerfModel model(Profile{catalog().find_model("llama-2-7b"), catalog().find_precision("int8"), &chip, 1}, e);
   EXPECT_EQ(model.devices(), 37);
   EXPECT_NEAR(model.decode_step_seconds(1, 0), 37 * (32.0 / 37 * 40e-6 + 1e-6), 1e-9);
