@@ -11,5 +11,6 @@ void add_serve_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 void add_roofline_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
+void add_keys_command(CLI::App& app);
 
 }  // namespace infergate::cli

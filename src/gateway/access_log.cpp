@@ -63,6 +63,10 @@ std::string access_record_json(const AccessRecord& r) {
   fmt::format_to(std::back_inserter(out), R"({{"ts_ms":{},"request_id":)",
                  std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
   append_json_string(out, r.request_id);
+  if (!r.key_id.empty()) {
+    out += R"(,"key_id":)";
+    append_json_string(out, r.key_id);
+  }
   out += R"(,"method":)";
   append_json_string(out, r.method);
   out += R"(,"path":)";

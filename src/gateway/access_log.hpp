@@ -16,6 +16,7 @@ namespace infergate::gateway {
 
 struct AccessRecord {
   std::string request_id;
+  std::string key_id;  // the virtual key's public id, never the key
   std::string method;
   std::string path;
   std::string model;

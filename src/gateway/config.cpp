@@ -177,6 +177,39 @@ void read_models(YamlReader& r, const YAML::Node& node, const std::map<std::stri
   }
 }
 
+void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>& out) {
+  if (!node) {
+    return;
+  }
+  if (!node.IsMap()) {
+    r.problem(node, "auth", "must be a mapping");
+    return;
+  }
+  r.known_keys(node, "auth", {"master_key", "keys_db", "refresh_ms", "state"});
+  AuthConfig auth;
+  if (!node["master_key"]) {
+    r.problem(node, "auth.master_key", "is required: the key that guards /admin (write it as ${ENV_VAR})");
+  } else if (auto key = r.text(node["master_key"], "auth.master_key")) {
+    auth.master_key = *key;
+    if (auth.master_key.size() < 16) {
+      r.problem(node["master_key"], "auth.master_key", "needs at least 16 characters");
+    }
+  }
+  if (!node["keys_db"]) {
+    r.problem(node, "auth.keys_db", "is required: the SQLite file that holds the keys");
+  } else {
+    auth.keys_db = r.text(node["keys_db"], "auth.keys_db").value_or("");
+  }
+  r.milliseconds(node, "refresh_ms", "auth", auth.refresh);
+  if (node["state"]) {
+    auth.state = r.text(node["state"], "auth.state").value_or(auth.state);
+    if (auth.state != "local") {
+      r.problem(node["state"], "auth.state", "must be 'local' (shared state in Redis is not built yet)");
+    }
+  }
+  out = std::move(auth);
+}
+
 }  // namespace
 
 GatewayConfig parse_config(const std::string& text, const std::string& source_name,
@@ -187,8 +220,9 @@ GatewayConfig parse_config(const std::string& text, const std::string& source_na
   if (!root.IsMap()) {
     throw ConfigError(kHeading, {source_name + ": the file must be a mapping with providers and models"});
   }
-  r.known_keys(root, "", {"server", "providers", "models"});
+  r.known_keys(root, "", {"server", "auth", "providers", "models"});
   read_server(r, root["server"], config.server);
+  read_auth(r, root["auth"], config.auth);
   read_providers(r, root["providers"], config.providers);
   read_models(r, root["models"], config.providers, config.models);
   if (!r.problems().empty()) {

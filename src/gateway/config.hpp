@@ -47,8 +47,17 @@ struct ServerConfig {
   std::string access_log;
 };
 
+// Virtual keys and their limits. Without this section the gateway asks callers for no key.
+struct AuthConfig {
+  std::string master_key;                    // guards /admin; after ${ENV} substitution, never logged
+  std::string keys_db;                       // SQLite file of the keys
+  std::chrono::milliseconds refresh{1'000};  // how soon a change made elsewhere takes effect here
+  std::string state = "local";               // where rate-limit counters live
+};
+
 struct GatewayConfig {
   ServerConfig server;
+  std::optional<AuthConfig> auth;
   std::map<std::string, ProviderConfig> providers;
   std::vector<ModelConfig> models;
 };

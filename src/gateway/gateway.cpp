@@ -17,8 +17,8 @@ namespace infergate::gateway {
 namespace net = boost::asio;
 
 struct Gateway::Worker {
-  Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, AccessLog* log)
-      : proxy(snapshot, options.proxy, log),
+  Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, AccessLog* log, ControlPlane* control)
+      : proxy(snapshot, options.proxy, log, control),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
   net::io_context io{1};
@@ -34,6 +34,9 @@ Gateway::Gateway(GatewayOptions options)
     const GatewayConfig config = load_config(options_.config_path);
     server_ = config.server;
     routes = RouteTable::from_config(config);
+    if (config.auth) {
+      control_ = std::make_unique<ControlPlane>(*config.auth);
+    }
   } else {
     routes = discover_routes(options_.upstreams, options_.strategy, options_.retry, options_.upstream_settings);
   }
@@ -48,7 +51,7 @@ Gateway::Gateway(GatewayOptions options)
   const int threads =
       server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, access_log_.get()));
+    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, access_log_.get(), control_.get()));
   }
 }
 

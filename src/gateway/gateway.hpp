@@ -63,6 +63,7 @@ class Gateway {
   std::shared_ptr<prometheus::Registry> registry_;
   SnapshotHandle snapshot_;
   std::unique_ptr<AccessLog> access_log_;
+  std::unique_ptr<ControlPlane> control_;
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 

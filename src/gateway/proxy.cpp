@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "core/random.hpp"
+#include "gateway/admin_api.hpp"
 #include "gateway/request_id.hpp"
 #include "gateway/sse_relay.hpp"
 #include "http/fetch.hpp"
@@ -99,6 +100,8 @@ struct Proxy::Context {
   std::int64_t first_token_ns = 0;
   std::int64_t last_token_ns = 0;
   std::optional<openai::Usage> usage;
+  std::int64_t text_events = 0;
+  std::optional<Ticket> ticket;  // the caller's key, its parallel slot and its token reservation
   std::int64_t overhead_ns = 0;
   std::string error;
   bool client_gone = false;
@@ -118,8 +121,8 @@ std::chrono::milliseconds remaining(std::int64_t received_ns, const Deployment& 
 
 }  // namespace
 
-Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log)
-    : snapshot_(snapshot), options_(options), access_log_(access_log) {}
+Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control)
+    : snapshot_(snapshot), options_(options), access_log_(access_log), control_(control) {}
 
 awaitable<void> Proxy::handle(http::Exchange& ex) {
   Context ctx;
@@ -163,8 +166,22 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
     co_await ex.respond(200, "text/plain; version=0.0.4", body);
     co_return;
   }
+  if (ctx.path == "/admin" || ctx.path.starts_with("/admin/")) {
+    co_await handle_admin(ex, control_, ctx.path, ctx.request_id);
+    co_return;
+  }
   if (get && ctx.path == "/v1/models") {
-    const std::string body = openai::model_list_json(ctx.snapshot->routes->model_names(), "infergate");
+    std::vector<std::string> names = ctx.snapshot->routes->model_names();
+    if (control_ != nullptr) {
+      auto auth = control_->authenticate(ex.header("Authorization"));
+      if (const Refusal* refusal = std::get_if<Refusal>(&auth)) {
+        co_await refuse(ex, ctx, *refusal);
+        co_return;
+      }
+      const auto& key = std::get<std::shared_ptr<const KeyRecord>>(auth);
+      std::erase_if(names, [&key](const std::string& name) { return !key->allows(name); });
+    }
+    const std::string body = openai::model_list_json(names, "infergate");
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
     co_return;
   }
@@ -202,6 +219,15 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
 }
 
 awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
+  std::shared_ptr<const KeyRecord> key;
+  if (control_ != nullptr) {
+    auto auth = control_->authenticate(ex.header("Authorization"));
+    if (const Refusal* refusal = std::get_if<Refusal>(&auth)) {
+      co_await refuse(ex, ctx, *refusal);
+      co_return;
+    }
+    key = std::get<std::shared_ptr<const KeyRecord>>(std::move(auth));
+  }
   if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
     co_await respond_error(ex, ctx, *error);
     co_return;
@@ -211,6 +237,15 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
     const openai::ApiError error = openai::model_not_found(ctx.view.model);
     co_await respond_error(ex, ctx, error);
     co_return;
+  }
+  if (control_ != nullptr) {
+    const std::int64_t reserve = ctx.view.prompt_tokens_estimate + ctx.view.max_tokens.value_or(0);
+    auto admitted = control_->admit(std::move(key), ctx.view.model, reserve);
+    if (const Refusal* refusal = std::get_if<Refusal>(&admitted)) {
+      co_await refuse(ex, ctx, *refusal);
+      co_return;
+    }
+    ctx.ticket.emplace(std::get<Ticket>(std::move(admitted)));
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
   ctx.body = ctx.strip_usage ? openai::with_usage_requested(ex.body()) : std::string(ex.body());
@@ -384,8 +419,15 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
   const std::string overhead = std::to_string(ctx.overhead_ns / 1000);
   std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}, {"x-infergate-overhead-us", overhead}};
+  // A caller limited by its key sees its key's limits, not the provider's.
+  const bool own_limits = ctx.ticket && !ctx.ticket->headers().empty();
+  if (own_limits) {
+    for (const auto& [name, value] : ctx.ticket->headers()) {
+      headers.push_back({name, value});
+    }
+  }
   for (const auto& [name, value] : head.headers) {
-    if (passes_through(name)) {
+    if (passes_through(name) && !(own_limits && !header_is(name, "retry-after"))) {
       headers.push_back({name, value});
     }
   }
@@ -435,6 +477,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       ctx.first_token_ns = events.first_token_ns();
       ctx.last_token_ns = events.last_token_ns();
       ctx.usage = events.usage();
+      ctx.text_events = events.text_events();
       if (co_await ex.write_chunk(out, done)) {
         co_return;
       }
@@ -459,6 +502,17 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   }
 }
 
+awaitable<void> Proxy::refuse(http::Exchange& ex, Context& ctx, const Refusal& refusal) {
+  ctx.status = refusal.error.status;
+  ctx.error = refusal.error.message;
+  std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}};
+  for (const auto& [name, value] : refusal.headers) {
+    headers.push_back({name, value});
+  }
+  const std::string body = refusal.error.to_json();
+  co_await ex.respond(refusal.error.status, "application/json", body, headers);
+}
+
 awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                      std::string_view retry_after) {
   ctx.status = error.status;
@@ -475,6 +529,19 @@ awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const ope
 
 void Proxy::finish(const Context& ctx) {
   const std::int64_t now = monotonic_ns();
+  if (ctx.ticket) {
+    // What the request really used: the upstream's usage, or (a stream cut before its usage chunk,
+    // a client that left) the prompt estimate and a token per text event relayed.
+    std::int64_t used = 0;
+    if (ctx.usage) {
+      used = ctx.usage->prompt_tokens + ctx.usage->completion_tokens;
+    } else if (ctx.status > 0 && ctx.status < 400) {
+      used = ctx.view.prompt_tokens_estimate + ctx.text_events;
+    } else if (ctx.status == 499 && ctx.text_events > 0) {
+      used = ctx.view.prompt_tokens_estimate + ctx.text_events;
+    }
+    control_->settle(*ctx.ticket, used);
+  }
   RequestObservation o;
   o.route = ctx.requested;
   o.deployment = ctx.deployment;
@@ -505,6 +572,9 @@ void Proxy::finish(const Context& ctx) {
   }
   AccessRecord r;
   r.request_id = ctx.request_id;
+  if (ctx.ticket) {
+    r.key_id = ctx.ticket->key().id;
+  }
   r.method = ctx.method;
   r.path = ctx.path;
   r.model = ctx.view.model;

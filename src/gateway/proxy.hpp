@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gateway/access_log.hpp"
+#include "gateway/control_plane.hpp"
 #include "gateway/outlier_detector.hpp"
 #include "gateway/snapshot.hpp"
 #include "gateway/upstream_pool.hpp"
@@ -23,8 +24,8 @@ struct ProxyOptions {
 class Proxy {
  public:
   // `snapshot` is shared by every thread's Proxy and may be swapped at any time; `access_log` may
-  // be null.
-  Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log);
+  // be null; `control` is null when callers need no key.
+  Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control);
 
   boost::asio::awaitable<void> handle(http::Exchange& ex);
 
@@ -36,11 +37,13 @@ class Proxy {
                                      const http::ResponseHead& head, std::int64_t head_ns);
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                                     std::string_view retry_after = {});
+  static boost::asio::awaitable<void> refuse(http::Exchange& ex, Context& ctx, const Refusal& refusal);
   void finish(const Context& ctx);
 
   const SnapshotHandle& snapshot_;
   ProxyOptions options_;
   AccessLog* access_log_;
+  ControlPlane* control_;
   UpstreamPool pool_;
 };
 

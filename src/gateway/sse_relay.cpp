@@ -16,6 +16,7 @@ void SseRelay::on_event(const http::SseEvent& event, std::int64_t now_ns, std::s
     if (glance.text) {
       first_token_ns_ = first_token_ns_ != 0 ? first_token_ns_ : now_ns;
       last_token_ns_ = now_ns;
+      ++text_events_;
     }
     openai::ChunkView view;
     if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {

@@ -25,6 +25,9 @@ class SseRelay {
   [[nodiscard]] std::int64_t first_token_ns() const { return first_token_ns_; }
   [[nodiscard]] std::int64_t last_token_ns() const { return last_token_ns_; }
   [[nodiscard]] const std::optional<openai::Usage>& usage() const { return usage_; }
+  // Events that carried generated text: at least one token each, the count to charge when the
+  // stream ends before its usage chunk.
+  [[nodiscard]] std::int64_t text_events() const { return text_events_; }
 
  private:
   void on_event(const http::SseEvent& event, std::int64_t now_ns, std::string& out);
@@ -33,6 +36,7 @@ class SseRelay {
   bool strip_usage_;
   std::int64_t first_token_ns_ = 0;
   std::int64_t last_token_ns_ = 0;
+  std::int64_t text_events_ = 0;
   std::optional<openai::Usage> usage_;
 };
 

@@ -7,6 +7,50 @@ namespace infergate::openai {
 
 namespace json = boost::json;
 
+namespace {
+
+constexpr std::int64_t kCharsPerToken = 4;
+constexpr std::int64_t kTokensPerMessage = 4;  // role and the chat template's markers
+
+// Text characters and token ids in a prompt, messages or embeddings input, however nested.
+void count_prompt(const json::value& v, std::int64_t& chars, std::int64_t& token_ids) {
+  if (v.is_string()) {
+    chars += static_cast<std::int64_t>(v.get_string().size());
+  } else if (v.is_int64() || v.is_uint64()) {
+    ++token_ids;
+  } else if (v.is_array()) {
+    for (const auto& item : v.get_array()) {
+      count_prompt(item, chars, token_ids);
+    }
+  } else if (v.is_object()) {
+    const auto& o = v.get_object();
+    for (const char* field : {"content", "text"}) {
+      if (const auto* part = o.if_contains(field)) {
+        count_prompt(*part, chars, token_ids);
+      }
+    }
+  }
+}
+
+std::int64_t estimate_prompt_tokens(const json::object& body) {
+  std::int64_t chars = 0;
+  std::int64_t token_ids = 0;
+  std::int64_t messages = 0;
+  if (const auto* m = body.if_contains("messages"); m && m->is_array()) {
+    messages = static_cast<std::int64_t>(m->get_array().size());
+    count_prompt(*m, chars, token_ids);
+  }
+  for (const char* field : {"prompt", "input"}) {
+    if (const auto* p = body.if_contains(field)) {
+      count_prompt(*p, chars, token_ids);
+    }
+  }
+  return std::max<std::int64_t>(
+      1, (chars + kCharsPerToken - 1) / kCharsPerToken + token_ids + messages * kTokensPerMessage);
+}
+
+}  // namespace
+
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out) {
   out = RequestView{};
   // Most requests fit a stack buffer; larger ones spill to the heap through the same resource.
@@ -47,6 +91,15 @@ std::optional<ApiError> parse_request_view(std::string_view body, RequestView& o
       out.include_usage = usage->get_bool();
     }
   }
+  for (const char* field : {"max_tokens", "max_completion_tokens"}) {
+    if (const auto* v = object.if_contains(field); v && !v->is_null()) {
+      if (!v->is_int64() && !v->is_uint64()) {
+        return invalid_request(fmt::format("'{}' must be an integer", field), std::string(field));
+      }
+      out.max_tokens = v->is_int64() ? v->get_int64() : static_cast<std::int64_t>(v->get_uint64());
+    }
+  }
+  out.prompt_tokens_estimate = estimate_prompt_tokens(object);
   return std::nullopt;
 }
 

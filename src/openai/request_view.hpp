@@ -14,6 +14,10 @@ struct RequestView {
   bool stream = false;
   bool has_stream_options = false;
   bool include_usage = false;
+  std::optional<std::int64_t> max_tokens;  // max_completion_tokens wins over max_tokens
+  // Characters of prompt text / 4 (+4 per message), or the count of token ids: what rate limits
+  // reserve before the upstream reports the real count.
+  std::int64_t prompt_tokens_estimate = 0;
 };
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out);

@@ -10,7 +10,8 @@
 namespace infergate::gateway {
 namespace {
 
-const std::map<std::string, std::string> kEnv{{"GROQ_API_KEY", "gsk-test"}};
+const std::map<std::string, std::string> kEnv{{"GROQ_API_KEY", "gsk-test"},
+                                              {"INFERGATE_MASTER_KEY", "master-0123456789abcdef"}};
 
 TEST(Config, TheExampleFileIsValid) {
   std::ifstream in(std::string(INFERGATE_SOURCE_DIR) + "/examples/gateway.yaml");
@@ -30,6 +31,31 @@ TEST(Config, TheExampleFileIsValid) {
   EXPECT_EQ(fast->deployments[0]->upstream_model, "llama-3.1-8b-instant");
   EXPECT_EQ(fast->deployments[0]->weight, 3);
   EXPECT_EQ(fast->deployments[0]->api_key, "gsk-test");
+  ASSERT_TRUE(config.auth);
+  EXPECT_EQ(config.auth->master_key, "master-0123456789abcdef");
+  EXPECT_EQ(config.auth->refresh, std::chrono::milliseconds(1000));
+}
+
+TEST(Config, AuthProblemsAreReported) {
+  const std::string text =
+      "auth:\n"                 // 1
+      "  master_key: short\n"   // 2
+      "  refresh_ms: -5\n"      // 3
+      "  state: redis://x:1\n"  // 4
+      "  colour: red\n"         // 5
+      "providers: {a: {base_url: 'http://127.0.0.1:1'}}\n"
+      "models: {m: {deployments: [{provider: a, model: x}]}}\n";
+  try {
+    parse_config(text, "g.yaml", &kEnv);
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("g.yaml:2:15: auth.master_key: needs at least 16 characters"), std::string::npos) << what;
+    EXPECT_NE(what.find("auth.keys_db: is required"), std::string::npos) << what;
+    EXPECT_NE(what.find("auth.refresh_ms"), std::string::npos) << what;
+    EXPECT_NE(what.find("auth.state"), std::string::npos) << what;
+    EXPECT_NE(what.find("colour"), std::string::npos) << what;
+  }
 }
 
 TEST(Config, EveryProblemIsReportedAtOnceWithItsLine) {

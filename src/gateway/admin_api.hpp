@@ -1,0 +1,23 @@
+#pragma once
+// The admin API, guarded by the master key:
+//   POST   /admin/keys       create a key (the body: settings); the answer holds the key, once
+//   GET    /admin/keys       list keys (never the keys themselves)
+//   GET    /admin/keys/ID    one key
+//   PATCH  /admin/keys/ID    change settings (the fields given; null clears a limit)
+//   DELETE /admin/keys/ID    revoke
+// Each call is a blocking SQLite round trip on the I/O thread: admin calls are rare, and a
+// change is read back into this process's key cache at once.
+#include <boost/asio/awaitable.hpp>
+
+#include <string_view>
+
+#include "gateway/control_plane.hpp"
+#include "http/server.hpp"
+
+namespace infergate::gateway {
+
+// `control` is null when the configuration has no auth section.
+boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* control, std::string_view path,
+                                          std::string_view request_id);
+
+}  // namespace infergate::gateway

@@ -1,0 +1,132 @@
+#include "gateway/control_plane.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "core/clock.hpp"
+
+namespace infergate::gateway {
+
+namespace {
+
+std::int64_t now_unix() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+openai::ApiError unauthorized(std::string message) {
+  return openai::ApiError{401, "invalid_request_error", std::move(message), std::nullopt,
+                          std::string("invalid_api_key")};
+}
+
+std::string retry_after_seconds(std::chrono::milliseconds wait) {
+  return std::to_string(std::max<std::int64_t>(1, (wait.count() + 999) / 1000));
+}
+
+}  // namespace
+
+ControlPlane::ControlPlane(const AuthConfig& config)
+    : master_hash_(hash_key(config.master_key)), store_(config.keys_db), cache_(store_, config.refresh) {}
+
+bool ControlPlane::is_master(std::string_view authorization) const {
+  constexpr std::string_view kBearer = "Bearer ";
+  if (!authorization.starts_with(kBearer)) {
+    return false;
+  }
+  return same_hash(hash_key(authorization.substr(kBearer.size())), master_hash_);
+}
+
+std::shared_ptr<std::atomic<std::int64_t>> ControlPlane::parallel_counter(const std::string& key_id) {
+  const std::lock_guard lock(parallel_mutex_);
+  auto& counter = parallel_[key_id];
+  if (!counter) {
+    counter = std::make_shared<std::atomic<std::int64_t>>(0);
+  }
+  return counter;
+}
+
+std::variant<std::shared_ptr<const KeyRecord>, Refusal> ControlPlane::authenticate(
+    std::string_view authorization) const {
+  AuthResult auth = cache_.authenticate(authorization, now_unix());
+  switch (auth.status) {
+    case AuthStatus::ok:
+      return std::move(auth.key);
+    case AuthStatus::missing:
+      return Refusal{unauthorized("Missing API key: send 'Authorization: Bearer <key>' with a key from your "
+                                  "gateway administrator"),
+                     {}};
+    case AuthStatus::malformed:
+    case AuthStatus::unknown:
+      return Refusal{unauthorized("Incorrect API key provided"), {}};
+    case AuthStatus::revoked:
+      return Refusal{unauthorized("This API key has been revoked"), {}};
+    case AuthStatus::expired:
+      return Refusal{unauthorized("This API key has expired"), {}};
+  }
+  return Refusal{unauthorized("Incorrect API key provided"), {}};
+}
+
+std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecord> key_record, std::string_view model,
+                                                  std::int64_t tokens) {
+  const KeyRecord& key = *key_record;
+  if (!key.allows(model)) {
+    return Refusal{openai::ApiError{403, "permission_error",
+                                    fmt::format("This key may not use the model '{}'; it may use: {}", model,
+                                                fmt::join(key.settings.models, ", ")),
+                                    std::string("model"), std::string("model_not_allowed")},
+                   {}};
+  }
+  Ticket ticket;
+  ticket.key_ = std::move(key_record);
+  if (key.settings.max_parallel) {
+    auto counter = parallel_counter(key.id);
+    if (counter->fetch_add(1, std::memory_order_relaxed) >= *key.settings.max_parallel) {
+      counter->fetch_sub(1, std::memory_order_relaxed);
+      return Refusal{openai::ApiError{429, "requests",
+                                      fmt::format("Too many parallel requests for this key: at most {} at once",
+                                                  *key.settings.max_parallel),
+                                      std::nullopt, std::string("parallel_limit_exceeded")},
+                     {{"Retry-After", "1"}}};
+    }
+    ticket.parallel_ = std::move(counter);
+  }
+  const RateLimits limits{key.settings.rpm, key.settings.tpm};
+  if (!limits.rpm && !limits.tpm) {
+    return ticket;
+  }
+  const std::string bucket = key.id + '\x1f' + std::string(model);
+  Admission a = limits_.admit(bucket, limits, tokens, now_ms());
+  ticket.headers_ = rate_limit_headers(a);
+  if (!a.allowed) {
+    HeaderList headers = ticket.headers_;
+    std::string message;
+    if (a.too_large) {
+      message = fmt::format(
+          "Request too large for model '{}': it needs about {} tokens, more than this key's {} "
+          "tokens per minute; lower max_tokens or shorten the prompt",
+          model, tokens, *limits.tpm);
+    } else {
+      headers.emplace_back("Retry-After", retry_after_seconds(a.retry_after));
+      message = fmt::format("Rate limit reached for {} on model '{}': limit {} per minute. Please try again in {}.",
+                            a.limited_by, model, a.limited_by == "requests" ? *limits.rpm : *limits.tpm,
+                            format_reset(a.retry_after));
+    }
+    return Refusal{openai::ApiError{429, std::string(a.limited_by), std::move(message), std::nullopt,
+                                    std::string("rate_limit_exceeded")},
+                   std::move(headers)};
+  }
+  ticket.reservation_ = std::move(a.reservation);
+  return ticket;
+}
+
+void ControlPlane::settle(const Ticket& ticket, std::int64_t actual_tokens) {
+  limits_.reconcile(ticket.reservation(), actual_tokens, now_ms());
+}
+
+}  // namespace infergate::gateway

@@ -1,0 +1,90 @@
+#pragma once
+// The gateway's control plane for one process: virtual keys (store, cache), per-key parallel
+// limits, and RPM/TPM limits per key and model. The proxy asks it to admit each request before
+// routing and settles the request's real token use when it ends.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "gateway/config.hpp"
+#include "gateway/key_cache.hpp"
+#include "gateway/key_store.hpp"
+#include "gateway/rate_limiter.hpp"
+#include "openai/api_error.hpp"
+
+namespace infergate::gateway {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// An admitted request: holds its key's parallel slot until destroyed.
+class Ticket {
+ public:
+  Ticket() = default;
+  Ticket(Ticket&&) noexcept = default;
+  Ticket& operator=(Ticket&&) noexcept = default;
+  Ticket(const Ticket&) = delete;
+  Ticket& operator=(const Ticket&) = delete;
+  ~Ticket() {
+    if (parallel_) {
+      parallel_->fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+
+  [[nodiscard]] const KeyRecord& key() const { return *key_; }
+  [[nodiscard]] const HeaderList& headers() const { return headers_; }  // x-ratelimit-* for the response
+  [[nodiscard]] const Reservation& reservation() const { return reservation_; }
+
+ private:
+  friend class ControlPlane;
+  std::shared_ptr<const KeyRecord> key_;
+  std::shared_ptr<std::atomic<std::int64_t>> parallel_;
+  Reservation reservation_;
+  HeaderList headers_;
+};
+
+struct Refusal {
+  openai::ApiError error;
+  HeaderList headers;  // Retry-After and x-ratelimit-* where they apply
+};
+
+class ControlPlane {
+ public:
+  // Opens the key database and loads the keys; throws std::runtime_error when it cannot.
+  explicit ControlPlane(const AuthConfig& config);
+
+  // The key named by the request's Authorization header, or why there is none (401).
+  std::variant<std::shared_ptr<const KeyRecord>, Refusal> authenticate(std::string_view authorization) const;
+
+  // Whether `key` may send this request now: the model (403), parallel requests and RPM/TPM
+  // (429). `tokens` is the request's reservation: prompt estimate + max_tokens.
+  std::variant<Ticket, Refusal> admit(std::shared_ptr<const KeyRecord> key, std::string_view model,
+                                      std::int64_t tokens);
+
+  // Charges the tokens the request really used (prompt + completion) in place of its reservation.
+  void settle(const Ticket& ticket, std::int64_t actual_tokens);
+
+  // Whether `authorization` is "Bearer <master key>" (compared in constant time).
+  [[nodiscard]] bool is_master(std::string_view authorization) const;
+
+  KeyStore& store() { return store_; }
+  KeyCache& cache() { return cache_; }
+
+ private:
+  std::shared_ptr<std::atomic<std::int64_t>> parallel_counter(const std::string& key_id);
+
+  KeyHash master_hash_;
+  KeyStore store_;
+  KeyCache cache_;
+  LocalRateLimits limits_;
+  std::mutex parallel_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<std::atomic<std::int64_t>>> parallel_;
+};
+
+}  // namespace infergate::gateway

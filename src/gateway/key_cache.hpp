@@ -1,0 +1,57 @@
+#pragma once
+// The keys the gateway checks requests against: an immutable snapshot in memory, swapped whole
+// by a background thread that reads the store every `refresh` interval. No database round trip on
+// a request's path; a key created, changed or revoked anywhere (another replica, `infergate keys`)
+// takes effect here within one interval plus the read.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+
+#include "gateway/key_record.hpp"
+#include "gateway/key_store.hpp"
+
+namespace infergate::gateway {
+
+enum class AuthStatus { ok, missing, malformed, unknown, revoked, expired };
+
+struct AuthResult {
+  AuthStatus status = AuthStatus::missing;
+  std::shared_ptr<const KeyRecord> key;  // set when ok; keeps its snapshot alive
+};
+
+class KeyCache {
+ public:
+  // Loads the store once (throwing what the store throws), then reads it again every `interval` in the background.
+  KeyCache(KeyStore& store, std::chrono::milliseconds interval);
+  ~KeyCache();
+  KeyCache(const KeyCache&) = delete;
+  KeyCache& operator=(const KeyCache&) = delete;
+
+  // `authorization` is the request's Authorization header; `now_unix` judges expiry.
+  [[nodiscard]] AuthResult authenticate(std::string_view authorization, std::int64_t now_unix) const;
+
+  // Reads the store now (the admin API calls it after a change, so this replica need not wait).
+  void refresh();
+
+  [[nodiscard]] std::chrono::milliseconds refresh_interval() const { return interval_; }
+
+ private:
+  using Keys = std::unordered_map<std::string, std::shared_ptr<const KeyRecord>>;
+  void loop();
+
+  KeyStore& store_;
+  std::chrono::milliseconds interval_;
+  std::atomic<std::shared_ptr<const Keys>> keys_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace infergate::gateway

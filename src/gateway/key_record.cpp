@@ -1,0 +1,142 @@
+#include "gateway/key_record.hpp"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <algorithm>
+
+namespace infergate::gateway {
+
+const char* to_string(BudgetPeriod period) {
+  switch (period) {
+    case BudgetPeriod::day:
+      return "day";
+    case BudgetPeriod::month:
+      return "month";
+    case BudgetPeriod::total:
+      return "total";
+  }
+  return "?";
+}
+
+std::optional<BudgetPeriod> parse_budget_period(std::string_view text) {
+  for (BudgetPeriod p : {BudgetPeriod::day, BudgetPeriod::month, BudgetPeriod::total}) {
+    if (text == to_string(p)) {
+      return p;
+    }
+  }
+  return std::nullopt;
+}
+
+bool KeyRecord::allows(std::string_view model) const {
+  const auto& models = settings.models;
+  return models.empty() || std::find(models.begin(), models.end(), model) != models.end();
+}
+
+std::string key_json(const KeyRecord& r) {
+  namespace json = boost::json;
+  const KeySettings& s = r.settings;
+  json::object o{{"id", r.id}, {"key_prefix", display_prefix(r.id)}, {"name", s.name}, {"created_at", r.created_at}};
+  json::array models;
+  for (const auto& m : s.models) {
+    models.emplace_back(m);
+  }
+  o["models"] = std::move(models);
+  auto optional = [&o](const char* field, const auto& value) {
+    if (value) {
+      o[field] = *value;
+    } else {
+      o[field] = nullptr;
+    }
+  };
+  optional("rpm", s.rpm);
+  optional("tpm", s.tpm);
+  optional("max_parallel", s.max_parallel);
+  optional("budget_usd", s.budget_usd);
+  o["budget_period"] = to_string(s.budget_period);
+  optional("expires_at", s.expires_at);
+  optional("revoked_at", r.revoked_at);
+  boost::system::error_code ec;
+  json::value metadata = json::parse(s.metadata, ec);
+  o["metadata"] = ec ? json::value(json::object{}) : std::move(metadata);
+  return json::serialize(o);
+}
+
+std::optional<std::string> apply_settings_json(std::string_view body, KeySettings& settings) {
+  namespace json = boost::json;
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(body, ec);
+  if (ec || !parsed.is_object()) {
+    return "the body must be a JSON object of key settings";
+  }
+  KeySettings s = settings;
+  auto positive = [](const json::value& v, const char* field,
+                     std::optional<std::int64_t>& out) -> std::optional<std::string> {
+    if (v.is_null()) {
+      out.reset();
+    } else if (v.is_int64() && v.get_int64() > 0) {
+      out = v.get_int64();
+    } else {
+      return fmt::format("'{}' must be a positive integer or null", field);
+    }
+    return std::nullopt;
+  };
+  for (const auto& [name, v] : parsed.get_object()) {
+    std::optional<std::string> error;
+    if (name == "name") {
+      if (!v.is_string()) {
+        return "'name' must be a string";
+      }
+      s.name = v.get_string();
+    } else if (name == "models") {
+      if (!v.is_array()) {
+        return "'models' must be an array of model names ([] for every model)";
+      }
+      s.models.clear();
+      for (const auto& m : v.get_array()) {
+        if (!m.is_string()) {
+          return "'models' must be an array of model names ([] for every model)";
+        }
+        s.models.emplace_back(m.get_string());
+      }
+    } else if (name == "rpm") {
+      error = positive(v, "rpm", s.rpm);
+    } else if (name == "tpm") {
+      error = positive(v, "tpm", s.tpm);
+    } else if (name == "max_parallel") {
+      error = positive(v, "max_parallel", s.max_parallel);
+    } else if (name == "expires_at") {
+      error = positive(v, "expires_at", s.expires_at);
+    } else if (name == "budget_usd") {
+      if (v.is_null()) {
+        s.budget_usd.reset();
+      } else if (v.is_number() && v.to_number<double>() >= 0) {
+        s.budget_usd = v.to_number<double>();
+      } else {
+        return "'budget_usd' must be a number of at least 0, or null";
+      }
+    } else if (name == "budget_period") {
+      const auto period = v.is_string() ? parse_budget_period(v.get_string()) : std::nullopt;
+      if (!period) {
+        return "'budget_period' must be \"day\", \"month\" or \"total\"";
+      }
+      s.budget_period = *period;
+    } else if (name == "metadata") {
+      if (!v.is_object()) {
+        return "'metadata' must be a JSON object";
+      }
+      s.metadata = json::serialize(v);
+    } else {
+      return fmt::format(
+          "unknown field '{}' (name, models, rpm, tpm, max_parallel, budget_usd, budget_period, expires_at, metadata)",
+          std::string_view(name));
+    }
+    if (error) {
+      return error;
+    }
+  }
+  settings = std::move(s);
+  return std::nullopt;
+}
+
+}  // namespace infergate::gateway

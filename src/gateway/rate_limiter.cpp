@@ -1,0 +1,110 @@
+#include "gateway/rate_limiter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+namespace infergate::gateway {
+
+Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
+                           std::int64_t tokens, std::int64_t now_ms) {
+  Admission a;
+  const std::int64_t window = now_ms / kRateWindowMs;
+  const std::chrono::milliseconds reset((window + 1) * kRateWindowMs - now_ms);
+  if (limits.rpm) {
+    a.requests = Quota{*limits.rpm, std::max<std::int64_t>(0, *limits.rpm - used_requests), reset};
+    if (used_requests + 1 > *limits.rpm) {
+      a.allowed = false;
+      a.limited_by = "requests";
+    }
+  }
+  if (limits.tpm) {
+    a.tokens = Quota{*limits.tpm, std::max<std::int64_t>(0, *limits.tpm - used_tokens), reset};
+    if (a.allowed && used_tokens + tokens > *limits.tpm) {
+      a.allowed = false;
+      a.limited_by = "tokens";
+      a.too_large = tokens > *limits.tpm;
+    }
+  }
+  if (a.allowed) {
+    if (a.requests) {
+      a.requests->remaining -= 1;
+    }
+    if (a.tokens) {
+      a.tokens->remaining = std::max<std::int64_t>(0, a.tokens->remaining - tokens);
+    }
+    a.reservation.window = window;
+    a.reservation.tokens = tokens;
+  } else {
+    a.retry_after = reset;
+  }
+  return a;
+}
+
+LocalRateLimits::Shard& LocalRateLimits::shard(const std::string& bucket) {
+  return shards_[std::hash<std::string>{}(bucket) % shards_.size()];
+}
+
+Admission LocalRateLimits::admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
+                                 std::int64_t now_ms) {
+  Shard& s = shard(bucket);
+  const std::lock_guard lock(s.mutex);
+  Counters& c = s.buckets[bucket];
+  const std::int64_t window = now_ms / kRateWindowMs;
+  if (c.window != window) {
+    c = Counters{window, 0, 0};
+  }
+  Admission a = decide_admission(limits, c.requests, c.tokens, tokens, now_ms);
+  if (a.allowed) {
+    c.requests += 1;
+    c.tokens += tokens;
+    a.reservation.bucket = bucket;
+  }
+  return a;
+}
+
+void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) {
+  if (reservation.bucket.empty()) {
+    return;
+  }
+  Shard& s = shard(reservation.bucket);
+  const std::lock_guard lock(s.mutex);
+  Counters& c = s.buckets[reservation.bucket];
+  const std::int64_t window = now_ms / kRateWindowMs;
+  if (reservation.window == window && c.window == window) {
+    c.tokens = std::max<std::int64_t>(0, c.tokens + actual_tokens - reservation.tokens);
+  } else if (actual_tokens > reservation.tokens) {
+    if (c.window != window) {
+      c = Counters{window, 0, 0};
+    }
+    c.tokens += actual_tokens - reservation.tokens;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> rate_limit_headers(const Admission& admission) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  auto add = [&headers](std::string_view kind, const std::optional<Quota>& q) {
+    if (q) {
+      headers.emplace_back(fmt::format("x-ratelimit-limit-{}", kind), std::to_string(q->limit));
+      headers.emplace_back(fmt::format("x-ratelimit-remaining-{}", kind), std::to_string(q->remaining));
+      headers.emplace_back(fmt::format("x-ratelimit-reset-{}", kind), format_reset(q->reset));
+    }
+  };
+  add("requests", admission.requests);
+  add("tokens", admission.tokens);
+  return headers;
+}
+
+std::string format_reset(std::chrono::milliseconds duration) {
+  const std::int64_t ms = std::max<std::int64_t>(0, duration.count());
+  if (ms < 1000) {
+    return fmt::format("{}ms", ms);
+  }
+  if (ms < 60'000) {
+    return fmt::format("{:g}s", static_cast<double>(ms) / 1000.0);
+  }
+  return fmt::format("{}m{:g}s", ms / 60'000, static_cast<double>(ms % 60'000) / 1000.0);
+}
+
+}  // namespace infergate::gateway

@@ -1,0 +1,94 @@
+#pragma once
+// Requests-per-minute and tokens-per-minute limits per (key, public model), counted in fixed
+// one-minute windows: a window admits at most `rpm` requests and `tpm` tokens, whatever the
+// spread of load between replicas or over the minute. Tokens are reserved at admission (prompt
+// estimate + max_tokens) and reconciled with what the request really used when it ends.
+//
+// RateLimitState is the interface the proxy uses; LocalRateLimits keeps the counters in this
+// process (state: local).
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace infergate::gateway {
+
+inline constexpr std::int64_t kRateWindowMs = 60'000;
+
+struct RateLimits {
+  std::optional<std::int64_t> rpm;
+  std::optional<std::int64_t> tpm;
+};
+
+// One limit's state as the x-ratelimit-* headers report it.
+struct Quota {
+  std::int64_t limit = 0;
+  std::int64_t remaining = 0;
+  std::chrono::milliseconds reset{0};  // until the window ends
+};
+
+struct Reservation {
+  std::string bucket;
+  std::int64_t window = 0;
+  std::int64_t tokens = 0;
+};
+
+struct Admission {
+  bool allowed = true;
+  std::string_view limited_by;  // "requests" or "tokens" when refused
+  bool too_large = false;       // the request alone needs more than the whole TPM
+  std::chrono::milliseconds retry_after{0};
+  std::optional<Quota> requests;
+  std::optional<Quota> tokens;
+  Reservation reservation;  // valid when allowed
+};
+
+class RateLimitState {
+ public:
+  virtual ~RateLimitState() = default;
+  // Counts one request of `tokens` tokens (estimated) against `bucket` when the limits allow it.
+  virtual Admission admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
+                          std::int64_t now_ms) = 0;
+  // Replaces a reservation's estimate with what the request really used: the difference goes to
+  // the window it was reserved in, or, once that has ended, any excess to the current one.
+  virtual void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) = 0;
+};
+
+class LocalRateLimits final : public RateLimitState {
+ public:
+  Admission admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
+                  std::int64_t now_ms) override;
+  void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) override;
+
+ private:
+  struct Counters {
+    std::int64_t window = -1;
+    std::int64_t requests = 0;
+    std::int64_t tokens = 0;
+  };
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, Counters> buckets;
+  };
+  Shard& shard(const std::string& bucket);
+
+  std::array<Shard, 16> shards_;
+};
+
+// The decision given the counts already in the window (shared by every state implementation).
+Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
+                           std::int64_t tokens, std::int64_t now_ms);
+
+// x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply.
+std::vector<std::pair<std::string, std::string>> rate_limit_headers(const Admission& admission);
+
+// "20ms", "1.5s", "6m0s": the duration format of OpenAI's reset headers.
+std::string format_reset(std::chrono::milliseconds duration);
+
+}  // namespace infergate::gateway

@@ -1,0 +1,108 @@
+#include "gateway/virtual_key.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <stdexcept>
+
+namespace infergate::gateway {
+
+namespace {
+
+constexpr std::string_view kAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+constexpr std::string_view kPrefix = "ig-";
+
+// Rejection sampling keeps every character uniform over the 62.
+std::string random_base62(std::size_t length) {
+  std::string out;
+  out.reserve(length);
+  unsigned char buffer[64];
+  while (out.size() < length) {
+    if (RAND_bytes(buffer, sizeof buffer) != 1) {
+      throw std::runtime_error("the system's random source failed");
+    }
+    for (unsigned char byte : buffer) {
+      if (byte < 248 && out.size() < length) {  // 248 = 4 x 62
+        out.push_back(kAlphabet[byte % 62]);
+      }
+    }
+  }
+  return out;
+}
+
+bool base62(std::string_view text) {
+  return text.find_first_not_of(kAlphabet) == std::string_view::npos;
+}
+
+}  // namespace
+
+NewKey generate_key() {
+  NewKey k;
+  k.id = random_base62(kKeyIdLength);
+  k.key = std::string(kPrefix) + k.id + random_base62(kKeySecretLength);
+  return k;
+}
+
+std::optional<std::string_view> key_id(std::string_view key) {
+  if (key.size() != kPrefix.size() + kKeyIdLength + kKeySecretLength || !key.starts_with(kPrefix) ||
+      !base62(key.substr(kPrefix.size()))) {
+    return std::nullopt;
+  }
+  return key.substr(kPrefix.size(), kKeyIdLength);
+}
+
+std::string display_prefix(std::string_view id) {
+  return std::string(kPrefix) + std::string(id.substr(0, 6)) + "...";
+}
+
+KeyHash hash_key(std::string_view key) {
+  KeyHash out{};
+  unsigned int length = 0;
+  if (EVP_Digest(key.data(), key.size(), out.data(), &length, EVP_sha256(), nullptr) != 1 || length != out.size()) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  return out;
+}
+
+std::string to_hex(const KeyHash& hash) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(hash.size() * 2);
+  for (unsigned char byte : hash) {
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 15]);
+  }
+  return out;
+}
+
+std::optional<KeyHash> from_hex(std::string_view hex) {
+  KeyHash out{};
+  if (hex.size() != out.size() * 2) {
+    return std::nullopt;
+  }
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    return -1;
+  };
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const int hi = nibble(hex[2 * i]);
+    const int lo = nibble(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) {
+      return std::nullopt;
+    }
+    out[i] = static_cast<unsigned char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+bool same_hash(const KeyHash& a, const KeyHash& b) {
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace infergate::gateway

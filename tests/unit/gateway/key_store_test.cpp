@@ -1,0 +1,156 @@
+#include "gateway/key_store.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gateway/key_cache.hpp"
+
+namespace infergate::gateway {
+namespace {
+
+class KeyStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("infergate-keys-" + std::to_string(::getpid()) + "-" +
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+    path = (dir / "keys.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  static std::string bearer(const std::string& key) { return "Bearer " + key; }
+  static std::int64_t now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+  std::filesystem::path dir;
+  std::string path;
+};
+
+TEST_F(KeyStoreTest, CreateListFindUpdateRevoke) {
+  KeyStore store(path);
+  KeySettings s;
+  s.name = "team-a";
+  s.models = {"llama", "gemma"};
+  s.rpm = 60;
+  s.budget_usd = 12.5;
+  s.budget_period = BudgetPeriod::day;
+  s.metadata = R"({"team":"a"})";
+  const auto created = store.create(s);
+  EXPECT_EQ(key_id(created.key), created.record.id);
+  EXPECT_TRUE(same_hash(created.record.hash, hash_key(created.key)));
+
+  const auto found = store.find(created.record.id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->settings.name, "team-a");
+  EXPECT_EQ(found->settings.models, (std::vector<std::string>{"llama", "gemma"}));
+  EXPECT_EQ(found->settings.rpm, 60);
+  EXPECT_FALSE(found->settings.tpm);
+  EXPECT_EQ(found->settings.budget_usd, 12.5);
+  EXPECT_EQ(found->settings.budget_period, BudgetPeriod::day);
+  EXPECT_TRUE(same_hash(found->hash, created.record.hash));
+
+  s.rpm.reset();
+  s.tpm = 1000;
+  EXPECT_TRUE(store.update(created.record.id, s));
+  EXPECT_FALSE(store.update("nope", s));
+  EXPECT_EQ(store.find(created.record.id)->settings.tpm, 1000);
+  EXPECT_FALSE(store.find(created.record.id)->settings.rpm);
+
+  store.create(KeySettings{});
+  EXPECT_EQ(store.list().size(), 2u);
+  EXPECT_TRUE(store.revoke(created.record.id));
+  const auto revoked_at = store.find(created.record.id)->revoked_at;
+  ASSERT_TRUE(revoked_at);
+  EXPECT_TRUE(store.revoke(created.record.id));  // twice keeps the first time
+  EXPECT_EQ(store.find(created.record.id)->revoked_at, revoked_at);
+  EXPECT_FALSE(store.revoke("nope"));
+}
+
+TEST_F(KeyStoreTest, TheDatabaseKeepsNoKeyOnlyItsHash) {
+  std::string key;
+  {
+    KeyStore store(path);
+    key = store.create(KeySettings{}).key;
+  }
+  KeyStore reopened(path);
+  ASSERT_EQ(reopened.list().size(), 1u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(bytes.find(key.substr(3 + kKeyIdLength)), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(KeyStoreTest, AnUnopenableFileIsAClearError) {
+  try {
+    KeyStore store((dir / "missing-dir" / "keys.db").string());
+    FAIL() << "opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open the key database"), std::string::npos);
+  }
+}
+
+TEST_F(KeyStoreTest, CacheAuthenticatesEachWayAKeyCanFail) {
+  KeyStore store(path);
+  const auto good = store.create(KeySettings{});
+  KeySettings expiring;
+  expiring.expires_at = now() - 1;
+  const auto expired = store.create(expiring);
+  const auto revoked = store.create(KeySettings{});
+  store.revoke(revoked.record.id);
+  KeyCache cache(store, std::chrono::hours(1));
+  EXPECT_EQ(cache.authenticate(bearer(good.key), now()).status, AuthStatus::ok);
+  EXPECT_EQ(cache.authenticate(bearer(good.key), now()).key->id, good.record.id);
+  EXPECT_EQ(cache.authenticate("", now()).status, AuthStatus::missing);
+  EXPECT_EQ(cache.authenticate(good.key, now()).status, AuthStatus::malformed);  // no "Bearer "
+  EXPECT_EQ(cache.authenticate("Bearer sk-abc", now()).status, AuthStatus::malformed);
+  std::string wrong_secret = good.key;
+  wrong_secret.back() = wrong_secret.back() == 'a' ? 'b' : 'a';
+  EXPECT_EQ(cache.authenticate(bearer(wrong_secret), now()).status, AuthStatus::unknown);
+  EXPECT_EQ(cache.authenticate(bearer(expired.key), now()).status, AuthStatus::expired);
+  EXPECT_EQ(cache.authenticate(bearer(revoked.key), now()).status, AuthStatus::revoked);
+}
+
+TEST_F(KeyStoreTest, ARevocationElsewhereReachesTheCacheWithinItsInterval) {
+  KeyStore store(path);
+  const auto key = store.create(KeySettings{});
+  KeyCache cache(store, std::chrono::milliseconds(50));
+  ASSERT_EQ(cache.authenticate(bearer(key.key), now()).status, AuthStatus::ok);
+  KeyStore other_process_view(path);  // as `infergate keys revoke` would
+  other_process_view.revoke(key.record.id);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cache.authenticate(bearer(key.key), now()).status == AuthStatus::ok &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(cache.authenticate(bearer(key.key), now()).status, AuthStatus::revoked);
+}
+
+TEST(KeySettingsJson, AppliesFieldsAndRefusesWrongOnesWithoutChangingAnything) {
+  KeySettings s;
+  ASSERT_FALSE(apply_settings_json(
+      R"({"name":"n","models":["a"],"rpm":5,"tpm":null,"max_parallel":2,"budget_usd":3.5,"budget_period":"total",
+          "expires_at":2000000000,"metadata":{"x":1}})",
+      s));
+  EXPECT_EQ(s.name, "n");
+  EXPECT_EQ(s.rpm, 5);
+  EXPECT_EQ(s.max_parallel, 2);
+  EXPECT_EQ(s.budget_period, BudgetPeriod::total);
+  EXPECT_EQ(s.metadata, R"({"x":1})");
+  ASSERT_FALSE(apply_settings_json(R"({"rpm":null})", s));
+  EXPECT_FALSE(s.rpm);
+  const KeySettings before = s;
+  EXPECT_EQ(apply_settings_json(R"({"name":"changed","rpm":0})", s), "'rpm' must be a positive integer or null");
+  EXPECT_EQ(s.name, before.name);
+  EXPECT_TRUE(apply_settings_json(R"({"colour":"red"})", s)->starts_with("unknown field 'colour'"));
+  EXPECT_TRUE(apply_settings_json("[]", s));
+  EXPECT_TRUE(apply_settings_json(R"({"models":"a"})", s));
+}
+
+}  // namespace
+}  // namespace infergate::gateway

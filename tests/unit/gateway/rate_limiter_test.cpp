@@ -1,0 +1,99 @@
+#include "gateway/rate_limiter.hpp"
+
+#include <gtest/gtest.h>
+
+namespace infergate::gateway {
+namespace {
+
+constexpr std::int64_t kMinute = 60'000;
+const std::string kBucket = "key\x1fmodel";
+
+TEST(RateLimiter, AdmitsRpmRequestsPerWindowThenRefusesUntilItEnds) {
+  LocalRateLimits limits;
+  const RateLimits rpm3{3, std::nullopt};
+  const std::int64_t t0 = 10 * kMinute + 15'000;  // 15 s into a window
+  for (int i = 0; i < 3; ++i) {
+    const Admission a = limits.admit(kBucket, rpm3, 10, t0 + i);
+    ASSERT_TRUE(a.allowed) << i;
+    EXPECT_EQ(a.requests->remaining, 2 - i);
+    EXPECT_FALSE(a.tokens);
+  }
+  const Admission refused = limits.admit(kBucket, rpm3, 10, t0 + 10);
+  EXPECT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.limited_by, "requests");
+  EXPECT_EQ(refused.retry_after.count(), 45'000 - 10);
+  EXPECT_EQ(refused.requests->remaining, 0);
+  // A new window starts afresh; another bucket never shared the count.
+  EXPECT_TRUE(limits.admit(kBucket, rpm3, 10, 11 * kMinute).allowed);
+  EXPECT_TRUE(limits.admit("other", rpm3, 10, t0).allowed);
+}
+
+TEST(RateLimiter, TokensAreReservedThenReconciledWithRealUse) {
+  LocalRateLimits limits;
+  const RateLimits tpm{std::nullopt, 1000};
+  const std::int64_t t0 = 5 * kMinute;
+  const Admission a = limits.admit(kBucket, tpm, 600, t0);
+  ASSERT_TRUE(a.allowed);
+  EXPECT_EQ(a.tokens->remaining, 400);
+  EXPECT_FALSE(limits.admit(kBucket, tpm, 600, t0 + 1).allowed);  // 1,200 would pass the limit
+  limits.reconcile(a.reservation, 150, t0 + 2);                   // it used 150, not 600
+  const Admission b = limits.admit(kBucket, tpm, 600, t0 + 3);
+  ASSERT_TRUE(b.allowed);
+  EXPECT_EQ(b.tokens->remaining, 1000 - 150 - 600);
+  // Used more than reserved: the excess counts too.
+  limits.reconcile(b.reservation, 800, t0 + 4);
+  const Admission c = limits.admit(kBucket, tpm, 60, t0 + 5);
+  EXPECT_FALSE(c.allowed);
+  EXPECT_EQ(c.tokens->remaining, 50);
+}
+
+TEST(RateLimiter, ExcessUseReportedAfterItsWindowEndedCountsInTheCurrentOne) {
+  LocalRateLimits limits;
+  const RateLimits tpm{std::nullopt, 1000};
+  const Admission a = limits.admit(kBucket, tpm, 100, 59'000);
+  limits.reconcile(a.reservation, 700, 61'000);  // a long stream ends in the next window
+  const Admission b = limits.admit(kBucket, tpm, 401, 62'000);
+  EXPECT_FALSE(b.allowed);
+  EXPECT_EQ(b.tokens->remaining, 400);
+  limits.reconcile(a.reservation, 50, 63'000);  // used less: no refund to a window that ended
+  EXPECT_FALSE(limits.admit(kBucket, tpm, 401, 64'000).allowed);
+  EXPECT_TRUE(limits.admit(kBucket, tpm, 400, 65'000).allowed);
+}
+
+TEST(RateLimiter, ARequestLargerThanTheWholeTpmIsTooLarge) {
+  LocalRateLimits limits;
+  const Admission a = limits.admit(kBucket, RateLimits{std::nullopt, 100}, 500, 0);
+  EXPECT_FALSE(a.allowed);
+  EXPECT_TRUE(a.too_large);
+  EXPECT_EQ(a.limited_by, "tokens");
+}
+
+TEST(RateLimiter, RefusedRequestsCountNothing) {
+  LocalRateLimits limits;
+  const RateLimits both{2, 100};
+  EXPECT_TRUE(limits.admit(kBucket, both, 90, 0).allowed);
+  EXPECT_FALSE(limits.admit(kBucket, both, 20, 1).allowed);  // tokens
+  const Admission a = limits.admit(kBucket, both, 10, 2);
+  ASSERT_TRUE(a.allowed);  // the refused one did not take the second request
+  EXPECT_EQ(a.requests->remaining, 0);
+}
+
+TEST(RateLimiter, HeadersInOpenAiShape) {
+  Admission a = decide_admission(RateLimits{60, 1000}, 10, 200, 50, 30'000);
+  const auto headers = rate_limit_headers(a);
+  ASSERT_EQ(headers.size(), 6u);
+  EXPECT_EQ(headers[0], (std::pair<std::string, std::string>{"x-ratelimit-limit-requests", "60"}));
+  EXPECT_EQ(headers[1], (std::pair<std::string, std::string>{"x-ratelimit-remaining-requests", "49"}));
+  EXPECT_EQ(headers[2], (std::pair<std::string, std::string>{"x-ratelimit-reset-requests", "30s"}));
+  EXPECT_EQ(headers[4], (std::pair<std::string, std::string>{"x-ratelimit-remaining-tokens", "750"}));
+}
+
+TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(20)), "20ms");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(1500)), "1.5s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(360'000)), "6m0s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(-5)), "0ms");
+}
+
+}  // namespace
+}  // namespace infergate::gateway
