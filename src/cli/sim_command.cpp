@@ -27,6 +27,8 @@ struct SimArgs {
   std::size_t max_body_bytes = std::size_t{8} << 20;
   int header_timeout_ms = 30'000;
   sim::FaultRates faults;
+  std::optional<std::int64_t> rpm;
+  std::optional<std::int64_t> tpm;
   int stall_first_ms = 0;
   int stall_between_ms = 0;
 };
@@ -92,6 +94,7 @@ void run_sim(const SimArgs& args) {
   options.tokens_per_chunk = args.tokens_per_chunk;
   options.limits.max_body_bytes = args.max_body_bytes;
   options.limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
+  options.rate_limits = RateLimits{args.rpm, args.tpm};
   options.faults = args.faults;
   options.faults.stall_first = std::chrono::milliseconds(args.stall_first_ms);
   options.faults.stall_between = std::chrono::milliseconds(args.stall_between_ms);
@@ -133,6 +136,9 @@ void add_sim_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--served-model-name", args->served_model_name, "Model name to serve (one profile only)");
   cmd->add_option("--api-key", args->api_key, "Require this bearer key on /v1 routes");
+  cmd->add_option("--rpm", args->rpm, "Requests per minute per model (429 beyond, as Groq)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--tpm", args->tpm, "Tokens (prompt + output) per minute per model")->check(CLI::PositiveNumber);
   cmd->add_option("--max-body-bytes", args->max_body_bytes, "Largest request body accepted")->capture_default_str();
   cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
       ->check(CLI::PositiveNumber)

@@ -13,10 +13,10 @@
 #include <variant>
 #include <vector>
 
+#include "core/rate_limiter.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_cache.hpp"
 #include "gateway/key_store.hpp"
-#include "gateway/rate_limiter.hpp"
 #include "openai/api_error.hpp"
 
 namespace infergate::gateway {

@@ -25,6 +25,9 @@ struct Deployment {
 
   std::atomic<int> in_flight{0};
   std::atomic<std::int64_t> ttft_ewma_us{0};  // 0 until the first measurement
+  // Until when (CLOCK_MONOTONIC ns) the provider said this deployment's rate limit is spent:
+  // nothing is sent to it before then.
+  std::atomic<std::int64_t> limited_until_ns{0};
   OutlierState outlier;
 
   // Folds one time-to-first-token into the moving average (weight 0.2 on the new sample).

@@ -75,6 +75,10 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
                         .Name("infergate_ejections_total")
                         .Help("Times a deployment was ejected by outlier detection")
                         .Register(*registry_);
+  auto& provider_limited = prometheus::BuildCounter()
+                               .Name("infergate_provider_rate_limited_total")
+                               .Help("Requests kept from a deployment whose provider said its rate limit was spent")
+                               .Register(*registry_);
   auto& overhead = prometheus::BuildHistogram()
                        .Name("infergate_gateway_overhead_seconds")
                        .Help("Time spent inside the gateway before the first byte went to the client")
@@ -102,6 +106,7 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
       }
       s.in_flight = &in_flight.Add({{"model", name}, {"provider", d->provider}});
       s.ejections = &ejections.Add({{"model", name}, {"provider", d->provider}});
+      s.provider_limited = &provider_limited.Add({{"model", name}, {"provider", d->provider}});
     }
   }
 }
@@ -139,6 +144,12 @@ void GatewayMetrics::observe(const RequestObservation& o) const {
 void GatewayMetrics::ejected(const Deployment& d) const {
   if (auto it = deployments_.find(&d); it != deployments_.end()) {
     it->second.ejections->Increment();
+  }
+}
+
+void GatewayMetrics::provider_limited(const Deployment& d) const {
+  if (auto it = deployments_.find(&d); it != deployments_.end()) {
+    it->second.provider_limited->Increment();
   }
 }
 

@@ -47,6 +47,8 @@ class GatewayMetrics {
 
   void observe(const RequestObservation& o) const;
   void ejected(const Deployment& d) const;
+  // A request not sent to `d` because its provider said the limit was spent.
+  void provider_limited(const Deployment& d) const;
   // Prometheus text exposition (version 0.0.4), with in-flight gauges read at this moment.
   [[nodiscard]] std::string scrape() const;
 
@@ -56,6 +58,7 @@ class GatewayMetrics {
     std::array<prometheus::Counter*, kStatusClasses> requests{};
     prometheus::Gauge* in_flight = nullptr;
     prometheus::Counter* ejections = nullptr;
+    prometheus::Counter* provider_limited = nullptr;
   };
   struct ModelSeries {
     prometheus::Histogram* duration = nullptr;

@@ -9,11 +9,14 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
 
+#include <limits>
 #include <random>
 
 #include "core/clock.hpp"
 #include "core/random.hpp"
+#include "core/rate_limiter.hpp"
 #include "gateway/admin_api.hpp"
+#include "gateway/provider_limits.hpp"
 #include "gateway/request_id.hpp"
 #include "gateway/sse_relay.hpp"
 #include "http/fetch.hpp"
@@ -258,18 +261,60 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
   std::size_t next_fallback = 0;
   int route_attempts = 0;
   std::vector<Deployment*> tried;
+  std::vector<Deployment*> available;
   std::vector<Deployment*> healthy;
+  // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
+  auto next_fallback_route = [&](std::chrono::milliseconds elapsed) {
+    const ModelRoute* fallback = nullptr;
+    while (fallback == nullptr && next_fallback < origin->fallbacks.size() && elapsed < origin->retry.deadline) {
+      fallback = ctx.snapshot->routes->find(origin->fallbacks[next_fallback++]);
+    }
+    return fallback;
+  };
   for (;;) {
-    // Ejected deployments sit out their cooldown, unless every one is ejected (then all are
+    // A deployment whose provider said its limit is spent gets nothing until the reset. Ejected
+    // deployments sit out their cooldown, unless every available one is ejected (then all are
     // candidates again rather than failing outright: Envoy's panic mode).
     const std::int64_t now = monotonic_ns();
+    available.clear();
     healthy.clear();
+    std::int64_t soonest = std::numeric_limits<std::int64_t>::max();
     for (Deployment* candidate : ctx.route->deployments) {
+      const std::int64_t until = candidate->limited_until_ns.load(std::memory_order_relaxed);
+      if (until > now) {
+        soonest = std::min(soonest, until);
+        continue;
+      }
+      available.push_back(candidate);
       if (!candidate->outlier.ejected(now)) {
         healthy.push_back(candidate);
       }
     }
-    const auto& candidates = healthy.empty() ? ctx.route->deployments : healthy;
+    if (available.empty()) {
+      for (const Deployment* limited : ctx.route->deployments) {
+        ctx.snapshot->metrics->provider_limited(*limited);
+      }
+      const auto elapsed =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(now - ctx.received_ns));
+      if (const ModelRoute* fallback = next_fallback_route(elapsed)) {
+        ctx.route = fallback;
+        ++ctx.fallbacks;
+        route_attempts = 0;
+        tried.clear();
+        continue;
+      }
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(soonest - now));
+      const std::string retry_after = std::to_string(std::max<std::int64_t>(1, (wait.count() + 999) / 1000));
+      const openai::ApiError error{
+          429, "requests",
+          fmt::format("every deployment of '{}' is at its provider's rate limit; the first resets in {}",
+                      ctx.route->public_name, format_reset(wait)),
+          std::nullopt, std::string("rate_limit_exceeded")};
+      ctx.error = error.message;
+      co_await respond_error(ex, ctx, error, retry_after);
+      co_return;
+    }
+    const auto& candidates = healthy.empty() ? available : healthy;
     Deployment* d = ctx.route->balancer->choose(candidates, tried);
     tried.push_back(d);
     ctx.deployment = d;
@@ -337,6 +382,15 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     }
     record_outcome(*d, a, options_.outlier, *ctx.snapshot->metrics);
     if (a.conn) {
+      if (auto until = provider_rest_until(a.head, monotonic_ns())) {
+        std::int64_t current = d->limited_until_ns.load(std::memory_order_relaxed);
+        while (current < *until && !d->limited_until_ns.compare_exchange_weak(current, *until)) {
+        }
+        spdlog::debug("{} {} says its rate limit is spent: resting it for {} ms", d->provider, d->upstream_model,
+                      (*until - monotonic_ns()) / 1'000'000);
+      }
+    }
+    if (a.conn) {
       const int status = a.head.status;
       if (status == 429 || status >= 500) {
         a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
@@ -374,12 +428,8 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       continue;
     }
-    // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
-    const ModelRoute* fallback = nullptr;
-    while (fallback == nullptr && next_fallback < origin->fallbacks.size() && elapsed < origin->retry.deadline) {
-      fallback = ctx.snapshot->routes->find(origin->fallbacks[next_fallback++]);
-    }
-    if (fallback != nullptr && a.outcome != AttemptOutcome::client_error) {
+    const ModelRoute* fallback = a.outcome != AttemptOutcome::client_error ? next_fallback_route(elapsed) : nullptr;
+    if (fallback != nullptr) {
       spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id, ctx.route->public_name, fallback->public_name,
                     a.error);
       ctx.route = fallback;

@@ -119,6 +119,7 @@ class SequenceGuard {
 struct Generation {
   openai::CompletionRequest request;
   Fault fault;
+  std::vector<std::pair<std::string, std::string>> rate_headers;
   ModelEndpoint* endpoint = nullptr;
   int prompt_tokens = 0;
   int output_tokens = 0;
@@ -231,6 +232,38 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     co_await ex.respond(429, "application/json", error.to_json(), headers);
   }
 
+  // 429 as Groq words it, with Retry-After and the rate-limit headers.
+  static awaitable<void> send_rate_limited(http::Exchange& ex, const Generation& gen, const Admission& a) {
+    const bool requests = a.limited_by == "requests";
+    const Quota& q = requests ? *a.requests : *a.tokens;
+    const openai::ApiError error{
+        429, std::string(a.limited_by),
+        fmt::format("Rate limit reached for model `{}` on {} per minute ({}): Limit {}, Used {}, Requested {}. "
+                    "Please try again in {}.",
+                    gen.endpoint->name, a.limited_by, requests ? "RPM" : "TPM", q.limit, q.limit - q.remaining,
+                    requests ? 1 : gen.prompt_tokens + gen.output_tokens, format_reset(a.retry_after)),
+        std::nullopt, std::string("rate_limit_exceeded")};
+    auto headers = gen.rate_headers;
+    headers.emplace_back("Retry-After",
+                         std::to_string(std::max<std::int64_t>(1, (a.retry_after.count() + 999) / 1000)));
+    const auto views = header_views(headers);
+    co_await ex.respond(429, "application/json", error.to_json(), views);
+  }
+
+  static std::vector<http::Header> header_views(const std::vector<std::pair<std::string, std::string>>& headers) {
+    std::vector<http::Header> views;
+    views.reserve(headers.size());
+    for (const auto& [name, value] : headers) {
+      views.push_back({name, value});
+    }
+    return views;
+  }
+
+  static std::int64_t unix_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
   // Waits `duration` (a stall fault) or until the client leaves. The engine's wake-ups in between
   // do not end it.
   static awaitable<void> pause(Sink& sink, std::chrono::milliseconds duration) {
@@ -288,6 +321,16 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       co_await send_error(ex, *error);
       co_return;
     }
+    if (options.rate_limits.rpm || options.rate_limits.tpm) {
+      const Admission admission =
+          rate_limits.admit(gen.endpoint->name, options.rate_limits, gen.prompt_tokens + gen.output_tokens, unix_ms());
+      gen.rate_headers = rate_limit_headers(admission);
+      if (!admission.allowed) {
+        ++rate_limited;
+        co_await send_rate_limited(ex, gen, admission);
+        co_return;
+      }
+    }
     gen.trace = ex.header("x-infergate-trace") == "1";
     gen.id = fmt::format("{}-sim-{}", kind == openai::Endpoint::chat ? "chatcmpl" : "cmpl", ++request_counter);
     gen.created = static_cast<std::int64_t>(std::time(nullptr));
@@ -321,14 +364,16 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       if (gen.fault.malformed_after_tokens) {
         body.resize(body.size() / 2);
       }
-      co_await ex.respond(200, "application/json", body);
+      const auto headers = header_views(gen.rate_headers);
+      co_await ex.respond(200, "application/json", body, headers);
     }
   }
 
   // Writes each token (or group of tokens_per_chunk) as one SSE event the moment the engine has
   // produced it. Returns when the client goes away.
   awaitable<void> stream(http::Exchange& ex, Generation& gen, Sink& sink) {
-    if (co_await ex.begin_stream(200, "text/event-stream")) {
+    const auto headers = header_views(gen.rate_headers);
+    if (co_await ex.begin_stream(200, "text/event-stream", headers)) {
       co_return;
     }
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
@@ -493,6 +538,10 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       first = false;
     }
     faults.append_metrics(out);
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP infergate_sim_rate_limited_total Requests refused by --rpm/--tpm.\n"
+                   "# TYPE infergate_sim_rate_limited_total counter\ninfergate_sim_rate_limited_total {}\n",
+                   rate_limited);
     return out;
   }
 
@@ -518,6 +567,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   std::unique_ptr<http::Server> server;
   std::uint64_t request_counter = 0;
   FaultInjector faults;
+  LocalRateLimits rate_limits;
+  std::uint64_t rate_limited = 0;
 };
 
 SimServer::SimServer(net::io_context& io, SimOptions options) : impl_(std::make_shared<Impl>(io, std::move(options))) {

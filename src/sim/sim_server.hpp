@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rate_limiter.hpp"
 #include "http/server.hpp"
 #include "sim/engine.hpp"
 #include "sim/fault.hpp"
@@ -26,6 +27,9 @@ struct SimOptions {
   std::optional<std::string> api_key;  // when set, requests must carry "Authorization: Bearer KEY"
   http::ServerLimits limits;
   FaultRates faults;
+  // Per served model, as Groq's API limits: 429 with Retry-After beyond them, and the
+  // x-ratelimit-* headers on every answer.
+  RateLimits rate_limits;
 };
 
 class SimServer {

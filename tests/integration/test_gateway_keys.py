@@ -193,3 +193,60 @@ class Keys(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProviderLimits(unittest.TestCase):
+    """The simulator answers as Groq does (--rpm, rate-limit headers, 429); the gateway reads its
+    headers and stops sending to a spent deployment until the reset instead of collecting 429s."""
+
+    def setUp(self):
+        inside_one_window(10)
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def start(self, *sims, strategy="round_robin"):
+        config = os.path.join(self.tmp.name, "gateway.yaml")
+        providers = "".join(f"  p{i}: {{base_url: '{s.url}/v1'}}\n" for i, s in enumerate(sims))
+        deployments = ", ".join(f"{{provider: p{i}, model: gemma-4-31b}}" for i in range(len(sims)))
+        with open(config, "w") as f:
+            f.write(f"providers:\n{providers}models:\n  gemma:\n    strategy: {strategy}\n"
+                    f"    deployments: [{deployments}]\n    retry: {{max_attempts: 1}}\n")
+        gw = Gateway("--config", config)
+        self.addCleanup(gw.close)
+        return gw
+
+    def sim(self, *args):
+        sim = Sim("--speedup", "50", *args)
+        self.addCleanup(sim.close)
+        return sim
+
+    def chat(self, gw):
+        status, body, headers = gw.post_with_headers(
+            "/v1/chat/completions", {"model": "gemma", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2})
+        return status, body, headers
+
+    def test_a_spent_provider_gets_nothing_until_its_reset(self):
+        limited = self.sim("--rpm", "3")
+        gw = self.start(limited)
+        statuses = [self.chat(gw)[0] for _ in range(3)]
+        self.assertEqual(statuses, [200, 200, 200])
+        status, body, headers = self.chat(gw)
+        self.assertEqual(status, 429)
+        self.assertIn("rate limit", body["error"]["message"])
+        self.assertGreaterEqual(int(headers["Retry-After"]), 1)
+        for _ in range(3):
+            self.assertEqual(self.chat(gw)[0], 429)
+        m = limited.metrics()
+        self.assertEqual(m["vllm:request_success_total"], 3)
+        self.assertEqual(m["infergate_sim_rate_limited_total"], 0)  # the gateway never sent a doomed request
+        self.assertEqual(gw.metrics()["infergate_provider_rate_limited_total"], 4)
+
+    def test_traffic_moves_to_the_deployment_with_room(self):
+        limited = self.sim("--rpm", "2")
+        spare = self.sim()
+        gw = self.start(limited, spare)
+        statuses = [self.chat(gw)[0] for _ in range(10)]
+        self.assertEqual(statuses, [200] * 10)
+        self.assertEqual(limited.metrics()["vllm:request_success_total"], 2)
+        self.assertEqual(spare.metrics()["vllm:request_success_total"], 8)
+        self.assertEqual(limited.metrics()["infergate_sim_rate_limited_total"], 0)

@@ -1,11 +1,13 @@
-#include "gateway/rate_limiter.hpp"
+#include "core/rate_limiter.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <functional>
 
-namespace infergate::gateway {
+namespace infergate {
 
 Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
                            std::int64_t tokens, std::int64_t now_ms) {
@@ -107,4 +109,33 @@ std::string format_reset(std::chrono::milliseconds duration) {
   return fmt::format("{}m{:g}s", ms / 60'000, static_cast<double>(ms % 60'000) / 1000.0);
 }
 
-}  // namespace infergate::gateway
+std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {
+  double total_ms = 0;
+  bool any = false;
+  while (!text.empty()) {
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc{} || value < 0) {
+      return std::nullopt;
+    }
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    any = true;
+    if (text.empty()) {
+      total_ms += value * 1000;  // plain seconds
+    } else if (text.starts_with("ms")) {
+      total_ms += value;
+      text.remove_prefix(2);
+    } else if (text.front() == 'h' || text.front() == 'm' || text.front() == 's') {
+      total_ms += value * (text.front() == 'h' ? 3'600'000 : text.front() == 'm' ? 60'000 : 1000);
+      text.remove_prefix(1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!any) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(total_ms)));
+}
+
+}  // namespace infergate

@@ -1,8 +1,8 @@
-#include "gateway/rate_limiter.hpp"
+#include "core/rate_limiter.hpp"
 
 #include <gtest/gtest.h>
 
-namespace infergate::gateway {
+namespace infergate {
 namespace {
 
 constexpr std::int64_t kMinute = 60'000;
@@ -95,5 +95,17 @@ TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
   EXPECT_EQ(format_reset(std::chrono::milliseconds(-5)), "0ms");
 }
 
+TEST(RateLimiter, ReadsResetDurationsAsServersWriteThem) {
+  EXPECT_EQ(parse_reset("2m59.56s"), std::chrono::milliseconds(179'560));
+  EXPECT_EQ(parse_reset("7.66s"), std::chrono::milliseconds(7'660));
+  EXPECT_EQ(parse_reset("20ms"), std::chrono::milliseconds(20));
+  EXPECT_EQ(parse_reset("1h0m1s"), std::chrono::milliseconds(3'601'000));
+  EXPECT_EQ(parse_reset("3"), std::chrono::milliseconds(3'000));
+  EXPECT_EQ(parse_reset(format_reset(std::chrono::milliseconds(125'250))), std::chrono::milliseconds(125'250));
+  EXPECT_FALSE(parse_reset(""));
+  EXPECT_FALSE(parse_reset("soon"));
+  EXPECT_FALSE(parse_reset("5d"));
+}
+
 }  // namespace
-}  // namespace infergate::gateway
+}  // namespace infergate

@@ -1,11 +1,11 @@
 #pragma once
-// Requests-per-minute and tokens-per-minute limits per (key, public model), counted in fixed
-// one-minute windows: a window admits at most `rpm` requests and `tpm` tokens, whatever the
-// spread of load between replicas or over the minute. Tokens are reserved at admission (prompt
-// estimate + max_tokens) and reconciled with what the request really used when it ends.
+// Requests-per-minute and tokens-per-minute limits per bucket (the gateway's: a key and a public
+// model; the simulator's: a served model), counted in fixed one-minute windows aligned to the
+// wall clock: a window admits at most `rpm` requests and `tpm` tokens, whatever the spread of load
+// between replicas or over the minute. Tokens are reserved at admission (an estimate) and
+// reconciled with what the request really used when it ends.
 //
-// RateLimitState is the interface the proxy uses; LocalRateLimits keeps the counters in this
-// process (state: local).
+// RateLimitState is the interface users hold; LocalRateLimits keeps the counters in this process.
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace infergate::gateway {
+namespace infergate {
 
 inline constexpr std::int64_t kRateWindowMs = 60'000;
 
@@ -88,7 +88,9 @@ Admission decide_admission(const RateLimits& limits, std::int64_t used_requests,
 // x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply.
 std::vector<std::pair<std::string, std::string>> rate_limit_headers(const Admission& admission);
 
-// "20ms", "1.5s", "6m0s": the duration format of OpenAI's reset headers.
+// "20ms", "1.5s", "6m0s": the duration format of OpenAI's and Groq's reset headers.
 std::string format_reset(std::chrono::milliseconds duration);
+// The inverse, also taking "1h2m3.5s" and plain seconds ("7.66"); nullopt for anything else.
+std::optional<std::chrono::milliseconds> parse_reset(std::string_view text);
 
-}  // namespace infergate::gateway
+}  // namespace infergate

@@ -1,0 +1,35 @@
+#include "gateway/provider_limits.hpp"
+
+#include <algorithm>
+
+#include "core/rate_limiter.hpp"
+#include "gateway/retry_policy.hpp"
+
+namespace infergate::gateway {
+
+std::optional<std::int64_t> provider_rest_until(const http::ResponseHead& head, std::int64_t now_ns) {
+  std::optional<std::chrono::milliseconds> rest;
+  auto longer = [&rest](std::optional<std::chrono::milliseconds> candidate) {
+    if (candidate && (!rest || *candidate > *rest)) {
+      rest = candidate;
+    }
+  };
+  for (const char* kind : {"requests", "tokens"}) {
+    const std::string suffix(kind);
+    if (head.header("x-ratelimit-remaining-" + suffix) == "0") {
+      longer(parse_reset(head.header("x-ratelimit-reset-" + suffix)));
+    }
+  }
+  if (head.status == 429) {
+    longer(parse_retry_after(head.header("retry-after")));
+    if (!rest) {
+      rest = std::chrono::seconds(1);
+    }
+  }
+  if (!rest) {
+    return std::nullopt;
+  }
+  return now_ns + std::chrono::duration_cast<std::chrono::nanoseconds>(*rest).count();
+}
+
+}  // namespace infergate::gateway
