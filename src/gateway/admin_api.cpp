@@ -20,7 +20,43 @@ Reply error(int status, std::string message, std::string_view type = "invalid_re
       status, openai::ApiError{status, std::string(type), std::move(message), std::nullopt, std::move(code)}.to_json()};
 }
 
+// The value of `name` in the request's query string ("" when absent; no percent-decoding: ids and
+// model names are plain).
+std::string query_value(std::string_view target, std::string_view name) {
+  const std::size_t q = target.find('?');
+  std::string_view query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
+      return std::string(pair.substr(name.size() + 1));
+    }
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+  }
+  return {};
+}
+
+Reply usage(http::Exchange& ex, ControlPlane& control) {
+  control.ledger().flush();  // the report includes every request finished so far
+  std::string body = R"({"object":"list","data":[)";
+  bool first = true;
+  for (const UsageGroup& g : control.ledger().usage(query_value(ex.target(), "key_id"))) {
+    body += first ? "" : ",";
+    first = false;
+    fmt::format_to(std::back_inserter(body),
+                   R"({{"key_id":{},"model":{},"day":"{}","requests":{},"prompt_tokens":{},"completion_tokens":{},)"
+                   R"("cost_usd":{}}})",
+                   openai::json_string(g.key_id), openai::json_string(g.model), g.day, g.requests, g.prompt_tokens,
+                   g.completion_tokens, g.cost_usd);
+  }
+  return Reply{200, body + "]}"};
+}
+
 Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
+  if (path == "/admin/usage") {
+    return ex.method() == "GET" ? usage(ex, control)
+                                : error(405, fmt::format("{} is not allowed on {}", ex.method(), path));
+  }
   constexpr std::string_view kKeys = "/admin/keys";
   if (!path.starts_with(kKeys) || (path.size() > kKeys.size() && path[kKeys.size()] != '/')) {
     return error(404, fmt::format("no admin route {}", path), "invalid_request_error", "unknown_url");

@@ -5,6 +5,7 @@
 //   GET    /admin/keys/ID    one key
 //   PATCH  /admin/keys/ID    change settings (the fields given; null clears a limit)
 //   DELETE /admin/keys/ID    revoke
+//   GET    /admin/usage[?key_id=ID]  requests, tokens and cost by key, model and UTC day
 // Each call is a blocking SQLite round trip on the I/O thread: admin calls are rare, and a
 // change is read back into this process's key cache at once.
 #include <boost/asio/awaitable.hpp>

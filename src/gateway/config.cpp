@@ -23,7 +23,8 @@ void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
     r.problem(node, "server", "must be a mapping");
     return;
   }
-  r.known_keys(node, "server", {"host", "port", "threads", "access_log"});
+  r.known_keys(node, "server", {"host", "port", "threads", "access_log", "drain_ms"});
+  r.milliseconds(node, "drain_ms", "server", out.drain);
   if (node["host"]) {
     out.host = r.text(node["host"], "server.host").value_or(out.host);
   }
@@ -105,7 +106,21 @@ void read_models(YamlReader& r, const YAML::Node& node, const std::map<std::stri
       r.problem(m, field, "must be a mapping");
       continue;
     }
-    r.known_keys(m, field, {"strategy", "deployments", "retry", "fallbacks"});
+    r.known_keys(m, field, {"strategy", "deployments", "retry", "fallbacks", "price"});
+    if (const YAML::Node price = m["price"]) {
+      if (!price.IsMap()) {
+        r.problem(price, field + ".price", "must be a mapping: {input: USD, output: USD} per million tokens");
+      } else {
+        r.known_keys(price, field + ".price", {"input", "output"});
+        Price p;
+        for (auto [key, out] : {std::pair{"input", &p.input}, std::pair{"output", &p.output}}) {
+          if (price[key]) {
+            *out = r.number<double>(price[key], fmt::format("{}.price.{}", field, key), 0.0, 1e6).value_or(0.0);
+          }
+        }
+        model.price = p;
+      }
+    }
     if (m["strategy"]) {
       model.strategy = r.text(m["strategy"], field + ".strategy").value_or(model.strategy);
       try {
@@ -185,7 +200,7 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     r.problem(node, "auth", "must be a mapping");
     return;
   }
-  r.known_keys(node, "auth", {"master_key", "keys_db", "refresh_ms", "state"});
+  r.known_keys(node, "auth", {"master_key", "keys_db", "refresh_ms", "state", "ledger_flush_ms"});
   AuthConfig auth;
   if (!node["master_key"]) {
     r.problem(node, "auth.master_key", "is required: the key that guards /admin (write it as ${ENV_VAR})");
@@ -201,6 +216,7 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     auth.keys_db = r.text(node["keys_db"], "auth.keys_db").value_or("");
   }
   r.milliseconds(node, "refresh_ms", "auth", auth.refresh);
+  r.milliseconds(node, "ledger_flush_ms", "auth", auth.ledger_flush);
   if (node["state"]) {
     auth.state = r.text(node["state"], "auth.state").value_or(auth.state);
     if (auth.state != "local") {

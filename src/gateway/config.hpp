@@ -32,8 +32,15 @@ struct DeploymentConfig {
   int weight = 1;
 };
 
+// USD per million tokens, for the usage ledger's cost column and key budgets.
+struct Price {
+  double input = 0;
+  double output = 0;
+};
+
 struct ModelConfig {
   std::string name;  // the public name clients ask for
+  std::optional<Price> price;
   std::string strategy = "least_in_flight";
   std::vector<DeploymentConfig> deployments;
   RetryPolicy retry;
@@ -45,14 +52,16 @@ struct ServerConfig {
   std::uint16_t port = 8080;
   int threads = 0;
   std::string access_log;
+  std::chrono::milliseconds drain{30'000};  // SIGTERM: how long requests in flight may take to finish
 };
 
 // Virtual keys and their limits. Without this section the gateway asks callers for no key.
 struct AuthConfig {
-  std::string master_key;                    // guards /admin; after ${ENV} substitution, never logged
-  std::string keys_db;                       // SQLite file of the keys
-  std::chrono::milliseconds refresh{1'000};  // how soon a change made elsewhere takes effect here
-  std::string state = "local";               // where rate-limit counters live
+  std::string master_key;                       // guards /admin; after ${ENV} substitution, never logged
+  std::string keys_db;                          // SQLite file of the keys
+  std::chrono::milliseconds refresh{1'000};     // how soon a change made elsewhere takes effect here
+  std::string state = "local";                  // where rate-limit counters live
+  std::chrono::milliseconds ledger_flush{500};  // the most usage rows a SIGKILL can lose
 };
 
 struct GatewayConfig {

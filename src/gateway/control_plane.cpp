@@ -32,7 +32,10 @@ std::string retry_after_seconds(std::chrono::milliseconds wait) {
 }  // namespace
 
 ControlPlane::ControlPlane(const AuthConfig& config)
-    : master_hash_(hash_key(config.master_key)), store_(config.keys_db), cache_(store_, config.refresh) {}
+    : master_hash_(hash_key(config.master_key)),
+      store_(config.keys_db),
+      ledger_(config.keys_db, config.ledger_flush),
+      cache_(store_, config.refresh, [this] { ledger_.refresh_spend(); }) {}
 
 bool ControlPlane::is_master(std::string_view authorization) const {
   constexpr std::string_view kBearer = "Bearer ";
@@ -81,6 +84,20 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
                                                 fmt::join(key.settings.models, ", ")),
                                     std::string("model"), std::string("model_not_allowed")},
                    {}};
+  }
+  if (key.settings.budget_usd) {
+    const double spent = ledger_.spend(key.id, key.settings.budget_period);
+    if (spent >= *key.settings.budget_usd) {
+      const char* period = key.settings.budget_period == BudgetPeriod::day     ? "today"
+                           : key.settings.budget_period == BudgetPeriod::month ? "this month"
+                                                                               : "in total";
+      return Refusal{openai::ApiError{429, "insufficient_quota",
+                                      fmt::format("You exceeded your current quota: this key spent ${:.4f} {}, its "
+                                                  "budget is ${:.4f}",
+                                                  spent, period, *key.settings.budget_usd),
+                                      std::nullopt, std::string("insufficient_quota")},
+                     {}};
+    }
   }
   Ticket ticket;
   ticket.key_ = std::move(key_record);

@@ -17,6 +17,7 @@
 #include "gateway/config.hpp"
 #include "gateway/key_cache.hpp"
 #include "gateway/key_store.hpp"
+#include "gateway/ledger.hpp"
 #include "openai/api_error.hpp"
 
 namespace infergate::gateway {
@@ -62,8 +63,9 @@ class ControlPlane {
   // The key named by the request's Authorization header, or why there is none (401).
   std::variant<std::shared_ptr<const KeyRecord>, Refusal> authenticate(std::string_view authorization) const;
 
-  // Whether `key` may send this request now: the model (403), parallel requests and RPM/TPM
-  // (429). `tokens` is the request's reservation: prompt estimate + max_tokens.
+  // Whether `key` may send this request now: the model (403), its budget (429
+  // insufficient_quota), parallel requests and RPM/TPM (429). `tokens` is the request's reservation: prompt estimate +
+  // max_tokens.
   std::variant<Ticket, Refusal> admit(std::shared_ptr<const KeyRecord> key, std::string_view model,
                                       std::int64_t tokens);
 
@@ -73,14 +75,19 @@ class ControlPlane {
   // Whether `authorization` is "Bearer <master key>" (compared in constant time).
   [[nodiscard]] bool is_master(std::string_view authorization) const;
 
+  // Queues the request's ledger row (its cost counts against the key's budget at once).
+  void record(LedgerRow row) { ledger_.append(std::move(row)); }
+
   KeyStore& store() { return store_; }
   KeyCache& cache() { return cache_; }
+  Ledger& ledger() { return ledger_; }
 
  private:
   std::shared_ptr<std::atomic<std::int64_t>> parallel_counter(const std::string& key_id);
 
   KeyHash master_hash_;
   KeyStore store_;
+  Ledger ledger_;
   KeyCache cache_;
   LocalRateLimits limits_;
   std::mutex parallel_mutex_;

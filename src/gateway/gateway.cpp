@@ -2,9 +2,14 @@
 
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <csignal>
 #include <functional>
@@ -104,7 +109,7 @@ void Gateway::run() {
   net::signal_set stop_signals(io, SIGINT, SIGTERM);
   stop_signals.async_wait([this](boost::system::error_code ec, int) {
     if (!ec) {
-      stop();
+      drain();
     }
   });
   net::signal_set reload_signal(io, SIGHUP);
@@ -117,6 +122,36 @@ void Gateway::run() {
   reload_signal.async_wait(on_hup);
   auto guard = net::make_work_guard(io);
   io.run();
+}
+
+int Gateway::active() const {
+  int total = 0;
+  for (const auto& w : workers_) {
+    total += w->proxy.active();
+  }
+  return total;
+}
+
+void Gateway::drain() {
+  for (auto& w : workers_) {
+    w->server.close();
+  }
+  spdlog::info("draining: {} requests in flight, up to {} ms", active(), server_.drain.count());
+  net::co_spawn(
+      workers_.front()->io,
+      [this]() -> net::awaitable<void> {
+        const auto deadline = std::chrono::steady_clock::now() + server_.drain;
+        net::steady_timer timer(co_await net::this_coro::executor);
+        while (active() > 0 && std::chrono::steady_clock::now() < deadline) {
+          timer.expires_after(std::chrono::milliseconds(20));
+          co_await timer.async_wait(net::use_awaitable);
+        }
+        if (active() > 0) {
+          spdlog::warn("drain deadline passed with {} requests in flight; stopping", active());
+        }
+        stop();
+      },
+      net::detached);
 }
 
 void Gateway::stop() {

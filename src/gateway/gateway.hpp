@@ -44,7 +44,9 @@ class Gateway {
 
   // Binds every thread's listener; returns the port.
   std::uint16_t listen();
-  // Serves until stop() or SIGINT/SIGTERM; SIGHUP reloads the file.
+  // Serves until stop() or SIGINT/SIGTERM; SIGHUP reloads the file. A signal drains: the
+  // listeners close, requests in flight get up to server.drain_ms to finish, then the threads
+  // stop (and the usage ledger writes what it holds when the gateway is destroyed).
   void run();
   void stop();
 
@@ -57,6 +59,8 @@ class Gateway {
  private:
   struct Worker;
   std::shared_ptr<const Snapshot> build(std::shared_ptr<const RouteTable> routes) const;
+  void drain();
+  [[nodiscard]] int active() const;
 
   GatewayOptions options_;
   ServerConfig server_;

@@ -4,7 +4,8 @@
 
 namespace infergate::gateway {
 
-KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval) : store_(store), interval_(interval) {
+KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::function<void()> also)
+    : store_(store), interval_(interval), also_(std::move(also)) {
   refresh();
   thread_ = std::thread([this] { loop(); });
 }
@@ -25,6 +26,9 @@ void KeyCache::refresh() {
     keys->emplace(std::move(id), std::make_shared<const KeyRecord>(std::move(record)));
   }
   keys_.store(std::move(keys));
+  if (also_) {
+    also_();
+  }
 }
 
 void KeyCache::loop() {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,8 +28,9 @@ struct AuthResult {
 
 class KeyCache {
  public:
-  // Loads the store once (throwing what the store throws), then reads it again every `interval` in the background.
-  KeyCache(KeyStore& store, std::chrono::milliseconds interval);
+  // Loads the store once (throwing what the store throws), then reads it again every `interval` in
+  // the background, calling `also` after each read (the ledger's spending, refreshed alongside).
+  KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::function<void()> also = {});
   ~KeyCache();
   KeyCache(const KeyCache&) = delete;
   KeyCache& operator=(const KeyCache&) = delete;
@@ -47,6 +49,7 @@ class KeyCache {
 
   KeyStore& store_;
   std::chrono::milliseconds interval_;
+  std::function<void()> also_;
   std::atomic<std::shared_ptr<const Keys>> keys_;
   std::mutex mutex_;
   std::condition_variable wake_;

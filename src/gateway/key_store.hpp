@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "gateway/key_record.hpp"
-
-struct sqlite3;
+#include "gateway/sqlite_db.hpp"
 
 namespace infergate::gateway {
 
@@ -20,7 +19,6 @@ class KeyStore {
   // Opens (creating when needed) the database at `path`; throws std::runtime_error naming the
   // file and SQLite's reason.
   explicit KeyStore(const std::string& path);
-  ~KeyStore();
   KeyStore(const KeyStore&) = delete;
   KeyStore& operator=(const KeyStore&) = delete;
 
@@ -38,11 +36,8 @@ class KeyStore {
   bool revoke(const std::string& id);
 
  private:
-  void exec(const char* sql);
-
   std::mutex mutex_;
-  sqlite3* db_ = nullptr;
-  std::string path_;
+  SqliteDb db_;
 };
 
 }  // namespace infergate::gateway

@@ -104,7 +104,8 @@ struct Proxy::Context {
   std::int64_t last_token_ns = 0;
   std::optional<openai::Usage> usage;
   std::int64_t text_events = 0;
-  std::optional<Ticket> ticket;  // the caller's key, its parallel slot and its token reservation
+  std::shared_ptr<const KeyRecord> key;  // the caller's virtual key, once authenticated
+  std::optional<Ticket> ticket;          // its parallel slot and token reservation, once admitted
   std::int64_t overhead_ns = 0;
   std::string error;
   bool client_gone = false;
@@ -190,6 +191,7 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
   }
   if (post && (ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" || ctx.path == "/v1/embeddings")) {
     ctx.endpoint = ctx.path.substr(3);
+    active_.fetch_add(1, std::memory_order_relaxed);
     // A client that leaves cancels its upstream request at once: the watch closes the upstream
     // connection (or cancels the backoff), which ends whatever the proxy was waiting for.
     {
@@ -209,6 +211,7 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
       ctx.error = "client disconnected; upstream request cancelled";
     }
     finish(ctx);
+    active_.fetch_sub(1, std::memory_order_relaxed);
     co_return;
   }
   const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
@@ -222,14 +225,13 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
 }
 
 awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
-  std::shared_ptr<const KeyRecord> key;
   if (control_ != nullptr) {
     auto auth = control_->authenticate(ex.header("Authorization"));
     if (const Refusal* refusal = std::get_if<Refusal>(&auth)) {
       co_await refuse(ex, ctx, *refusal);
       co_return;
     }
-    key = std::get<std::shared_ptr<const KeyRecord>>(std::move(auth));
+    ctx.key = std::get<std::shared_ptr<const KeyRecord>>(std::move(auth));
   }
   if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
     co_await respond_error(ex, ctx, *error);
@@ -243,7 +245,7 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
   }
   if (control_ != nullptr) {
     const std::int64_t reserve = ctx.view.prompt_tokens_estimate + ctx.view.max_tokens.value_or(0);
-    auto admitted = control_->admit(std::move(key), ctx.view.model, reserve);
+    auto admitted = control_->admit(ctx.key, ctx.view.model, reserve);
     if (const Refusal* refusal = std::get_if<Refusal>(&admitted)) {
       co_await refuse(ex, ctx, *refusal);
       co_return;
@@ -577,20 +579,60 @@ awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const ope
   co_await ex.respond(error.status, "application/json", body, headers);
 }
 
+namespace {
+
+struct Charge {
+  std::int64_t prompt = 0;
+  std::int64_t completion = 0;
+  const char* source = "none";
+};
+
+// What the request really used: the upstream's usage, or (a stream cut before its usage chunk, a
+// client that left mid-stream) the prompt estimate and a token per text event relayed.
+Charge charge(const openai::RequestView& view, const std::optional<openai::Usage>& usage, int status,
+              std::int64_t text_events) {
+  if (usage) {
+    return Charge{usage->prompt_tokens, usage->completion_tokens, "usage"};
+  }
+  if ((status > 0 && status < 400) || (status == 499 && text_events > 0)) {
+    return Charge{view.prompt_tokens_estimate, text_events, "estimate"};
+  }
+  return Charge{};
+}
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 void Proxy::finish(const Context& ctx) {
   const std::int64_t now = monotonic_ns();
-  if (ctx.ticket) {
-    // What the request really used: the upstream's usage, or (a stream cut before its usage chunk,
-    // a client that left) the prompt estimate and a token per text event relayed.
-    std::int64_t used = 0;
-    if (ctx.usage) {
-      used = ctx.usage->prompt_tokens + ctx.usage->completion_tokens;
-    } else if (ctx.status > 0 && ctx.status < 400) {
-      used = ctx.view.prompt_tokens_estimate + ctx.text_events;
-    } else if (ctx.status == 499 && ctx.text_events > 0) {
-      used = ctx.view.prompt_tokens_estimate + ctx.text_events;
+  if (ctx.key) {
+    const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
+    if (ctx.ticket) {
+      control_->settle(*ctx.ticket, used.prompt + used.completion);
     }
-    control_->settle(*ctx.ticket, used);
+    LedgerRow row;
+    row.ts_ms = unix_ms();
+    row.request_id = ctx.request_id;
+    row.key_id = ctx.key->id;
+    row.model = ctx.view.model;
+    if (ctx.deployment != nullptr) {
+      row.upstream_model = ctx.deployment->upstream_model;
+      row.provider = ctx.deployment->provider;
+    }
+    row.prompt_tokens = used.prompt;
+    row.completion_tokens = used.completion;
+    row.token_source = used.source;
+    row.cost_usd = request_cost(used.prompt, used.completion, ctx.route ? ctx.route->price : std::nullopt);
+    row.status = ctx.status;
+    if (ctx.first_token_ns != 0) {
+      row.ttft_ms = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e6;
+    }
+    row.duration_ms = static_cast<double>(now - ctx.received_ns) / 1e6;
+    control_->record(std::move(row));
   }
   RequestObservation o;
   o.route = ctx.requested;
@@ -622,8 +664,8 @@ void Proxy::finish(const Context& ctx) {
   }
   AccessRecord r;
   r.request_id = ctx.request_id;
-  if (ctx.ticket) {
-    r.key_id = ctx.ticket->key().id;
+  if (ctx.key) {
+    r.key_id = ctx.key->id;
   }
   r.method = ctx.method;
   r.path = ctx.path;

@@ -4,6 +4,7 @@
 // I/O thread (it owns that thread's upstream connections); the snapshot is shared and immutable.
 #include <boost/asio/awaitable.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 
@@ -29,6 +30,9 @@ class Proxy {
 
   boost::asio::awaitable<void> handle(http::Exchange& ex);
 
+  // Requests being proxied on this thread now (read from other threads while draining).
+  [[nodiscard]] int active() const { return active_.load(std::memory_order_relaxed); }
+
  private:
   struct Context;
   boost::asio::awaitable<void> proxy(http::Exchange& ex, Context& ctx);
@@ -45,6 +49,7 @@ class Proxy {
   AccessLog* access_log_;
   ControlPlane* control_;
   UpstreamPool pool_;
+  std::atomic<int> active_{0};
 };
 
 }  // namespace infergate::gateway

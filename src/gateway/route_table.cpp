@@ -66,6 +66,7 @@ std::shared_ptr<const RouteTable> RouteTable::from_config(const GatewayConfig& c
       ModelRoute& route = table->add(model.name, std::move(d), model.strategy);
       route.retry = model.retry;
       route.fallbacks = model.fallbacks;
+      route.price = model.price;
     }
   }
   return table;

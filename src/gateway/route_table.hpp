@@ -21,6 +21,7 @@ struct ModelRoute {
   std::unique_ptr<Balancer> balancer;
   RetryPolicy retry;
   std::vector<std::string> fallbacks;  // public names tried in order once this model gives up
+  std::optional<Price> price;
 };
 
 class RouteTable {

@@ -1,0 +1,191 @@
+#include "gateway/ledger.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+
+namespace infergate::gateway {
+
+namespace {
+
+std::int64_t now_unix() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+// Unix ms at which the UTC day and month containing `now` began.
+std::int64_t day_start_ms(std::int64_t now) {
+  return (now - now % 86'400) * 1000;
+}
+
+std::int64_t month_start_ms(std::int64_t now) {
+  const std::time_t t = now;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  tm.tm_mday = 1;
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  return static_cast<std::int64_t>(timegm(&tm)) * 1000;
+}
+
+}  // namespace
+
+double request_cost(std::int64_t prompt_tokens, std::int64_t completion_tokens, const std::optional<Price>& price) {
+  if (!price) {
+    return 0;
+  }
+  return (static_cast<double>(prompt_tokens) * price->input + static_cast<double>(completion_tokens) * price->output) /
+         1e6;
+}
+
+Ledger::Ledger(const std::string& path, std::chrono::milliseconds flush)
+    : writer_(path, "the usage ledger"), reader_(path, "the usage ledger"), flush_interval_(flush) {
+  writer_.exec(
+      "CREATE TABLE IF NOT EXISTS ledger ("
+      " ts_ms INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, model TEXT NOT NULL,"
+      " upstream_model TEXT NOT NULL, provider TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,"
+      " completion_tokens INTEGER NOT NULL, token_source TEXT NOT NULL, cost_usd REAL NOT NULL,"
+      " status INTEGER NOT NULL, ttft_ms REAL, duration_ms REAL NOT NULL)");
+  writer_.exec("CREATE INDEX IF NOT EXISTS ledger_key_time ON ledger (key_id, ts_ms)");
+  spend_.store(std::make_shared<const Spend>());
+  refresh_spend();
+  thread_ = std::thread([this] { loop(); });
+}
+
+Ledger::~Ledger() {
+  {
+    const std::lock_guard lock(queue_mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    spdlog::error("the usage ledger could not write its last rows: {}", e.what());
+  }
+}
+
+void Ledger::append(LedgerRow row) {
+  const std::lock_guard lock(queue_mutex_);
+  if (row.cost_usd > 0) {
+    queued_cost_[row.key_id] += row.cost_usd;
+  }
+  queue_.push_back(std::move(row));
+}
+
+void Ledger::loop() {
+  std::unique_lock lock(queue_mutex_);
+  while (!wake_.wait_for(lock, flush_interval_, [this] { return stopping_; })) {
+    lock.unlock();
+    try {
+      flush();
+    } catch (const std::exception& e) {
+      // The rows stay queued; the next interval tries again.
+      spdlog::error("usage ledger write failed, will retry: {}", e.what());
+    }
+    lock.lock();
+  }
+}
+
+void Ledger::flush() {
+  const std::lock_guard writing(write_mutex_);
+  std::vector<LedgerRow> rows;
+  {
+    const std::lock_guard lock(queue_mutex_);
+    rows.swap(queue_);
+  }
+  if (rows.empty()) {
+    return;
+  }
+  try {
+    write(rows);
+  } catch (...) {
+    const std::lock_guard lock(queue_mutex_);
+    queue_.insert(queue_.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+    throw;
+  }
+  const std::lock_guard lock(queue_mutex_);
+  for (const LedgerRow& row : rows) {
+    if (row.cost_usd > 0) {
+      queued_cost_[row.key_id] -= row.cost_usd;
+    }
+  }
+}
+
+void Ledger::write(const std::vector<LedgerRow>& rows) {
+  writer_.exec("BEGIN IMMEDIATE");
+  try {
+    Statement insert(writer_,
+                     "INSERT INTO ledger (ts_ms, request_id, key_id, model, upstream_model, provider, prompt_tokens,"
+                     " completion_tokens, token_source, cost_usd, status, ttft_ms, duration_ms)"
+                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    for (const LedgerRow& r : rows) {
+      insert.bind(1, r.ts_ms);
+      insert.bind(2, r.request_id);
+      insert.bind(3, r.key_id);
+      insert.bind(4, r.model);
+      insert.bind(5, r.upstream_model);
+      insert.bind(6, r.provider);
+      insert.bind(7, r.prompt_tokens);
+      insert.bind(8, r.completion_tokens);
+      insert.bind(9, r.token_source);
+      insert.bind(10, r.cost_usd);
+      insert.bind(11, static_cast<std::int64_t>(r.status));
+      insert.bind(12, r.ttft_ms);
+      insert.bind(13, r.duration_ms);
+      insert.step();
+      insert.reset();
+    }
+  } catch (...) {
+    writer_.exec("ROLLBACK");
+    throw;
+  }
+  writer_.exec("COMMIT");
+  rows_written_.fetch_add(rows.size(), std::memory_order_relaxed);
+}
+
+std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
+  const std::lock_guard lock(reader_mutex_);
+  Statement s(reader_,
+              "SELECT key_id, model, date(ts_ms / 1000, 'unixepoch') AS day, count(*), sum(prompt_tokens),"
+              " sum(completion_tokens), sum(cost_usd) FROM ledger WHERE ?1 = '' OR key_id = ?1"
+              " GROUP BY key_id, model, day ORDER BY day, key_id, model");
+  s.bind(1, key_id);
+  std::vector<UsageGroup> out;
+  while (s.step()) {
+    out.push_back(UsageGroup{s.text(0), s.text(1), s.text(2), s.integer(3).value_or(0), s.integer(4).value_or(0),
+                             s.integer(5).value_or(0), s.real(6).value_or(0)});
+  }
+  return out;
+}
+
+void Ledger::refresh_spend() {
+  const std::int64_t now = now_unix();
+  auto spend = std::make_shared<Spend>();
+  const std::lock_guard lock(reader_mutex_);
+  Statement s(reader_, "SELECT key_id, sum(cost_usd) FROM ledger WHERE ts_ms >= ?1 GROUP BY key_id");
+  for (auto [since, out] : {std::pair{day_start_ms(now), &spend->day}, std::pair{month_start_ms(now), &spend->month},
+                            std::pair{std::int64_t{0}, &spend->total}}) {
+    s.bind(1, since);
+    while (s.step()) {
+      (*out)[s.text(0)] = s.real(1).value_or(0);
+    }
+    s.reset();
+  }
+  spend_.store(std::move(spend));
+}
+
+double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {
+  const auto snapshot = spend_.load();
+  const auto& map = period == BudgetPeriod::day     ? snapshot->day
+                    : period == BudgetPeriod::month ? snapshot->month
+                                                    : snapshot->total;
+  const auto it = map.find(key_id);
+  double total = it == map.end() ? 0.0 : it->second;
+  const std::lock_guard lock(queue_mutex_);
+  if (const auto queued = queued_cost_.find(key_id); queued != queued_cost_.end()) {
+    total += queued->second;
+  }
+  return total;
+}
+
+}  // namespace infergate::gateway

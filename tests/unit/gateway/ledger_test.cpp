@@ -1,0 +1,107 @@
+#include "gateway/ledger.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+namespace infergate::gateway {
+namespace {
+
+class LedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() / ("infergate-ledger-" + std::to_string(::getpid()) + "-" +
+                                                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+    path = (dir / "keys.db").string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  static LedgerRow row(std::string key, std::string model, std::int64_t prompt, std::int64_t completion, double cost,
+                       std::int64_t ts_ms = now_ms()) {
+    LedgerRow r;
+    r.ts_ms = ts_ms;
+    r.request_id = "req";
+    r.key_id = std::move(key);
+    r.model = std::move(model);
+    r.prompt_tokens = prompt;
+    r.completion_tokens = completion;
+    r.token_source = "usage";
+    r.cost_usd = cost;
+    r.status = 200;
+    return r;
+  }
+  static std::int64_t now_ms() { return static_cast<std::int64_t>(std::time(nullptr)) * 1000; }
+
+  std::filesystem::path dir;
+  std::string path;
+};
+
+TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
+  Ledger ledger(path, std::chrono::hours(1));
+  ledger.append(row("a", "m1", 10, 5, 0.5));
+  ledger.append(row("a", "m1", 20, 5, 0.25));
+  ledger.append(row("a", "m2", 1, 1, 0));
+  ledger.append(row("b", "m1", 7, 3, 1.0));
+  EXPECT_TRUE(ledger.usage("").empty());  // queued, not yet written
+  ledger.flush();
+  EXPECT_EQ(ledger.rows_written(), 4u);
+  const auto all = ledger.usage("");
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].key_id, "a");
+  EXPECT_EQ(all[0].model, "m1");
+  EXPECT_EQ(all[0].requests, 2);
+  EXPECT_EQ(all[0].prompt_tokens, 30);
+  EXPECT_EQ(all[0].completion_tokens, 10);
+  EXPECT_DOUBLE_EQ(all[0].cost_usd, 0.75);
+  EXPECT_EQ(all[0].day.size(), 10u);  // YYYY-MM-DD
+  EXPECT_EQ(ledger.usage("b").size(), 1u);
+}
+
+TEST_F(LedgerTest, SpendCountsQueuedRowsAtOnceAndWrittenOnesAfterARefresh) {
+  Ledger ledger(path, std::chrono::hours(1));
+  ledger.append(row("a", "m", 1, 1, 2.0));
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
+  ledger.flush();
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::total), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.spend("nobody", BudgetPeriod::total), 0.0);
+}
+
+TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
+  Ledger ledger(path, std::chrono::hours(1));
+  ledger.append(row("a", "m", 1, 1, 5.0, 1000));  // 1970
+  ledger.append(row("a", "m", 1, 1, 1.0));
+  ledger.flush();
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 1.0);
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::month), 1.0);
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::total), 6.0);
+}
+
+TEST_F(LedgerTest, DestructionWritesWhatIsQueuedAndTheBackgroundThreadWritesOnItsOwn) {
+  {
+    Ledger ledger(path, std::chrono::hours(1));
+    ledger.append(row("a", "m", 1, 1, 0));
+  }
+  Ledger reopened(path, std::chrono::milliseconds(20));
+  EXPECT_EQ(reopened.usage("").size(), 1u);
+  reopened.append(row("a", "m", 1, 1, 0));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (reopened.rows_written() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(reopened.rows_written(), 1u);
+}
+
+TEST(RequestCost, PricesArePerMillionTokens) {
+  EXPECT_DOUBLE_EQ(request_cost(1'000'000, 500'000, Price{0.59, 0.79}), 0.59 + 0.395);
+  EXPECT_DOUBLE_EQ(request_cost(1000, 1000, std::nullopt), 0.0);
+}
+
+}  // namespace
+}  // namespace infergate::gateway
