@@ -6,10 +6,10 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev libboost-json1.81-dev
-  libssl-dev libsqlite3-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
+  libssl-dev libsqlite3-dev libhiredis-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev prometheus
   clang-format clang-tidy
-  python3-aiohttp
+  python3-aiohttp redis-server
   curl openssl
 )
 

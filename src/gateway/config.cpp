@@ -8,6 +8,7 @@
 #include "core/text_file.hpp"
 #include "core/yaml_reader.hpp"
 #include "gateway/balancer.hpp"
+#include "gateway/redis_connection.hpp"
 
 namespace infergate::gateway {
 
@@ -200,7 +201,9 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     r.problem(node, "auth", "must be a mapping");
     return;
   }
-  r.known_keys(node, "auth", {"master_key", "keys_db", "refresh_ms", "state", "ledger_flush_ms"});
+  r.known_keys(
+      node, "auth",
+      {"master_key", "keys_db", "refresh_ms", "state", "state_failure", "state_timeout_ms", "ledger_flush_ms"});
   AuthConfig auth;
   if (!node["master_key"]) {
     r.problem(node, "auth.master_key", "is required: the key that guards /admin (write it as ${ENV_VAR})");
@@ -220,9 +223,21 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
   if (node["state"]) {
     auth.state = r.text(node["state"], "auth.state").value_or(auth.state);
     if (auth.state != "local") {
-      r.problem(node["state"], "auth.state", "must be 'local' (shared state in Redis is not built yet)");
+      try {
+        parse_redis_url(auth.state);
+      } catch (const std::invalid_argument& e) {
+        r.problem(node["state"], "auth.state", fmt::format("must be 'local' or redis://host:port: {}", e.what()));
+      }
     }
   }
+  if (node["state_failure"]) {
+    const auto mode = r.text(node["state_failure"], "auth.state_failure");
+    if (mode && *mode != "open" && *mode != "closed") {
+      r.problem(node["state_failure"], "auth.state_failure", "must be open (admit without limits) or closed (503)");
+    }
+    auth.fail_open = mode.value_or("open") != "closed";
+  }
+  r.milliseconds(node, "state_timeout_ms", "auth", auth.state_timeout);
   out = std::move(auth);
 }
 

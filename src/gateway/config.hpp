@@ -57,11 +57,13 @@ struct ServerConfig {
 
 // Virtual keys and their limits. Without this section the gateway asks callers for no key.
 struct AuthConfig {
-  std::string master_key;                       // guards /admin; after ${ENV} substitution, never logged
-  std::string keys_db;                          // SQLite file of the keys
-  std::chrono::milliseconds refresh{1'000};     // how soon a change made elsewhere takes effect here
-  std::string state = "local";                  // where rate-limit counters live
-  std::chrono::milliseconds ledger_flush{500};  // the most usage rows a SIGKILL can lose
+  std::string master_key;                        // guards /admin; after ${ENV} substitution, never logged
+  std::string keys_db;                           // SQLite file of the keys
+  std::chrono::milliseconds refresh{1'000};      // how soon a change made elsewhere takes effect here
+  std::string state = "local";                   // where rate-limit counters live: local or redis://host:port
+  bool fail_open = true;                         // Redis unreachable: admit without limits (or refuse, 503)
+  std::chrono::milliseconds state_timeout{100};  // the longest wait for Redis before failing open or closed
+  std::chrono::milliseconds ledger_flush{500};   // the most usage rows a SIGKILL can lose
 };
 
 struct GatewayConfig {

@@ -32,7 +32,8 @@ std::string retry_after_seconds(std::chrono::milliseconds wait) {
 }  // namespace
 
 ControlPlane::ControlPlane(const AuthConfig& config)
-    : master_hash_(hash_key(config.master_key)),
+    : config_(config),
+      master_hash_(hash_key(config.master_key)),
       store_(config.keys_db),
       ledger_(config.keys_db, config.ledger_flush),
       cache_(store_, config.refresh, [this] { ledger_.refresh_spend(); }) {}
@@ -113,33 +114,53 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
     }
     ticket.parallel_ = std::move(counter);
   }
-  const RateLimits limits{key.settings.rpm, key.settings.tpm};
-  if (!limits.rpm && !limits.tpm) {
+  const RateLimits limits = limits_of(key);
+  if (shared_state() || (!limits.rpm && !limits.tpm)) {
     return ticket;
   }
-  const std::string bucket = key.id + '\x1f' + std::string(model);
-  Admission a = limits_.admit(bucket, limits, tokens, now_ms());
-  ticket.headers_ = rate_limit_headers(a);
-  if (!a.allowed) {
-    HeaderList headers = ticket.headers_;
-    std::string message;
-    if (a.too_large) {
-      message = fmt::format(
-          "Request too large for model '{}': it needs about {} tokens, more than this key's {} "
-          "tokens per minute; lower max_tokens or shorten the prompt",
-          model, tokens, *limits.tpm);
-    } else {
-      headers.emplace_back("Retry-After", retry_after_seconds(a.retry_after));
-      message = fmt::format("Rate limit reached for {} on model '{}': limit {} per minute. Please try again in {}.",
-                            a.limited_by, model, a.limited_by == "requests" ? *limits.rpm : *limits.tpm,
-                            format_reset(a.retry_after));
-    }
-    return Refusal{openai::ApiError{429, std::string(a.limited_by), std::move(message), std::nullopt,
-                                    std::string("rate_limit_exceeded")},
-                   std::move(headers)};
+  auto refusal = conclude(ticket, limits_.admit(bucket(key, model), limits, tokens, now_ms()), model, tokens);
+  if (refusal) {
+    return std::move(*refusal);
   }
-  ticket.reservation_ = std::move(a.reservation);
   return ticket;
+}
+
+std::string ControlPlane::bucket(const KeyRecord& key, std::string_view model) {
+  return key.id + '\x1f' + std::string(model);
+}
+
+std::optional<Refusal> ControlPlane::conclude(Ticket& ticket, Admission a, std::string_view model,
+                                              std::int64_t tokens) {
+  ticket.headers_ = rate_limit_headers(a);
+  if (a.allowed) {
+    ticket.reservation_ = std::move(a.reservation);
+    return std::nullopt;
+  }
+  const RateLimits limits = limits_of(ticket.key());
+  HeaderList headers = ticket.headers_;
+  std::string message;
+  if (a.too_large) {
+    message = fmt::format(
+        "Request too large for model '{}': it needs about {} tokens, more than this key's {} "
+        "tokens per minute; lower max_tokens or shorten the prompt",
+        model, tokens, *limits.tpm);
+  } else {
+    headers.emplace_back("Retry-After", retry_after_seconds(a.retry_after));
+    message = fmt::format("Rate limit reached for {} on model '{}': limit {} per minute. Please try again in {}.",
+                          a.limited_by, model, a.limited_by == "requests" ? *limits.rpm : *limits.tpm,
+                          format_reset(a.retry_after));
+  }
+  return Refusal{openai::ApiError{429, std::string(a.limited_by), std::move(message), std::nullopt,
+                                  std::string("rate_limit_exceeded")},
+                 std::move(headers)};
+}
+
+Refusal ControlPlane::state_unavailable() {
+  return Refusal{openai::ApiError{503, "server_error",
+                                  "The gateway cannot reach its rate-limit state and is configured to refuse until it "
+                                  "can; try again shortly",
+                                  std::nullopt, std::string("rate_limit_state_unavailable")},
+                 {{"Retry-After", "1"}}};
 }
 
 void ControlPlane::settle(const Ticket& ticket, std::int64_t actual_tokens) {

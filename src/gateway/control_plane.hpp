@@ -69,8 +69,20 @@ class ControlPlane {
   std::variant<Ticket, Refusal> admit(std::shared_ptr<const KeyRecord> key, std::string_view model,
                                       std::int64_t tokens);
 
-  // Charges the tokens the request really used (prompt + completion) in place of its reservation.
+  // Charges the tokens the request really used (prompt + completion) in place of its reservation
+  // (local state; with shared state the proxy reconciles in Redis).
   void settle(const Ticket& ticket, std::int64_t actual_tokens);
+
+  // Shared state (auth.state: redis://): admit() leaves the RPM/TPM check to the caller, which
+  // asks Redis and hands the answer to conclude().
+  [[nodiscard]] bool shared_state() const { return config_.state != "local"; }
+  [[nodiscard]] const AuthConfig& config() const { return config_; }
+  static RateLimits limits_of(const KeyRecord& key) { return RateLimits{key.settings.rpm, key.settings.tpm}; }
+  static std::string bucket(const KeyRecord& key, std::string_view model);
+  // Applies a rate-limit decision to an admitted ticket: its headers and reservation, or the 429.
+  std::optional<Refusal> conclude(Ticket& ticket, Admission admission, std::string_view model, std::int64_t tokens);
+  // The 503 of a gateway that fails closed while its rate-limit state is unreachable.
+  static Refusal state_unavailable();
 
   // Whether `authorization` is "Bearer <master key>" (compared in constant time).
   [[nodiscard]] bool is_master(std::string_view authorization) const;
@@ -85,6 +97,7 @@ class ControlPlane {
  private:
   std::shared_ptr<std::atomic<std::int64_t>> parallel_counter(const std::string& key_id);
 
+  AuthConfig config_;
   KeyHash master_hash_;
   KeyStore store_;
   Ledger ledger_;

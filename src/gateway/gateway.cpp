@@ -23,7 +23,7 @@ namespace net = boost::asio;
 
 struct Gateway::Worker {
   Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, AccessLog* log, ControlPlane* control)
-      : proxy(snapshot, options.proxy, log, control),
+      : proxy(snapshot, options.proxy, log, control, io.get_executor()),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
   net::io_context io{1};

@@ -84,6 +84,11 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
                        .Help("Time spent inside the gateway before the first byte went to the client")
                        .Register(*registry_);
   overhead_ = &overhead.Add({}, overhead_buckets());
+  state_errors_ = &prometheus::BuildCounter()
+                       .Name("infergate_rate_limit_state_errors_total")
+                       .Help("Admissions Redis did not answer (each one failed open or closed as configured)")
+                       .Register(*registry_)
+                       .Add({});
   for (std::size_t c = 0; c < kStatusClasses; ++c) {
     unrouted_[c] =
         &requests.Add({{"model", ""}, {"provider", ""}, {"status_class", std::string(kStatusClassNames[c])}});
@@ -151,6 +156,10 @@ void GatewayMetrics::provider_limited(const Deployment& d) const {
   if (auto it = deployments_.find(&d); it != deployments_.end()) {
     it->second.provider_limited->Increment();
   }
+}
+
+void GatewayMetrics::rate_limit_state_error() const {
+  state_errors_->Increment();
 }
 
 std::string GatewayMetrics::scrape() const {

@@ -49,6 +49,8 @@ class GatewayMetrics {
   void ejected(const Deployment& d) const;
   // A request not sent to `d` because its provider said the limit was spent.
   void provider_limited(const Deployment& d) const;
+  // Redis (shared rate-limit state) did not answer a request's admission.
+  void rate_limit_state_error() const;
   // Prometheus text exposition (version 0.0.4), with in-flight gauges read at this moment.
   [[nodiscard]] std::string scrape() const;
 
@@ -75,6 +77,7 @@ class GatewayMetrics {
   std::unordered_map<const ModelRoute*, ModelSeries> models_;
   std::array<prometheus::Counter*, kStatusClasses> unrouted_{};
   prometheus::Histogram* overhead_ = nullptr;
+  prometheus::Counter* state_errors_ = nullptr;
 };
 
 }  // namespace infergate::gateway

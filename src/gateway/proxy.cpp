@@ -47,6 +47,11 @@ struct Attempt {
   std::optional<std::chrono::milliseconds> retry_after;
 };
 
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 bool is_timeout(const error_code& ec) {
   return ec == boost::beast::error::timeout || ec == net::error::timed_out;
 }
@@ -125,8 +130,14 @@ std::chrono::milliseconds remaining(std::int64_t received_ns, const Deployment& 
 
 }  // namespace
 
-Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control)
-    : snapshot_(snapshot), options_(options), access_log_(access_log), control_(control) {}
+Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control,
+             const net::any_io_executor& executor)
+    : snapshot_(snapshot), options_(options), access_log_(access_log), control_(control) {
+  if (control_ != nullptr && control_->shared_state()) {
+    shared_limits_ = std::make_unique<RedisRateLimits>(executor, parse_redis_url(control_->config().state),
+                                                       control_->config().state_timeout);
+  }
+}
 
 awaitable<void> Proxy::handle(http::Exchange& ex) {
   Context ctx;
@@ -251,6 +262,22 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
       co_return;
     }
     ctx.ticket.emplace(std::get<Ticket>(std::move(admitted)));
+    const RateLimits limits = ControlPlane::limits_of(*ctx.key);
+    if (shared_limits_ && (limits.rpm || limits.tpm)) {
+      const std::string bucket = ControlPlane::bucket(*ctx.key, ctx.view.model);
+      auto admission = co_await shared_limits_->admit(bucket, limits, reserve, unix_ms());
+      if (!admission) {
+        ctx.snapshot->metrics->rate_limit_state_error();
+        if (!control_->config().fail_open) {
+          const Refusal refusal = ControlPlane::state_unavailable();
+          co_await refuse(ex, ctx, refusal);
+          co_return;
+        }
+      } else if (auto refusal = control_->conclude(*ctx.ticket, std::move(*admission), ctx.view.model, reserve)) {
+        co_await refuse(ex, ctx, *refusal);
+        co_return;
+      }
+    }
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
   ctx.body = ctx.strip_usage ? openai::with_usage_requested(ex.body()) : std::string(ex.body());
@@ -600,18 +627,15 @@ Charge charge(const openai::RequestView& view, const std::optional<openai::Usage
   return Charge{};
 }
 
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 void Proxy::finish(const Context& ctx) {
   const std::int64_t now = monotonic_ns();
   if (ctx.key) {
     const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
-    if (ctx.ticket) {
+    if (ctx.ticket && shared_limits_) {
+      shared_limits_->reconcile(ctx.ticket->reservation(), used.prompt + used.completion, unix_ms());
+    } else if (ctx.ticket) {
       control_->settle(*ctx.ticket, used.prompt + used.completion);
     }
     LedgerRow row;

@@ -11,6 +11,7 @@
 #include "gateway/access_log.hpp"
 #include "gateway/control_plane.hpp"
 #include "gateway/outlier_detector.hpp"
+#include "gateway/redis_rate_limits.hpp"
 #include "gateway/snapshot.hpp"
 #include "gateway/upstream_pool.hpp"
 #include "http/server.hpp"
@@ -26,7 +27,9 @@ class Proxy {
  public:
   // `snapshot` is shared by every thread's Proxy and may be swapped at any time; `access_log` may
   // be null; `control` is null when callers need no key.
-  Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control);
+  // `executor` is this thread's: shared rate-limit state talks to Redis on it.
+  Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* access_log, ControlPlane* control,
+        const boost::asio::any_io_executor& executor);
 
   boost::asio::awaitable<void> handle(http::Exchange& ex);
 
@@ -48,6 +51,7 @@ class Proxy {
   ProxyOptions options_;
   AccessLog* access_log_;
   ControlPlane* control_;
+  std::unique_ptr<RedisRateLimits> shared_limits_;  // with auth.state: redis://
   UpstreamPool pool_;
   std::atomic<int> active_{0};
 };

@@ -38,11 +38,11 @@ TEST(Config, TheExampleFileIsValid) {
 
 TEST(Config, AuthProblemsAreReported) {
   const std::string text =
-      "auth:\n"                 // 1
-      "  master_key: short\n"   // 2
-      "  refresh_ms: -5\n"      // 3
-      "  state: redis://x:1\n"  // 4
-      "  colour: red\n"         // 5
+      "auth:\n"                     // 1
+      "  master_key: short\n"       // 2
+      "  refresh_ms: -5\n"          // 3
+      "  state: memcached://x:1\n"  // 4
+      "  colour: red\n"             // 5
       "providers: {a: {base_url: 'http://127.0.0.1:1'}}\n"
       "models: {m: {deployments: [{provider: a, model: x}]}}\n";
   try {

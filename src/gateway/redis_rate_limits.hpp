@@ -1,0 +1,35 @@
+#pragma once
+// Rate-limit counters shared by every gateway replica, in Redis (auth.state: redis://host:port):
+// the same one-minute windows as LocalRateLimits, checked and counted by one Lua script per
+// request, so replicas can never admit more than the limit between them. Each I/O thread has its
+// own connection and never blocks on it.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/rate_limiter.hpp"
+#include "gateway/redis_connection.hpp"
+
+namespace infergate::gateway {
+
+class RedisRateLimits {
+ public:
+  RedisRateLimits(boost::asio::any_io_executor executor, RedisAddress address, std::chrono::milliseconds timeout);
+
+  // The decision, or nullopt when Redis did not answer (the caller fails open or closed).
+  boost::asio::awaitable<std::optional<Admission>> admit(const std::string& bucket, const RateLimits& limits,
+                                                         std::int64_t tokens, std::int64_t now_ms);
+
+  // As LocalRateLimits::reconcile; sent without waiting for the answer.
+  void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms);
+
+ private:
+  boost::asio::any_io_executor executor_;
+  std::shared_ptr<RedisConnection> connection_;
+};
+
+}  // namespace infergate::gateway

@@ -1,0 +1,143 @@
+"""Rate limits shared across gateway replicas through a real redis-server started here: two
+gateways admit a key's RPM once between them, and a Redis outage fails open or closed as
+configured without bringing a gateway down."""
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from processes import Gateway, Sim, free_port, wait_for
+
+MASTER = "master-key-for-tests-0123456789"
+
+
+class RedisServer:
+    def __init__(self, port=None):
+        self.port = port or free_port()
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_for(self.answers, 10):
+            self.close()
+            raise RuntimeError("redis-server did not start")
+
+    def answers(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def inside_one_window(seconds_needed):
+    left = 60 - time.time() % 60
+    if left < seconds_needed:
+        time.sleep(left + 0.05)
+
+
+class SharedLimits(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.db = os.path.join(self.tmp.name, "keys.db")
+        self.redis = RedisServer()
+        self.addCleanup(lambda: self.redis.close())
+        self.sim = Sim("--speedup", "100")
+        self.addCleanup(self.sim.close)
+        os.environ["IG_TEST_MASTER"] = MASTER
+
+    def gateway(self, failure="open"):
+        config = os.path.join(self.tmp.name, f"gateway-{failure}.yaml")
+        with open(config, "w") as f:
+            f.write(f"auth:\n  master_key: ${{IG_TEST_MASTER}}\n  keys_db: {self.db}\n  refresh_ms: 200\n"
+                    f"  state: redis://127.0.0.1:{self.redis.port}\n  state_failure: {failure}\n"
+                    f"providers:\n  sim: {{base_url: '{self.sim.url}/v1'}}\n"
+                    "models:\n  gemma: {deployments: [{provider: sim, model: gemma-4-31b}]}\n")
+        gw = Gateway("--config", config, "--threads", "2")
+        self.addCleanup(gw.close)
+        return gw
+
+    def create_key(self, gw, **settings):
+        request = urllib.request.Request(gw.url + "/admin/keys", data=json.dumps(settings).encode(), method="POST",
+                                         headers={"Authorization": "Bearer " + MASTER})
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return json.loads(r.read())["key"]
+
+    def chat(self, gw, key):
+        request = urllib.request.Request(
+            gw.url + "/v1/chat/completions",
+            data=json.dumps({"model": "gemma", "messages": [{"role": "user", "content": "hi"}],
+                             "max_tokens": 1}).encode(),
+            headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                r.read()
+                return r.status, dict(r.headers)
+        except urllib.error.HTTPError as e:
+            return e.code, {"body": e.read().decode(), **dict(e.headers)}
+
+    def test_two_replicas_admit_the_rpm_once_between_them(self):
+        inside_one_window(20)
+        a, b = self.gateway(), self.gateway()
+        key = self.create_key(a, rpm=60)
+        self.assertTrue(wait_for(lambda: self.chat(b, key)[0] != 401, 5))  # b's cache has read the key
+        statuses = []
+        lock = threading.Lock()
+
+        def drive(gw):
+            for _ in range(40):
+                status, _ = self.chat(gw, key)
+                with lock:
+                    statuses.append(status)
+
+        threads = [threading.Thread(target=drive, args=(gw,)) for gw in (a, b, a, b)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        # 161 requests in all (the probe above included): 60 admitted, never 120.
+        admitted = statuses.count(200) + 1
+        self.assertLessEqual(abs(admitted - 60), 2, statuses)
+        self.assertEqual(statuses.count(429), len(statuses) - statuses.count(200))
+
+    def test_redis_going_away_fails_open_then_recovers(self):
+        gw = self.gateway("open")
+        key = self.create_key(gw, rpm=1000)
+        status, headers = self.chat(gw, key)
+        self.assertEqual((status, headers.get("x-ratelimit-limit-requests")), (200, "1000"))
+        self.redis.close()
+        for _ in range(3):
+            status, headers = self.chat(gw, key)
+            self.assertEqual(status, 200)
+            self.assertNotIn("x-ratelimit-limit-requests", headers)
+        self.assertGreaterEqual(gw.metrics()["infergate_rate_limit_state_errors_total"], 3)
+        self.redis = RedisServer(self.redis.port)
+        self.assertTrue(wait_for(lambda: "x-ratelimit-limit-requests" in self.chat(gw, key)[1], 10))
+
+    def test_redis_going_away_fails_closed_when_configured(self):
+        gw = self.gateway("closed")
+        key = self.create_key(gw, rpm=1000)
+        self.assertEqual(self.chat(gw, key)[0], 200)
+        self.redis.close()
+        status, headers = self.chat(gw, key)
+        self.assertEqual(status, 503)
+        self.assertEqual(json.loads(headers["body"])["error"]["code"], "rate_limit_state_unavailable")
+        self.assertEqual(headers["Retry-After"], "1")
+        # Keys without limits do not need Redis at all.
+        free = self.create_key(gw)
+        self.assertEqual(self.chat(gw, free)[0], 200)
+
+
+if __name__ == "__main__":
+    unittest.main()
