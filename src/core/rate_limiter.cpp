@@ -1,7 +1,5 @@
 #include "core/rate_limiter.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -84,29 +82,45 @@ void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t act
   }
 }
 
-std::vector<std::pair<std::string, std::string>> rate_limit_headers(const Admission& admission) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  auto add = [&headers](std::string_view kind, const std::optional<Quota>& q) {
-    if (q) {
-      headers.emplace_back(fmt::format("x-ratelimit-limit-{}", kind), std::to_string(q->limit));
-      headers.emplace_back(fmt::format("x-ratelimit-remaining-{}", kind), std::to_string(q->remaining));
-      headers.emplace_back(fmt::format("x-ratelimit-reset-{}", kind), format_reset(q->reset));
-    }
-  };
-  add("requests", admission.requests);
-  add("tokens", admission.tokens);
+HeaderList rate_limit_headers(const Admission& admission) {
+  HeaderList headers;
+  headers.reserve(6);
+  if (const auto& q = admission.requests) {
+    headers.emplace_back("x-ratelimit-limit-requests", std::to_string(q->limit));
+    headers.emplace_back("x-ratelimit-remaining-requests", std::to_string(q->remaining));
+    headers.emplace_back("x-ratelimit-reset-requests", format_reset(q->reset));
+  }
+  if (const auto& q = admission.tokens) {
+    headers.emplace_back("x-ratelimit-limit-tokens", std::to_string(q->limit));
+    headers.emplace_back("x-ratelimit-remaining-tokens", std::to_string(q->remaining));
+    headers.emplace_back("x-ratelimit-reset-tokens", format_reset(q->reset));
+  }
   return headers;
 }
 
 std::string format_reset(std::chrono::milliseconds duration) {
   const std::int64_t ms = std::max<std::int64_t>(0, duration.count());
   if (ms < 1000) {
-    return fmt::format("{}ms", ms);
+    return std::to_string(ms) + "ms";
   }
+  // Seconds with up to three decimals and no trailing zeros: 1.5s, 47.62s, 6m0s.
+  auto seconds = [](std::int64_t part_ms) {
+    std::string out = std::to_string(part_ms / 1000);
+    if (std::int64_t frac = part_ms % 1000; frac != 0) {
+      int digits = 3;
+      while (frac % 10 == 0) {
+        frac /= 10;
+        --digits;
+      }
+      std::string decimals = std::to_string(frac);
+      out += '.' + std::string(static_cast<std::size_t>(digits) - decimals.size(), '0') + decimals;
+    }
+    return out + 's';
+  };
   if (ms < 60'000) {
-    return fmt::format("{:g}s", static_cast<double>(ms) / 1000.0);
+    return seconds(ms);
   }
-  return fmt::format("{}m{:g}s", ms / 60'000, static_cast<double>(ms % 60'000) / 1000.0);
+  return std::to_string(ms / 60'000) + 'm' + seconds(ms % 60'000);
 }
 
 std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {

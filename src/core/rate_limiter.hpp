@@ -85,8 +85,11 @@ class LocalRateLimits final : public RateLimitState {
 Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
                            std::int64_t tokens, std::int64_t now_ms);
 
+// Response headers with constant names (the rate-limit headers, Retry-After).
+using HeaderList = std::vector<std::pair<std::string_view, std::string>>;
+
 // x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply.
-std::vector<std::pair<std::string, std::string>> rate_limit_headers(const Admission& admission);
+HeaderList rate_limit_headers(const Admission& admission);
 
 // "20ms", "1.5s", "6m0s": the duration format of OpenAI's and Groq's reset headers.
 std::string format_reset(std::chrono::milliseconds duration);

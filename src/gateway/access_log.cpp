@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/background_thread.hpp"
+
 namespace infergate::gateway {
 
 namespace {
@@ -100,7 +102,10 @@ AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_in
   if (file_ == nullptr) {
     throw std::runtime_error(fmt::format("cannot open the access log '{}': {}", path, std::strerror(errno)));
   }
-  writer_ = std::thread([this] { run(); });
+  writer_ = std::thread([this] {
+    lower_this_thread_priority();
+    run();
+  });
 }
 
 AccessLog::~AccessLog() {

@@ -22,8 +22,6 @@
 
 namespace infergate::gateway {
 
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
-
 // An admitted request: holds its key's parallel slot until destroyed.
 class Ticket {
  public:

@@ -2,12 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/background_thread.hpp"
+
 namespace infergate::gateway {
 
 KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::function<void()> also)
     : store_(store), interval_(interval), also_(std::move(also)) {
   refresh();
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    lower_this_thread_priority();
+    loop();
+  });
 }
 
 KeyCache::~KeyCache() {

@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "core/background_thread.hpp"
+
 namespace infergate::gateway {
 
 namespace {
@@ -44,10 +46,13 @@ Ledger::Ledger(const std::string& path, std::chrono::milliseconds flush)
       " upstream_model TEXT NOT NULL, provider TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,"
       " completion_tokens INTEGER NOT NULL, token_source TEXT NOT NULL, cost_usd REAL NOT NULL,"
       " status INTEGER NOT NULL, ttft_ms REAL, duration_ms REAL NOT NULL)");
-  writer_.exec("CREATE INDEX IF NOT EXISTS ledger_key_time ON ledger (key_id, ts_ms)");
+  writer_.exec("CREATE INDEX IF NOT EXISTS ledger_time ON ledger (ts_ms)");
   spend_.store(std::make_shared<const Spend>());
   refresh_spend();
-  thread_ = std::thread([this] { loop(); });
+  thread_ = std::thread([this] {
+    lower_this_thread_priority();
+    loop();
+  });
 }
 
 Ledger::~Ledger() {
@@ -103,11 +108,16 @@ void Ledger::flush() {
     queue_.insert(queue_.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     throw;
   }
-  const std::lock_guard lock(queue_mutex_);
+  // Summed per key before taking the lock the I/O threads queue rows under.
+  std::unordered_map<std::string_view, double> written_cost;
   for (const LedgerRow& row : rows) {
     if (row.cost_usd > 0) {
-      queued_cost_[row.key_id] -= row.cost_usd;
+      written_cost[row.key_id] += row.cost_usd;
     }
+  }
+  const std::lock_guard lock(queue_mutex_);
+  for (const auto& [key, cost] : written_cost) {
+    queued_cost_[std::string(key)] -= cost;
   }
 }
 
@@ -160,18 +170,65 @@ std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
 
 void Ledger::refresh_spend() {
   const std::int64_t now = now_unix();
-  auto spend = std::make_shared<Spend>();
+  auto next = std::make_shared<Spend>(*spend_.load());
   const std::lock_guard lock(reader_mutex_);
-  Statement s(reader_, "SELECT key_id, sum(cost_usd) FROM ledger WHERE ts_ms >= ?1 GROUP BY key_id");
-  for (auto [since, out] : {std::pair{day_start_ms(now), &spend->day}, std::pair{month_start_ms(now), &spend->month},
-                            std::pair{std::int64_t{0}, &spend->total}}) {
-    s.bind(1, since);
-    while (s.step()) {
-      (*out)[s.text(0)] = s.real(1).value_or(0);
+  // One read transaction: every query sees the same rows.
+  reader_.exec("BEGIN");
+  try {
+    Statement newest(reader_, "SELECT coalesce(max(rowid), 0) FROM ledger");
+    newest.step();
+    const std::int64_t last = newest.integer(0).value_or(0);
+    auto sums = [&](std::int64_t since_ms, std::unordered_map<std::string, double>& out) {
+      out.clear();
+      Statement s(reader_,
+                  "SELECT key_id, sum(cost_usd) FROM ledger WHERE ts_ms >= ?1 AND rowid <= ?2 AND cost_usd > 0"
+                  " GROUP BY key_id");
+      s.bind(1, since_ms);
+      s.bind(2, last);
+      while (s.step()) {
+        out[s.text(0)] = s.real(1).value_or(0);
+      }
+    };
+    // A period that began since the last call is summed afresh; the others take the new rows.
+    const bool first = next->last_rowid < 0;
+    const bool new_month = first || next->month_start_ms != month_start_ms(now);
+    const bool new_day = first || next->day_start_ms != day_start_ms(now);
+    if (first) {
+      sums(0, next->total);
     }
-    s.reset();
+    if (new_month) {
+      next->month_start_ms = month_start_ms(now);
+      sums(next->month_start_ms, next->month);
+    }
+    if (new_day) {
+      next->day_start_ms = day_start_ms(now);
+      sums(next->day_start_ms, next->day);
+    }
+    if (!first) {
+      Statement added(reader_,
+                      "SELECT key_id, ts_ms, cost_usd FROM ledger WHERE rowid > ?1 AND rowid <= ?2 AND cost_usd > 0");
+      added.bind(1, next->last_rowid);
+      added.bind(2, last);
+      while (added.step()) {
+        const std::string key = added.text(0);
+        const std::int64_t ts = added.integer(1).value_or(0);
+        const double cost = added.real(2).value_or(0);
+        next->total[key] += cost;
+        if (!new_month && ts >= next->month_start_ms) {
+          next->month[key] += cost;
+        }
+        if (!new_day && ts >= next->day_start_ms) {
+          next->day[key] += cost;
+        }
+      }
+    }
+    next->last_rowid = last;
+  } catch (...) {
+    reader_.exec("ROLLBACK");
+    throw;
   }
-  spend_.store(std::move(spend));
+  reader_.exec("COMMIT");
+  spend_.store(std::move(next));
 }
 
 double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {

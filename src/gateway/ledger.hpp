@@ -68,7 +68,8 @@ class Ledger {
   // What `key_id` spent in the budget period that contains now: the rows on disk as of the last
   // refresh_spend(), plus the rows still queued.
   [[nodiscard]] double spend(const std::string& key_id, BudgetPeriod period) const;
-  // Re-reads each key's spending per period from disk (the key cache's thread calls it).
+  // Brings each key's spending per period up to date with the rows on disk (the key cache's thread
+  // calls it): only rows added since the last call are read, unless a day or month has begun.
   void refresh_spend();
 
   [[nodiscard]] std::uint64_t rows_written() const { return rows_written_.load(std::memory_order_relaxed); }
@@ -78,6 +79,9 @@ class Ledger {
     std::unordered_map<std::string, double> day;
     std::unordered_map<std::string, double> month;
     std::unordered_map<std::string, double> total;
+    std::int64_t last_rowid = -1;  // the newest row counted; -1 before the first read
+    std::int64_t day_start_ms = 0;
+    std::int64_t month_start_ms = 0;
   };
   void loop();
   void write(const std::vector<LedgerRow>& rows);

@@ -41,7 +41,8 @@ std::string window_key(const std::string& bucket, std::int64_t window) {
 
 }  // namespace
 
-RedisRateLimits::RedisRateLimits(net::any_io_executor executor, RedisAddress address, std::chrono::milliseconds timeout)
+RedisRateLimits::RedisRateLimits(const net::any_io_executor& executor, RedisAddress address,
+                                 std::chrono::milliseconds timeout)
     : executor_(executor), connection_(std::make_shared<RedisConnection>(executor, std::move(address), timeout)) {}
 
 net::awaitable<std::optional<Admission>> RedisRateLimits::admit(const std::string& bucket, const RateLimits& limits,

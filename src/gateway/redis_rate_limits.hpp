@@ -18,7 +18,8 @@ namespace infergate::gateway {
 
 class RedisRateLimits {
  public:
-  RedisRateLimits(boost::asio::any_io_executor executor, RedisAddress address, std::chrono::milliseconds timeout);
+  RedisRateLimits(const boost::asio::any_io_executor& executor, RedisAddress address,
+                  std::chrono::milliseconds timeout);
 
   // The decision, or nullopt when Redis did not answer (the caller fails open or closed).
   boost::asio::awaitable<std::optional<Admission>> admit(const std::string& bucket, const RateLimits& limits,

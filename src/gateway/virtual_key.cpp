@@ -57,9 +57,12 @@ std::string display_prefix(std::string_view id) {
 }
 
 KeyHash hash_key(std::string_view key) {
+  // Fetched once: OpenSSL 3 looks the algorithm up in its providers on every implicit fetch.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   KeyHash out{};
   unsigned int length = 0;
-  if (EVP_Digest(key.data(), key.size(), out.data(), &length, EVP_sha256(), nullptr) != 1 || length != out.size()) {
+  if (sha256 == nullptr || EVP_Digest(key.data(), key.size(), out.data(), &length, sha256, nullptr) != 1 ||
+      length != out.size()) {
     throw std::runtime_error("SHA-256 failed");
   }
   return out;

@@ -119,7 +119,7 @@ class SequenceGuard {
 struct Generation {
   openai::CompletionRequest request;
   Fault fault;
-  std::vector<std::pair<std::string, std::string>> rate_headers;
+  HeaderList rate_headers;
   ModelEndpoint* endpoint = nullptr;
   int prompt_tokens = 0;
   int output_tokens = 0;
@@ -250,7 +250,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     co_await ex.respond(429, "application/json", error.to_json(), views);
   }
 
-  static std::vector<http::Header> header_views(const std::vector<std::pair<std::string, std::string>>& headers) {
+  static std::vector<http::Header> header_views(const HeaderList& headers) {
     std::vector<http::Header> views;
     views.reserve(headers.size());
     for (const auto& [name, value] : headers) {

@@ -82,10 +82,10 @@ TEST(RateLimiter, HeadersInOpenAiShape) {
   Admission a = decide_admission(RateLimits{60, 1000}, 10, 200, 50, 30'000);
   const auto headers = rate_limit_headers(a);
   ASSERT_EQ(headers.size(), 6u);
-  EXPECT_EQ(headers[0], (std::pair<std::string, std::string>{"x-ratelimit-limit-requests", "60"}));
-  EXPECT_EQ(headers[1], (std::pair<std::string, std::string>{"x-ratelimit-remaining-requests", "49"}));
-  EXPECT_EQ(headers[2], (std::pair<std::string, std::string>{"x-ratelimit-reset-requests", "30s"}));
-  EXPECT_EQ(headers[4], (std::pair<std::string, std::string>{"x-ratelimit-remaining-tokens", "750"}));
+  EXPECT_EQ(headers[0], (std::pair<std::string_view, std::string>{"x-ratelimit-limit-requests", "60"}));
+  EXPECT_EQ(headers[1], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-requests", "49"}));
+  EXPECT_EQ(headers[2], (std::pair<std::string_view, std::string>{"x-ratelimit-reset-requests", "30s"}));
+  EXPECT_EQ(headers[4], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-tokens", "750"}));
 }
 
 TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
@@ -93,6 +93,9 @@ TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
   EXPECT_EQ(format_reset(std::chrono::milliseconds(1500)), "1.5s");
   EXPECT_EQ(format_reset(std::chrono::milliseconds(360'000)), "6m0s");
   EXPECT_EQ(format_reset(std::chrono::milliseconds(-5)), "0ms");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(47'620)), "47.62s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(1'005)), "1.005s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(179'560)), "2m59.56s");
 }
 
 TEST(RateLimiter, ReadsResetDurationsAsServersWriteThem) {

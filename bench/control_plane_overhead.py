@@ -1,0 +1,148 @@
+"""Control-plane overhead: infergate serve with virtual keys and limits on vs off, in one run.
+
+The instant nginx upstream of gateway_overhead.py (a 700-byte chat completion, or a 68-event SSE
+stream) sits on core 0 with wrk; one infergate gateway at a time runs alone on core 1 with one
+thread. "off" has no auth section; "local" checks a virtual key with RPM, TPM, max_parallel and a
+budget (every limit far above the load, so every request is admitted and its usage reconciled
+and written to the ledger); "redis" is "local" with the RPM/TPM counters in a redis-server (also on
+core 0). Runs are interleaved (off, local, redis, off, ...) so machine drift hits each alike; the
+median over rounds is reported with the added latency over direct and the ratio to "off".
+
+Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
+Needs nginx, wrk and redis-server (apt-get install nginx-light wrk redis-server)."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gateway_overhead import CHAT, children, cpu_seconds, free_port, nginx_head, run_wrk, sse_body, wait_port  # noqa: E402
+
+MASTER = "bench-master-key-0123456789"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", default="build/src/cli/infergate")
+    p.add_argument("--seconds", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=3)
+    args = p.parse_args()
+    tmp = tempfile.mkdtemp(prefix="ig-control-")
+    procs = []
+
+    def start(cmd, cpu, port, **kw):
+        proc = subprocess.Popen(["taskset", "-c", str(cpu)] + cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                **kw)
+        procs.append(proc)
+        wait_port(port)
+        return proc
+
+    upstream_port, redis_port = free_port(), free_port()
+    models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
+    upstream_conf = os.path.join(tmp, "upstream.conf")
+    with open(upstream_conf, "w") as f:
+        f.write(nginx_head(tmp, "upstream") + """
+  server { listen 127.0.0.1:%(port)d;
+    location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
+    location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
+    location = /sse/v1/chat/completions { default_type text/event-stream; alias %(tmp)s/sse.txt;
+                                          error_page 405 =200 $uri; }
+  }
+}
+""" % {"tmp": tmp, "port": upstream_port, "models": models, "plain": json.dumps(CHAT, separators=(",", ":"))})
+    with open(os.path.join(tmp, "sse.txt"), "w") as f:
+        f.write(sse_body())
+
+    def gateway_config(variant, port):
+        path = os.path.join(tmp, "%s.yaml" % variant)
+        auth = ""
+        if variant != "off":
+            auth = ("auth:\n  master_key: %s\n  keys_db: %s/%s.db\n" % (MASTER, tmp, variant) +
+                    ("  state: redis://127.0.0.1:%d\n" % redis_port if variant == "redis" else ""))
+        with open(path, "w") as f:
+            f.write("server: {access_log: '%s/%s.jsonl', threads: 1, port: %d}\n%s"
+                    "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
+                    "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
+                    "models:\n  plain: {deployments: [{provider: plain, model: bench}], price: {input: 0.1, output: 0.2}}\n"
+                    "  sse: {deployments: [{provider: sse, model: bench}], price: {input: 0.1, output: 0.2}}\n"
+                    % (tmp, variant, port, auth, upstream_port, upstream_port))
+        return path
+
+    try:
+        start(["nginx", "-c", upstream_conf], 0, upstream_port)
+        start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+              0, redis_port)
+        variants = ("off", "local", "redis")
+        gateways = {}
+        for variant in variants:
+            port = free_port()
+            gw = start([args.bin, "serve", "--config", gateway_config(variant, port)], 1, port)
+            key = None
+            if variant != "off":
+                request = urllib.request.Request(
+                    "http://127.0.0.1:%d/admin/keys" % port, method="POST",
+                    data=json.dumps({"rpm": 100000000, "tpm": 1000000000000, "max_parallel": 100000,
+                                     "budget_usd": 1e9}).encode(),
+                    headers={"Authorization": "Bearer " + MASTER})
+                with urllib.request.urlopen(request) as r:
+                    key = json.loads(r.read())["key"]
+            gateways[variant] = (gw.pid, "http://127.0.0.1:%d" % port, key)
+
+        def lua(name, mode, key, prefix=""):
+            body = {"model": "plain" if mode == "plain" else "sse",
+                    "messages": [{"role": "user", "content": "hello " * 100}], "max_tokens": 64,
+                    "stream": mode == "stream"}
+            path = os.path.join(tmp, "%s-%s.lua" % (name, mode))
+            with open(path, "w") as f:
+                f.write('wrk.method = "POST"\nwrk.path = "%s/v1/chat/completions"\nwrk.body = %s\n'
+                        'wrk.headers["Content-Type"] = "application/json"\n' % (prefix, json.dumps(json.dumps(body))))
+                if key:
+                    f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
+            return path
+
+        for mode in ("plain", "stream"):
+            for connections in (1, 16, 64):
+                runs = {v: [] for v in ("direct",) + variants}
+                for _ in range(args.rounds):
+                    runs["direct"].append(run_wrk("http://127.0.0.1:%d" % upstream_port,
+                                                  lua("direct", mode, None, "/plain" if mode == "plain" else "/sse"),
+                                                  connections, args.seconds))
+                    for variant in variants:
+                        pid, base, key = gateways[variant]
+                        pids = children(pid)
+                        before = cpu_seconds(pids)
+                        r = run_wrk(base, lua(variant, mode, key), connections, args.seconds)
+                        r["cpu"] = (cpu_seconds(pids) - before) * 1e6 / r["requests"]
+                        runs[variant].append(r)
+
+                def median(variant, field):
+                    return statistics.median(r[field] for r in runs[variant])
+
+                direct_p50, direct_p99 = median("direct", "p50"), median("direct", "p99")
+                print("\n%s, %d connections (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
+                      (mode, connections, direct_p50, direct_p99, args.rounds))
+                print("  %-6s %9s %10s %10s %11s %14s %13s" % ("auth", "req/s", "+p50 ms", "+p99 ms", "CPU us/req",
+                                                            "+p50 / off", "CPU / off"))
+                off_added = median("off", "p50") - direct_p50
+                for variant in variants:
+                    added = median(variant, "p50") - direct_p50
+                    print("  %-6s %9.0f %10.3f %10.3f %11.1f %14.2f %13.2f" % (
+                        variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
+                        median(variant, "cpu"), added / off_added, median(variant, "cpu") / median("off", "cpu")))
+                sys.stdout.flush()
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+if __name__ == "__main__":
+    main()
