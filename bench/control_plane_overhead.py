@@ -20,7 +20,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import CHAT, children, cpu_seconds, free_port, nginx_head, run_wrk, sse_body, wait_port  # noqa: E402
+from gateway_overhead import children, cpu_seconds, free_port, run_wrk, wait_port, write_upstream  # noqa: E402
 
 MASTER = "bench-master-key-0123456789"
 
@@ -42,20 +42,7 @@ def main():
         return proc
 
     upstream_port, redis_port = free_port(), free_port()
-    models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
-    upstream_conf = os.path.join(tmp, "upstream.conf")
-    with open(upstream_conf, "w") as f:
-        f.write(nginx_head(tmp, "upstream") + """
-  server { listen 127.0.0.1:%(port)d;
-    location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
-    location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
-    location = /sse/v1/chat/completions { default_type text/event-stream; alias %(tmp)s/sse.txt;
-                                          error_page 405 =200 $uri; }
-  }
-}
-""" % {"tmp": tmp, "port": upstream_port, "models": models, "plain": json.dumps(CHAT, separators=(",", ":"))})
-    with open(os.path.join(tmp, "sse.txt"), "w") as f:
-        f.write(sse_body())
+    upstream_conf = write_upstream(tmp, upstream_port)
 
     def gateway_config(variant, port):
         path = os.path.join(tmp, "%s.yaml" % variant)

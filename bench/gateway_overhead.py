@@ -47,6 +47,29 @@ def nginx_head(tmp, name):
             "  uwsgi_temp_path %(tmp)s; scgi_temp_path %(tmp)s;" % {"tmp": tmp, "name": name})
 
 
+def write_upstream(tmp, port):
+    """The instant upstream's nginx config (a chat completion under /plain, a 68-event SSE stream
+    under /sse, a model list under both); returns its path."""
+    plain_body = json.dumps(CHAT, separators=(",", ":"))
+    models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
+    conf = os.path.join(tmp, "upstream.conf")
+    with open(conf, "w") as f:
+        f.write(nginx_head(tmp, "upstream") + """
+  server { listen 127.0.0.1:%(port)d;
+    location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
+    location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
+    location = /sse/v1/chat/completions { default_type text/event-stream; alias %(tmp)s/sse.txt;
+                                          error_page 405 =200 $uri; }
+  }
+}
+""" % {"tmp": tmp, "port": port, "models": models, "plain": plain_body})
+    # nginx refuses a 13 kB string in its config and POST to a static file; the error_page
+    # redirect serves the file to a POST as if it were a GET.
+    with open(os.path.join(tmp, "sse.txt"), "w") as f:
+        f.write(sse_body())
+    return conf
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -112,23 +135,7 @@ def main():
         wait_port(port)
         return proc
 
-    plain_body = json.dumps(CHAT, separators=(",", ":"))
-    models = json.dumps({"object": "list", "data": [{"id": "bench", "object": "model"}]})
-    upstream_conf = os.path.join(tmp, "upstream.conf")
-    with open(upstream_conf, "w") as f:
-        f.write(nginx_head(tmp, "upstream") + """
-  server { listen 127.0.0.1:%(port)d;
-    location ~ ^/(plain|sse)/v1/models$ { default_type application/json; return 200 '%(models)s'; }
-    location = /plain/v1/chat/completions { default_type application/json; return 200 '%(plain)s'; }
-    location = /sse/v1/chat/completions { default_type text/event-stream; alias %(tmp)s/sse.txt;
-                                          error_page 405 =200 $uri; }
-  }
-}
-""" % {"tmp": tmp, "port": ports["upstream"], "models": models, "plain": plain_body})
-    # nginx refuses a 13 kB string in its config and POST to a static file; the error_page
-    # redirect serves the file to a POST as if it were a GET.
-    with open(os.path.join(tmp, "sse.txt"), "w") as f:
-        f.write(sse_body())
+    upstream_conf = write_upstream(tmp, ports["upstream"])
     nginx_conf = os.path.join(tmp, "proxy.conf")
     with open(nginx_conf, "w") as f:
         f.write(nginx_head(tmp, "proxy") + """
