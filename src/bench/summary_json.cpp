@@ -45,14 +45,20 @@ json::object summary_json(const BenchSummary& s) {
   };
 }
 
-void write_summary_json(const std::string& path, const json::object& config, const BenchSummary& summary) {
+void write_summary_json(const std::string& path, const json::object& config, const BenchSummary* summary,
+                        const json::object& extra) {
   std::ofstream out(path);
   if (!out) {
     throw std::runtime_error(fmt::format("cannot write '{}'", path));
   }
-  out << json::serialize(
-             json::object{{"schema", "infergate.bench/1"}, {"config", config}, {"summary", summary_json(summary)}})
-      << "\n";
+  json::object document{{"schema", "infergate.bench/1"}, {"config", config}};
+  if (summary != nullptr) {
+    document["summary"] = summary_json(*summary);
+  }
+  for (const auto& [key, value] : extra) {
+    document[key] = value;
+  }
+  out << json::serialize(document) << "\n";
   if (!out) {
     throw std::runtime_error(fmt::format("writing '{}' failed", path));
   }

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 #include <boost/json/object.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -12,6 +14,7 @@
 #include "bench/summary.hpp"
 #include "bench/summary_json.hpp"
 #include "bench/summary_table.hpp"
+#include "bench/sweep_report.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 
@@ -46,7 +49,62 @@ struct BenchArgs {
   double timeout_s = 600;
   bool insecure = false;
   bool no_busy_poll = false;
+  std::string sweep;
+  std::string slo;
+  double knee_gain = 0.10;
+  double knee_latency_rise = 0.10;
+  double sweep_max = 1024;
 };
+
+// Requests measured at one sweep level unless --requests or --duration says otherwise: enough for
+// the in-flight count to settle at the level.
+std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
+  const double scaled = kind == bench::SweepSpec::Kind::concurrency ? 8 * level : 10 * level;
+  return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
+}
+
+// Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
+// the table with the knee and returns the JSON of it.
+boost::json::object run_sweep(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
+                              const bench::LoadOptions& base, const std::vector<bench::Slo>& slos) {
+  const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
+  const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
+  std::vector<bench::SweepPoint> points;
+  auto run_level = [&](double level) {
+    bench::LoadOptions load = base;
+    if (spec.kind == bench::SweepSpec::Kind::concurrency) {
+      load.concurrency = static_cast<int>(level);
+      load.rate.reset();
+      load.arrival.reset();
+    } else {
+      load.rate = level;
+      load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
+    }
+    load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(spec.kind, level));
+    fmt::print(stderr, "sweep: {} {:g} ({} requests)\n",
+               spec.kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency", level, load.requests);
+    const bench::RunResult result = bench::run_load(target, workload, load);
+    bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt};
+    if (!slos.empty()) {
+      point.goodput = bench::measure_goodput(result.records, point.summary, slos);
+    }
+    const auto at = std::upper_bound(points.begin(), points.end(), level,
+                                     [](double l, const bench::SweepPoint& p) { return l < p.level; });
+    points.insert(at, std::move(point));
+  };
+  if (spec.automatic()) {
+    while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
+      run_level(*next);
+    }
+  } else {
+    for (double level : spec.levels) {
+      run_level(level);
+    }
+  }
+  const auto knee = bench::find_knee(points, rule);
+  bench::print_sweep_table(stdout, spec, points, knee, rule);
+  return bench::sweep_json(spec, points, knee, rule, slos);
+}
 
 void run_bench(const BenchArgs& args) {
   std::optional<EmbeddedSim> sim;
@@ -107,6 +165,39 @@ void run_bench(const BenchArgs& args) {
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
 
+  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
+  boost::json::object config{
+      {"base_url", target.base.to_string()},
+      {"model", model},
+      {"endpoint", args.endpoint},
+      {"simulator", sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr)},
+      {"load", load.rate ? "open" : "closed"},
+      {"concurrency", load.concurrency},
+      {"rate", load.rate ? boost::json::value(*load.rate) : boost::json::value(nullptr)},
+      {"arrival", load.arrival ? boost::json::value(load.arrival->to_string()) : boost::json::value(nullptr)},
+      {"max_concurrency",
+       load.max_concurrency ? boost::json::value(*load.max_concurrency) : boost::json::value(nullptr)},
+      {"requests", load.requests},
+      {"duration_s", load.duration_s},
+      {"warmup", load.warmup},
+      {"seed", load.seed},
+      {"input_tokens", wopts.input.to_string()},
+      {"output_tokens", wopts.output.to_string()},
+      {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
+      {"stream", wopts.stream},
+      {"ignore_eos", wopts.ignore_eos},
+      {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
+  };
+  if (!args.sweep.empty()) {
+    fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
+               sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
+    const boost::json::object sweep = run_sweep(args, target, workload, load, slos);
+    if (!args.json.empty()) {
+      bench::write_summary_json(args.json, config, nullptr, {{"sweep", sweep}});
+    }
+    return;
+  }
+
   bench::ProgressLine progress(load.requests, load.duration_s);
   std::function<void(const bench::Progress&)> on_progress;
   if (progress.enabled()) {
@@ -125,29 +216,14 @@ void run_bench(const BenchArgs& args) {
                              fmt::format("infergate bench: {} at {} ({}), {}, input {} / output {} tokens", model,
                                          target.base.to_string(), sim ? "simulator " + args.sim_profile : "external",
                                          shape, wopts.input.to_string(), wopts.output.to_string()));
+  boost::json::object extra;
+  if (!slos.empty()) {
+    const bench::Goodput goodput = bench::measure_goodput(result.records, summary, slos);
+    bench::print_goodput(stdout, goodput, slos);
+    extra["goodput"] = bench::goodput_json(goodput, slos);
+  }
   if (!args.json.empty()) {
-    boost::json::object config{
-        {"base_url", target.base.to_string()},
-        {"model", model},
-        {"endpoint", args.endpoint},
-        {"simulator", sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr)},
-        {"load", load.rate ? "open" : "closed"},
-        {"concurrency", load.concurrency},
-        {"rate", load.rate ? boost::json::value(*load.rate) : boost::json::value(nullptr)},
-        {"arrival", load.arrival ? boost::json::value(load.arrival->to_string()) : boost::json::value(nullptr)},
-        {"max_concurrency",
-         load.max_concurrency ? boost::json::value(*load.max_concurrency) : boost::json::value(nullptr)},
-        {"requests", load.requests},
-        {"duration_s", load.duration_s},
-        {"warmup", load.warmup},
-        {"seed", load.seed},
-        {"input_tokens", wopts.input.to_string()},
-        {"output_tokens", wopts.output.to_string()},
-        {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
-        {"stream", wopts.stream},
-        {"ignore_eos", wopts.ignore_eos},
-    };
-    bench::write_summary_json(args.json, config, summary);
+    bench::write_summary_json(args.json, config, &summary, extra);
   }
   if (!args.records.empty()) {
     bench::write_records_jsonl(args.records, result.records);
@@ -199,6 +275,20 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--insecure", a->insecure, "Do not verify the server's TLS certificate");
   cmd->add_flag("--no-busy-poll", a->no_busy_poll,
                 "Sleep between events instead of spinning (saves a core, adds wake-up latency to timings)");
+  cmd->add_option("--sweep", a->sweep,
+                  "concurrency=1,2,4,..., rate=R1,R2,... or auto (double from one stream until the knee or a "
+                  "broken SLO, then fill in)");
+  cmd->add_option("--slo", a->slo, "e.g. ttft_p99=500ms,tpot_p99=50ms,e2e_p99=10s: goodput and whether they hold");
+  cmd->add_option("--knee-gain", a->knee_gain, "Knee: throughput gain below which a step up counts as flat")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--knee-latency-rise", a->knee_latency_rise,
+                  "Knee: p99 TTFT or TPOT rise above which a flat step counts as a knee")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--sweep-max", a->sweep_max, "--sweep auto: the highest concurrency tried")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -238,6 +238,46 @@ class BenchOverTls(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
+class Sweeps(unittest.TestCase):
+    """Knee and SLO search against the simulator, whose saturation point its batch limit fixes:
+    with --sim-max-num-seqs 8 throughput cannot grow past 8 requests in flight."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def sweep(self, *args):
+        out = os.path.join(self.tmp.name, "sweep.json")
+        run = bench("--sim", "llama-3.1-8b:fp8@h100", "--sim-speedup", "20", "--sim-max-num-seqs", "8",
+                    "--input-tokens", "64", "--output-tokens", "64", "--json", out, *args)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        return run.stdout, read_json(out)["sweep"]
+
+    def test_the_knee_of_a_listed_sweep_is_within_one_step_of_the_batch_limit(self):
+        text, sweep = self.sweep("--sweep", "concurrency=1,2,4,8,16,32,64")
+        self.assertEqual([p["level"] for p in sweep["points"]], [1, 2, 4, 8, 16, 32, 64])
+        self.assertIn(sweep["knee"]["level"], (4, 8, 16), text)
+        self.assertIn("<- knee", text)
+        self.assertIn("knee: the last load before the first step up", text)
+        throughput = [p["summary"]["output_tokens_per_s"] for p in sweep["points"]]
+        self.assertGreater(throughput[3], 5 * throughput[0])  # 8 streams: about 8x one stream
+
+    def test_auto_sweep_doubles_to_the_knee_then_fills_in_and_reports_goodput(self):
+        text, sweep = self.sweep("--sweep", "auto", "--sweep-max", "128", "--slo", "ttft_p99=40ms,tpot_p99=5ms")
+        levels = [p["level"] for p in sweep["points"]]
+        self.assertEqual(levels[:4], [1, 2, 4, 8])
+        self.assertIn(sweep["knee"]["level"], (4, 6, 8, 12, 16), text)
+        self.assertLessEqual(max(levels), 64)
+        for p in sweep["points"]:
+            g = p["goodput"]
+            self.assertEqual(g["slos"], ["ttft_p99=40ms", "tpot_p99=5ms"])
+            self.assertLessEqual(g["requests_per_s"], p["summary"]["requests_per_s"] + 1e-9)
+        # Far past the batch limit the queue alone breaks the TTFT objective.
+        deepest = sweep["points"][-1]
+        if deepest["level"] >= 32:
+            self.assertFalse(deepest["goodput"]["met"])
+
+
 class SimServer(unittest.TestCase):
     def setUp(self):
         self.sim = Sim("--speedup", "10", "--max-body-bytes", "4096", "--header-timeout-ms", "300")

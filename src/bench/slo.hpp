@@ -1,0 +1,40 @@
+#pragma once
+// Service-level objectives and goodput. `--slo ttft_p99=500ms,tpot_p99=50ms,e2e_p99=2s` sets, for
+// each metric, a threshold and the percentile of requests that must meet it. A request is good
+// when it succeeded and meets every threshold; goodput is good requests (and their output tokens)
+// per second of the measured window, with failed requests in the denominator of the good share.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/request_record.hpp"
+#include "bench/summary.hpp"
+
+namespace infergate::bench {
+
+struct Slo {
+  enum class Metric { ttft, tpot, itl, e2e };
+  Metric metric = Metric::ttft;
+  double percentile = 99;  // of requests that must meet the threshold
+  double threshold_ms = 0;
+
+  [[nodiscard]] std::string to_string() const;  // "ttft_p99=500ms"
+};
+
+// Throws std::invalid_argument naming the entry that does not parse.
+std::vector<Slo> parse_slos(std::string_view text);
+
+struct Goodput {
+  std::uint64_t good = 0;
+  double good_share = 0;  // good / (completed + failed)
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+  bool met = true;                  // every SLO's percentile is within its threshold (and nothing failed beyond it)
+  std::vector<std::string> broken;  // "ttft_p99 612.3ms > 500ms"
+};
+
+Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSummary& summary,
+                        const std::vector<Slo>& slos);
+
+}  // namespace infergate::bench

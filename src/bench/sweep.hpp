@@ -1,0 +1,55 @@
+#pragma once
+// Load sweeps and the knee. `--sweep concurrency=1,2,4,8` or `--sweep rate=2,4,8` runs the same
+// workload at each level; `--sweep auto` starts with one stream and doubles until throughput stops
+// rising or an SLO breaks, then measures halfway between the last two levels.
+//
+// The knee (printed with the result): the last level before the first step up whose throughput
+// gain is under `gain` (default 10%) while p99 TTFT or p99 TPOT still rises by more than
+// `latency_rise` (default 10%): beyond it, more load buys latency, not throughput.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/slo.hpp"
+#include "bench/summary.hpp"
+
+namespace infergate::bench {
+
+struct SweepSpec {
+  enum class Kind { concurrency, rate };
+  Kind kind = Kind::concurrency;
+  std::vector<double> levels;  // empty: auto
+  [[nodiscard]] bool automatic() const { return levels.empty(); }
+};
+
+// Throws std::invalid_argument naming the problem.
+SweepSpec parse_sweep(std::string_view text);
+
+struct SweepPoint {
+  double level = 0;
+  BenchSummary summary;
+  std::optional<Goodput> goodput;  // with --slo
+};
+
+struct KneeRule {
+  double gain = 0.10;
+  double latency_rise = 0.10;
+  [[nodiscard]] std::string describe() const;
+};
+
+struct Knee {
+  std::size_t index = 0;  // into the points, sorted by level
+  std::string reason;
+};
+
+// Points must be sorted by level. nullopt while throughput keeps rising (or fewer than 3 points).
+std::optional<Knee> find_knee(const std::vector<SweepPoint>& points, const KneeRule& rule);
+
+// The next level for `--sweep auto` after `points` (sorted by level): double until the knee or a
+// broken SLO, then halfway between the knee's neighbour and the level after it; nullopt when done.
+// `max_level` bounds the doubling.
+std::optional<double> next_auto_level(const std::vector<SweepPoint>& points, const KneeRule& rule, double max_level,
+                                      SweepSpec::Kind kind);
+
+}  // namespace infergate::bench

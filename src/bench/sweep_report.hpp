@@ -1,0 +1,25 @@
+#pragma once
+// A sweep as people and tools read it: one row per load level with the knee marked, and the
+// rule that placed it; goodput against the SLOs where they were given.
+#include <boost/json/object.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/slo.hpp"
+#include "bench/sweep.hpp"
+
+namespace infergate::bench {
+
+void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos);
+void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                       const std::optional<Knee>& knee, const KneeRule& rule);
+
+boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
+// {"kind", "points": [{"level", "summary", "goodput"}], "knee": {...} or null, "knee_rule"}.
+boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos);
+
+}  // namespace infergate::bench
