@@ -29,12 +29,14 @@ void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slo
   }
 }
 
-void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                       const std::optional<Knee>& knee, const KneeRule& rule) {
+namespace {
+
+// One row per level; `marked` gets `marker` at its end.
+void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points,
+                  std::optional<std::size_t> marked, const char* marker) {
   const bool slo = !points.empty() && points.front().goodput.has_value();
-  fmt::print(out, "\nsweep over {}\n", kind_name(spec));
-  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>7}{}\n", kind_name(spec), "req/s", "out tok/s",
-             "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "failed", slo ? "   goodput   SLOs" : "");
+  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>7}{}\n", kind, "req/s", "out tok/s", "TTFT p50",
+             "TTFT p99", "TPOT p50", "TPOT p99", "failed", slo ? "   goodput   SLOs" : "");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     const BenchSummary& s = p.summary;
@@ -44,14 +46,41 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
     }
     fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}\n", p.level,
                s.requests_per_s, s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
-               s.failed, goodput, knee && knee->index == i ? "   <- knee" : "");
+               s.failed, goodput, marked == i ? marker : "");
   }
+}
+
+}  // namespace
+
+void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                       const std::optional<Knee>& knee, const KneeRule& rule) {
+  fmt::print(out, "\nsweep over {}\n", kind_name(spec));
+  print_levels(out, kind_name(spec), points, knee ? std::optional(knee->index) : std::nullopt, "   <- knee");
   if (knee) {
     fmt::print(out, "  knee at {} {:g} ({})\n", kind_name(spec), points[knee->index].level, knee->reason);
   } else {
     fmt::print(out, "  no knee: throughput was still rising at the highest load measured\n");
   }
   fmt::print(out, "  ({})\n", rule.describe());
+}
+
+void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
+                    std::optional<double> failing) {
+  std::optional<std::size_t> marked;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (passing && points[i].level == *passing) {
+      marked = i;
+    }
+  }
+  fmt::print(out, "\nsearch for the highest rate meeting every SLO\n");
+  print_levels(out, "rate", points, marked, "   <- max load");
+  if (passing && failing) {
+    fmt::print(out, "  max load: {:g} req/s meets every SLO; {:g} req/s does not\n", *passing, *failing);
+  } else if (passing) {
+    fmt::print(out, "  max load: at least {:g} req/s (every rate tried met the SLOs)\n", *passing);
+  } else {
+    fmt::print(out, "  max load: none found: even {:g} req/s breaks an SLO\n", failing.value_or(0));
+  }
 }
 
 boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos) {
@@ -72,15 +101,35 @@ boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos)
           {"broken", std::move(broken)}};
 }
 
-boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos) {
+namespace {
+
+boost::json::array points_json(const std::vector<SweepPoint>& points, const std::vector<Slo>& slos) {
   boost::json::array array;
   for (const SweepPoint& p : points) {
     boost::json::object point{{"level", p.level}, {"summary", summary_json(p.summary)}};
     point["goodput"] = p.goodput ? boost::json::value(goodput_json(*p.goodput, slos)) : boost::json::value(nullptr);
     array.push_back(std::move(point));
   }
-  boost::json::object out{{"kind", kind_name(spec)}, {"points", std::move(array)}, {"knee_rule", rule.describe()}};
+  return array;
+}
+
+boost::json::value optional_json(std::optional<double> v) {
+  return v ? boost::json::value(*v) : boost::json::value(nullptr);
+}
+
+}  // namespace
+
+boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
+                                  std::optional<double> failing, const std::vector<Slo>& slos) {
+  return {{"rate", optional_json(passing)},
+          {"failing_rate", optional_json(failing)},
+          {"points", points_json(points, slos)}};
+}
+
+boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos) {
+  boost::json::object out{
+      {"kind", kind_name(spec)}, {"points", points_json(points, slos)}, {"knee_rule", rule.describe()}};
   if (knee) {
     out["knee"] = boost::json::object{{"level", points[knee->index].level}, {"reason", knee->reason}};
   } else {

@@ -16,9 +16,15 @@ namespace infergate::bench {
 void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos);
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
                        const std::optional<Knee>& knee, const KneeRule& rule);
+// The rates --find-max-load measured (sorted), the answer marked.
+void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
+                    std::optional<double> failing);
 
 boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
 // {"kind", "points": [{"level", "summary", "goodput"}], "knee": {...} or null, "knee_rule"}.
+// {"rate": highest passing or null, "failing_rate": lowest failing or null, "points": [...]}.
+boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
+                                  std::optional<double> failing, const std::vector<Slo>& slos);
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos);
 

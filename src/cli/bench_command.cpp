@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "bench/max_load.hpp"
 #include "bench/progress.hpp"
 #include "bench/records_jsonl.hpp"
 #include "bench/runner.hpp"
@@ -54,6 +55,9 @@ struct BenchArgs {
   double knee_gain = 0.10;
   double knee_latency_rise = 0.10;
   double sweep_max = 1024;
+  bool find_max_load = false;
+  double max_load_precision = 0.1;
+  double max_load_ceiling = 10'000;
 };
 
 // Requests measured at one sweep level unless --requests or --duration says otherwise: enough for
@@ -63,6 +67,47 @@ std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
   return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
 }
 
+// Runs the workload at one load level and inserts the result into `points` (sorted by level).
+void measure_level(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
+                   const bench::LoadOptions& base, const std::vector<bench::Slo>& slos, bench::SweepSpec::Kind kind,
+                   double level, std::vector<bench::SweepPoint>& points) {
+  bench::LoadOptions load = base;
+  if (kind == bench::SweepSpec::Kind::concurrency) {
+    load.concurrency = static_cast<int>(level);
+    load.rate.reset();
+    load.arrival.reset();
+  } else {
+    load.rate = level;
+    load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
+  }
+  load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
+  fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
+             level, load.requests);
+  const bench::RunResult result = bench::run_load(target, workload, load);
+  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt};
+  if (!slos.empty()) {
+    point.goodput = bench::measure_goodput(result.records, point.summary, slos);
+  }
+  const auto at = std::upper_bound(points.begin(), points.end(), level,
+                                   [](double l, const bench::SweepPoint& p) { return l < p.level; });
+  points.insert(at, std::move(point));
+}
+
+// The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
+// returns the JSON of the search.
+boost::json::object find_max_load(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
+                                  const bench::LoadOptions& base, const std::vector<bench::Slo>& slos) {
+  bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
+  std::vector<bench::SweepPoint> points;
+  while (auto rate = search.next()) {
+    measure_level(args, target, workload, base, slos, bench::SweepSpec::Kind::rate, *rate, points);
+    const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
+    search.record(*rate, it->goodput->met);
+  }
+  bench::print_max_load(stdout, points, search.passing(), search.failing());
+  return bench::max_load_json(points, search.passing(), search.failing(), slos);
+}
+
 // Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
 // the table with the knee and returns the JSON of it.
 boost::json::object run_sweep(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
@@ -70,28 +115,7 @@ boost::json::object run_sweep(const BenchArgs& args, const bench::Target& target
   const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
   const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
   std::vector<bench::SweepPoint> points;
-  auto run_level = [&](double level) {
-    bench::LoadOptions load = base;
-    if (spec.kind == bench::SweepSpec::Kind::concurrency) {
-      load.concurrency = static_cast<int>(level);
-      load.rate.reset();
-      load.arrival.reset();
-    } else {
-      load.rate = level;
-      load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
-    }
-    load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(spec.kind, level));
-    fmt::print(stderr, "sweep: {} {:g} ({} requests)\n",
-               spec.kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency", level, load.requests);
-    const bench::RunResult result = bench::run_load(target, workload, load);
-    bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt};
-    if (!slos.empty()) {
-      point.goodput = bench::measure_goodput(result.records, point.summary, slos);
-    }
-    const auto at = std::upper_bound(points.begin(), points.end(), level,
-                                     [](double l, const bench::SweepPoint& p) { return l < p.level; });
-    points.insert(at, std::move(point));
-  };
+  auto run_level = [&](double level) { measure_level(args, target, workload, base, slos, spec.kind, level, points); };
   if (spec.automatic()) {
     while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
       run_level(*next);
@@ -188,6 +212,18 @@ void run_bench(const BenchArgs& args) {
       {"ignore_eos", wopts.ignore_eos},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
+  if (args.find_max_load) {
+    if (slos.empty() || !args.sweep.empty()) {
+      throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
+    }
+    fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
+               sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
+    const boost::json::object max_load = find_max_load(args, target, workload, load, slos);
+    if (!args.json.empty()) {
+      bench::write_summary_json(args.json, config, nullptr, {{"max_load", max_load}});
+    }
+    return;
+  }
   if (!args.sweep.empty()) {
     fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
                sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
@@ -287,6 +323,15 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--sweep-max", a->sweep_max, "--sweep auto: the highest concurrency tried")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--find-max-load", a->find_max_load,
+                "The highest --rate (open loop) that meets every --slo: doubling from --rate (or 1), then bisection");
+  cmd->add_option("--max-load-precision", a->max_load_precision,
+                  "--find-max-load stops when the failing rate is within this fraction of the passing one")
+      ->check(CLI::Range(0.01, 10.0))
+      ->capture_default_str();
+  cmd->add_option("--max-load-ceiling", a->max_load_ceiling, "--find-max-load: the highest rate tried")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->callback([a] { run_bench(*a); });

@@ -278,6 +278,23 @@ class Sweeps(unittest.TestCase):
             self.assertFalse(deepest["goodput"]["met"])
 
 
+    def test_find_max_load_brackets_the_highest_rate_meeting_the_slos(self):
+        out = os.path.join(self.tmp.name, "max.json")
+        run = bench("--sim", "llama-3.1-8b:fp8@h100", "--sim-speedup", "20", "--sim-max-num-seqs", "8",
+                    "--input-tokens", "64", "--output-tokens", "64", "--requests", "60", "--json", out,
+                    "--find-max-load", "--rate", "20", "--slo", "ttft_p99=100ms")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        result = read_json(out)["max_load"]
+        points = {p["level"]: p for p in result["points"]}
+        passing, failing = result["rate"], result["failing_rate"]
+        self.assertGreaterEqual(passing, 20)  # far below what 8 slots serve: it must pass
+        self.assertTrue(points[passing]["goodput"]["met"])
+        self.assertFalse(points[failing]["goodput"]["met"])
+        self.assertLess(passing, failing)
+        self.assertLessEqual(failing / passing, 1.1 + 1e-9)
+        self.assertIn("max load: %g req/s meets every SLO" % passing, run.stdout)
+
+
 class SimServer(unittest.TestCase):
     def setUp(self):
         self.sim = Sim("--speedup", "10", "--max-body-bytes", "4096", "--header-timeout-ms", "300")
