@@ -17,6 +17,7 @@ const char* kind_name(const SweepSpec& spec) {
 
 void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slos) {
   std::vector<std::string> names;
+  names.reserve(slos.size());
   for (const Slo& slo : slos) {
     names.push_back(slo.to_string());
   }
