@@ -101,27 +101,28 @@ void Ledger::flush() {
   if (rows.empty()) {
     return;
   }
+  std::int64_t last_rowid = 0;
   try {
-    write(rows);
+    last_rowid = write(rows);
   } catch (...) {
     const std::lock_guard lock(queue_mutex_);
     queue_.insert(queue_.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
     throw;
   }
   // Summed per key before taking the lock the I/O threads queue rows under.
-  std::unordered_map<std::string_view, double> written_cost;
+  WrittenBatch batch{last_rowid, {}};
   for (const LedgerRow& row : rows) {
     if (row.cost_usd > 0) {
-      written_cost[row.key_id] += row.cost_usd;
+      batch.cost[row.key_id] += row.cost_usd;
     }
   }
-  const std::lock_guard lock(queue_mutex_);
-  for (const auto& [key, cost] : written_cost) {
-    queued_cost_[std::string(key)] -= cost;
+  if (!batch.cost.empty()) {
+    const std::lock_guard lock(queue_mutex_);
+    written_.push_back(std::move(batch));
   }
 }
 
-void Ledger::write(const std::vector<LedgerRow>& rows) {
+std::int64_t Ledger::write(const std::vector<LedgerRow>& rows) {
   writer_.exec("BEGIN IMMEDIATE");
   try {
     Statement insert(writer_,
@@ -149,8 +150,10 @@ void Ledger::write(const std::vector<LedgerRow>& rows) {
     writer_.exec("ROLLBACK");
     throw;
   }
+  const std::int64_t last_rowid = writer_.last_insert_rowid();
   writer_.exec("COMMIT");
   rows_written_.fetch_add(rows.size(), std::memory_order_relaxed);
+  return last_rowid;
 }
 
 std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
@@ -228,17 +231,29 @@ void Ledger::refresh_spend() {
     throw;
   }
   reader_.exec("COMMIT");
+  // The snapshot and the costs it now holds change together, under the lock spend() reads both by.
+  const std::lock_guard queue_lock(queue_mutex_);
+  const std::int64_t counted = next->last_rowid;
+  std::erase_if(written_, [&](const WrittenBatch& batch) {
+    if (batch.last_rowid > counted) {
+      return false;
+    }
+    for (const auto& [key, cost] : batch.cost) {
+      queued_cost_[key] -= cost;
+    }
+    return true;
+  });
   spend_.store(std::move(next));
 }
 
 double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {
+  const std::lock_guard lock(queue_mutex_);
   const auto snapshot = spend_.load();
   const auto& map = period == BudgetPeriod::day     ? snapshot->day
                     : period == BudgetPeriod::month ? snapshot->month
                                                     : snapshot->total;
   const auto it = map.find(key_id);
   double total = it == map.end() ? 0.0 : it->second;
-  const std::lock_guard lock(queue_mutex_);
   if (const auto queued = queued_cost_.find(key_id); queued != queued_cost_.end()) {
     total += queued->second;
   }

@@ -66,7 +66,8 @@ class Ledger {
   std::vector<UsageGroup> usage(const std::string& key_id);
 
   // What `key_id` spent in the budget period that contains now: the rows on disk as of the last
-  // refresh_spend(), plus the rows still queued.
+  // refresh_spend(), plus the rows it has not read yet (queued, or written since): exact for the
+  // rows of this process.
   [[nodiscard]] double spend(const std::string& key_id, BudgetPeriod period) const;
   // Brings each key's spending per period up to date with the rows on disk (the key cache's thread
   // calls it): only rows added since the last call are read, unless a day or month has begun.
@@ -83,8 +84,15 @@ class Ledger {
     std::int64_t day_start_ms = 0;
     std::int64_t month_start_ms = 0;
   };
+  // Costs written to disk that the spend snapshot does not hold yet: they stay counted from the
+  // queue until a refresh has read rows up to `last_rowid`.
+  struct WrittenBatch {
+    std::int64_t last_rowid = 0;
+    std::unordered_map<std::string, double> cost;
+  };
   void loop();
-  void write(const std::vector<LedgerRow>& rows);
+  // Returns the rowid of the last row written.
+  std::int64_t write(const std::vector<LedgerRow>& rows);
 
   SqliteDb writer_;
   SqliteDb reader_;
@@ -93,7 +101,8 @@ class Ledger {
 
   mutable std::mutex queue_mutex_;
   std::vector<LedgerRow> queue_;
-  std::unordered_map<std::string, double> queued_cost_;  // per key, rows not yet on disk
+  std::unordered_map<std::string, double> queued_cost_;  // per key, rows the spend snapshot lacks
+  std::vector<WrittenBatch> written_;                    // of those, the ones on disk
   std::mutex write_mutex_;                               // one flush at a time
   std::condition_variable wake_;
   bool stopping_ = false;

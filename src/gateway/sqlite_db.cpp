@@ -37,6 +37,10 @@ int SqliteDb::changes() const {
   return sqlite3_changes(db_);
 }
 
+std::int64_t SqliteDb::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+
 Statement::Statement(const SqliteDb& db, const std::string& sql) : db_(db) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
     fail("prepare");

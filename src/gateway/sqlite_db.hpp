@@ -24,6 +24,7 @@ class SqliteDb {
   [[nodiscard]] const std::string& path() const { return path_; }
   // Rows the last INSERT, UPDATE or DELETE changed.
   [[nodiscard]] int changes() const;
+  [[nodiscard]] std::int64_t last_insert_rowid() const;
 
  private:
   sqlite3* db_ = nullptr;

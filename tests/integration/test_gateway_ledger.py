@@ -11,7 +11,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from processes import Gateway, Sim
+from processes import Gateway, Sim, wait_for
 
 MASTER = "master-key-for-tests-0123456789"
 FLUSH_MS = 300
@@ -74,6 +74,21 @@ class Ledger(unittest.TestCase):
         parsed = json.loads(text)
         return status, parsed, parsed["usage"]
 
+    def usage(self, query, requests):
+        """GET /admin/usage once it counts `requests` requests: a request's row is queued as it ends,
+        just after its last byte reaches the client."""
+        groups = []
+
+        def counted():
+            nonlocal groups
+            status, body = self.call("GET", "/admin/usage" + query)
+            self.assertEqual(status, 200, body)
+            groups = json.loads(body)["data"]
+            return sum(g["requests"] for g in groups) == requests
+
+        self.assertTrue(wait_for(counted, 5), groups)
+        return groups
+
     def ledger_rows(self):
         with sqlite3.connect(self.db) as db:
             return {row[0]: row[1:] for row in db.execute(
@@ -89,16 +104,13 @@ class Ledger(unittest.TestCase):
             self.assertEqual(status, 200)
             received[key["id"]][0] += usage["prompt_tokens"]
             received[key["id"]][1] += usage["completion_tokens"]
-        status, body = self.call("GET", "/admin/usage")
-        self.assertEqual(status, 200, body)
-        groups = {g["key_id"]: g for g in json.loads(body)["data"]}
+        groups = {g["key_id"]: g for g in self.usage("", 6)}
         for key_id, (prompt, completion) in received.items():
             g = groups[key_id]
             self.assertEqual((g["model"], g["requests"]), ("gemma", 3))
             self.assertEqual((g["prompt_tokens"], g["completion_tokens"]), (prompt, completion))
             self.assertAlmostEqual(g["cost_usd"], (prompt * PRICE_IN + completion * PRICE_OUT) / 1e6, places=9)
-        status, body = self.call("GET", "/admin/usage?key_id=" + a["id"])
-        self.assertEqual([g["key_id"] for g in json.loads(body)["data"]], [a["id"]])
+        self.assertEqual([g["key_id"] for g in self.usage("?key_id=" + a["id"], 3)], [a["id"]])
         self.assertEqual(self.call("GET", "/admin/usage", key=a["key"])[0], 401)
 
     def test_a_key_over_budget_gets_insufficient_quota(self):
@@ -130,8 +142,7 @@ class Ledger(unittest.TestCase):
         self.assertEqual(status, 403)
         status, body = self.call("POST", "/v1/chat/completions", {"model": "nope", "messages": []}, key["key"])
         self.assertEqual(status, 404)
-        status, body = self.call("GET", "/admin/usage?key_id=" + key["id"])
-        self.assertEqual(sum(g["requests"] for g in json.loads(body)["data"]), 5)
+        self.usage("?key_id=" + key["id"], 5)
         statuses = sorted(row[4] for row in self.ledger_rows().values())
         self.assertEqual(statuses, [200, 200, 403, 404, 429])
 
