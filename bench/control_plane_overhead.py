@@ -20,7 +20,8 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import children, cpu_seconds, free_port, run_wrk, wait_port, write_upstream  # noqa: E402
+from gateway_overhead import (children, cpu_seconds, free_port, run_wrk, stop_all, wait_port,  # noqa: E402
+                              write_upstream)
 
 MASTER = "bench-master-key-0123456789"
 
@@ -122,13 +123,7 @@ def main():
                         median(variant, "cpu"), added / off_added, median(variant, "cpu") / median("off", "cpu")))
                 sys.stdout.flush()
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all(procs)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,17 @@ def write_upstream(tmp, port):
     return conf
 
 
+def stop_all(procs):
+    """Terminates every process, then kills those still running after 10 s."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -214,13 +225,7 @@ backend b
                 print("  infergate CPU per request / best of nginx, haproxy: %.2f" % (ours / best))
                 sys.stdout.flush()
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_all(procs)
 
 
 if __name__ == "__main__":
