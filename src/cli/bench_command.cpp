@@ -16,6 +16,7 @@
 #include "bench/summary_json.hpp"
 #include "bench/summary_table.hpp"
 #include "bench/sweep_report.hpp"
+#include "bench/timeline_report.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 
@@ -252,7 +253,12 @@ void run_bench(const BenchArgs& args) {
                              fmt::format("infergate bench: {} at {} ({}), {}, input {} / output {} tokens", model,
                                          target.base.to_string(), sim ? "simulator " + args.sim_profile : "external",
                                          shape, wopts.input.to_string(), wopts.output.to_string()));
-  boost::json::object extra;
+  const std::optional<bench::SteadyState> steady = bench::steady_state(result.records);
+  bench::print_steady_state(stdout, steady);
+  boost::json::object extra{
+      {"steady_state", steady ? boost::json::value(bench::steady_state_json(*steady)) : boost::json::value(nullptr)},
+      {"timeseries", bench::time_series_json(bench::time_series(result.records))},
+  };
   if (!slos.empty()) {
     const bench::Goodput goodput = bench::measure_goodput(result.records, summary, slos);
     bench::print_goodput(stdout, goodput, slos);

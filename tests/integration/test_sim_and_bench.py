@@ -52,6 +52,20 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(s["token_source"], "usage")
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
             self.assertEqual(set(s[key]) >= {"mean", "p50", "p90", "p95", "p99", "max"}, True, key)
+        steady = doc["steady_state"]
+        self.assertEqual(steady["level"], 16)
+        self.assertEqual(steady["ramp_up"]["requests"], 16)  # the first wave, sent together
+        self.assertEqual(steady["ramp_up"]["requests"] + steady["summary"]["completed"] + steady["drain"]["requests"],
+                         160)
+        self.assertGreater(steady["summary"]["completed"], 100)
+        self.assertAlmostEqual(steady["mean_in_flight"], 16, delta=0.5)
+        self.assertLess(steady["start_s"], steady["end_s"])
+        series = doc["timeseries"]
+        self.assertEqual(len({len(series[k]) for k in ("t_s", "in_flight", "output_tokens", "completed", "ttft_ms")}),
+                         1)
+        self.assertEqual(sum(series["completed"]), 160)
+        self.assertEqual(sum(series["started"]), 160)
+        self.assertAlmostEqual(sum(series["output_tokens"]), 160 * 24, places=6)
         records = read_jsonl(self.path("r.jsonl"))
         self.assertEqual(len(records), 160)
         errors = []

@@ -1,0 +1,20 @@
+#pragma once
+// The steady state and the per-second series as the table and the JSON show them.
+#include <boost/json/object.hpp>
+
+#include <cstdio>
+#include <optional>
+
+#include "bench/timeline.hpp"
+
+namespace infergate::bench {
+
+// One line with the window, its throughput and p50/p99 latencies, or why there is none.
+void print_steady_state(std::FILE* out, const std::optional<SteadyState>& steady);
+
+// {"rule", "level", "start_s", "end_s", "mean_in_flight", "summary", "ramp_up", "drain"}.
+boost::json::object steady_state_json(const SteadyState& steady);
+// Columns: {"interval_s", "t_s": [...], "in_flight": [...], ...}; a missing TTFT is null.
+boost::json::object time_series_json(const TimeSeries& series);
+
+}  // namespace infergate::bench
