@@ -11,8 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/cost.hpp"
 #include "bench/slo.hpp"
 #include "bench/summary.hpp"
+#include "bench/timeline.hpp"
 
 namespace infergate::bench {
 
@@ -30,6 +32,8 @@ struct SweepPoint {
   double level = 0;
   BenchSummary summary;
   std::optional<Goodput> goodput;  // with --slo
+  std::optional<SteadyState> steady;
+  std::optional<Cost> cost;  // with --price or --hourly-cost
 };
 
 struct KneeRule {

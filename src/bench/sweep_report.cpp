@@ -4,6 +4,7 @@
 #include <boost/json/array.hpp>
 
 #include "bench/summary_json.hpp"
+#include "bench/timeline_report.hpp"
 
 namespace infergate::bench {
 
@@ -36,8 +37,9 @@ namespace {
 void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points,
                   std::optional<std::size_t> marked, const char* marker) {
   const bool slo = !points.empty() && points.front().goodput.has_value();
-  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>7}{}\n", kind, "req/s", "out tok/s", "TTFT p50",
-             "TTFT p99", "TPOT p50", "TPOT p99", "failed", slo ? "   goodput   SLOs" : "");
+  const bool cost = !points.empty() && points.front().cost.has_value();
+  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>7}{}{}\n", kind, "req/s", "out tok/s", "TTFT p50",
+             "TTFT p99", "TPOT p50", "TPOT p99", "failed", cost ? "  $/M out" : "", slo ? "   goodput   SLOs" : "");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     const BenchSummary& s = p.summary;
@@ -45,9 +47,15 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
     if (p.goodput) {
       goodput = fmt::format(" {:>9.2f}   {}", p.goodput->requests_per_s, p.goodput->met ? "met" : "broken");
     }
-    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}\n", p.level,
+    std::string dollars;
+    if (p.cost) {
+      const auto per_million = p.cost->per_million_output_by_hour ? p.cost->per_million_output_by_hour
+                                                                  : p.cost->per_million_output_by_tokens;
+      dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
+    }
+    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}{}\n", p.level,
                s.requests_per_s, s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
-               s.failed, goodput, marked == i ? marker : "");
+               s.failed, dollars, goodput, marked == i ? marker : "");
   }
 }
 
@@ -104,11 +112,16 @@ boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos)
 
 namespace {
 
-boost::json::array points_json(const std::vector<SweepPoint>& points, const std::vector<Slo>& slos) {
+boost::json::array points_json(const std::vector<SweepPoint>& points, const std::vector<Slo>& slos,
+                               const Pricing& pricing) {
   boost::json::array array;
   for (const SweepPoint& p : points) {
     boost::json::object point{{"level", p.level}, {"summary", summary_json(p.summary)}};
     point["goodput"] = p.goodput ? boost::json::value(goodput_json(*p.goodput, slos)) : boost::json::value(nullptr);
+    point["steady_state"] = p.steady ? boost::json::value(steady_state_json(*p.steady)) : boost::json::value(nullptr);
+    if (p.cost) {
+      point["cost"] = cost_json(pricing, *p.cost);
+    }
     array.push_back(std::move(point));
   }
   return array;
@@ -121,16 +134,17 @@ boost::json::value optional_json(std::optional<double> v) {
 }  // namespace
 
 boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
-                                  std::optional<double> failing, const std::vector<Slo>& slos) {
+                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing) {
   return {{"rate", optional_json(passing)},
           {"failing_rate", optional_json(failing)},
-          {"points", points_json(points, slos)}};
+          {"points", points_json(points, slos, pricing)}};
 }
 
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos) {
+                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos,
+                               const Pricing& pricing) {
   boost::json::object out{
-      {"kind", kind_name(spec)}, {"points", points_json(points, slos)}, {"knee_rule", rule.describe()}};
+      {"kind", kind_name(spec)}, {"points", points_json(points, slos, pricing)}, {"knee_rule", rule.describe()}};
   if (knee) {
     out["knee"] = boost::json::object{{"level", points[knee->index].level}, {"reason", knee->reason}};
   } else {

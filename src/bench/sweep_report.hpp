@@ -21,11 +21,13 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
                     std::optional<double> failing);
 
 boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
-// {"kind", "points": [{"level", "summary", "goodput"}], "knee": {...} or null, "knee_rule"}.
+// {"kind", "points": [{"level", "summary", "goodput", "steady_state", "cost"}], "knee": {...} or null,
+// "knee_rule"}.
 // {"rate": highest passing or null, "failing_rate": lowest failing or null, "points": [...]}.
 boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
-                                  std::optional<double> failing, const std::vector<Slo>& slos);
+                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing);
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos);
+                               const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos,
+                               const Pricing& pricing);
 
 }  // namespace infergate::bench

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "bench/cost.hpp"
 #include "bench/max_load.hpp"
 #include "bench/progress.hpp"
 #include "bench/records_jsonl.hpp"
@@ -59,6 +60,8 @@ struct BenchArgs {
   bool find_max_load = false;
   double max_load_precision = 0.1;
   double max_load_ceiling = 10'000;
+  std::string price;
+  double hourly_cost = 0;
 };
 
 // Requests measured at one sweep level unless --requests or --duration says otherwise: enough for
@@ -68,11 +71,21 @@ std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
   return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
 }
 
+// What every measurement of one bench invocation shares.
+struct Plan {
+  const BenchArgs& args;
+  const bench::Target& target;
+  const bench::Workload& workload;
+  const bench::LoadOptions& load;
+  const std::vector<bench::Slo>& slos;
+  const bench::Pricing& pricing;
+};
+
 // Runs the workload at one load level and inserts the result into `points` (sorted by level).
-void measure_level(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
-                   const bench::LoadOptions& base, const std::vector<bench::Slo>& slos, bench::SweepSpec::Kind kind,
-                   double level, std::vector<bench::SweepPoint>& points) {
-  bench::LoadOptions load = base;
+void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
+                   std::vector<bench::SweepPoint>& points) {
+  const BenchArgs& args = plan.args;
+  bench::LoadOptions load = plan.load;
   if (kind == bench::SweepSpec::Kind::concurrency) {
     load.concurrency = static_cast<int>(level);
     load.rate.reset();
@@ -84,10 +97,15 @@ void measure_level(const BenchArgs& args, const bench::Target& target, const ben
   load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
   fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
              level, load.requests);
-  const bench::RunResult result = bench::run_load(target, workload, load);
-  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt};
-  if (!slos.empty()) {
-    point.goodput = bench::measure_goodput(result.records, point.summary, slos);
+  const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
+  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt,
+                          bench::steady_state(result.records), std::nullopt};
+  if (!plan.slos.empty()) {
+    point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
+  }
+  if (!plan.pricing.empty()) {
+    const double rate = point.steady ? point.steady->summary.output_tokens_per_s : point.summary.output_tokens_per_s;
+    point.cost = bench::measure_cost(plan.pricing, point.summary, rate);
   }
   const auto at = std::upper_bound(points.begin(), points.end(), level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });
@@ -96,39 +114,38 @@ void measure_level(const BenchArgs& args, const bench::Target& target, const ben
 
 // The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
 // returns the JSON of the search.
-boost::json::object find_max_load(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
-                                  const bench::LoadOptions& base, const std::vector<bench::Slo>& slos) {
+boost::json::object find_max_load(const Plan& plan) {
+  const BenchArgs& args = plan.args;
   bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
   std::vector<bench::SweepPoint> points;
   while (auto rate = search.next()) {
-    measure_level(args, target, workload, base, slos, bench::SweepSpec::Kind::rate, *rate, points);
+    measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points);
     const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
     search.record(*rate, it->goodput->met);
   }
   bench::print_max_load(stdout, points, search.passing(), search.failing());
-  return bench::max_load_json(points, search.passing(), search.failing(), slos);
+  return bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
 }
 
 // Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
 // the table with the knee and returns the JSON of it.
-boost::json::object run_sweep(const BenchArgs& args, const bench::Target& target, const bench::Workload& workload,
-                              const bench::LoadOptions& base, const std::vector<bench::Slo>& slos) {
+boost::json::object run_sweep(const Plan& plan) {
+  const BenchArgs& args = plan.args;
   const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
   const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
   std::vector<bench::SweepPoint> points;
-  auto run_level = [&](double level) { measure_level(args, target, workload, base, slos, spec.kind, level, points); };
   if (spec.automatic()) {
     while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
-      run_level(*next);
+      measure_level(plan, spec.kind, *next, points);
     }
   } else {
     for (double level : spec.levels) {
-      run_level(level);
+      measure_level(plan, spec.kind, level, points);
     }
   }
   const auto knee = bench::find_knee(points, rule);
   bench::print_sweep_table(stdout, spec, points, knee, rule);
-  return bench::sweep_json(spec, points, knee, rule, slos);
+  return bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
 }
 
 void run_bench(const BenchArgs& args) {
@@ -190,6 +207,10 @@ void run_bench(const BenchArgs& args) {
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
 
+  bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
+  if (args.hourly_cost > 0) {
+    pricing.hourly = args.hourly_cost;
+  }
   const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
   boost::json::object config{
       {"base_url", target.base.to_string()},
@@ -213,13 +234,14 @@ void run_bench(const BenchArgs& args) {
       {"ignore_eos", wopts.ignore_eos},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
+  const Plan plan{args, target, workload, load, slos, pricing};
   if (args.find_max_load) {
     if (slos.empty() || !args.sweep.empty()) {
       throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
     }
     fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
                sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object max_load = find_max_load(args, target, workload, load, slos);
+    const boost::json::object max_load = find_max_load(plan);
     if (!args.json.empty()) {
       bench::write_summary_json(args.json, config, nullptr, {{"max_load", max_load}});
     }
@@ -228,7 +250,7 @@ void run_bench(const BenchArgs& args) {
   if (!args.sweep.empty()) {
     fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
                sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object sweep = run_sweep(args, target, workload, load, slos);
+    const boost::json::object sweep = run_sweep(plan);
     if (!args.json.empty()) {
       bench::write_summary_json(args.json, config, nullptr, {{"sweep", sweep}});
     }
@@ -259,6 +281,12 @@ void run_bench(const BenchArgs& args) {
       {"steady_state", steady ? boost::json::value(bench::steady_state_json(*steady)) : boost::json::value(nullptr)},
       {"timeseries", bench::time_series_json(bench::time_series(result.records))},
   };
+  if (!pricing.empty()) {
+    const double rate = steady ? steady->summary.output_tokens_per_s : summary.output_tokens_per_s;
+    const bench::Cost cost = bench::measure_cost(pricing, summary, rate);
+    bench::print_cost(stdout, pricing, cost);
+    extra["cost"] = bench::cost_json(pricing, cost);
+  }
   if (!slos.empty()) {
     const bench::Goodput goodput = bench::measure_goodput(result.records, summary, slos);
     bench::print_goodput(stdout, goodput, slos);
@@ -340,6 +368,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--max-load-ceiling", a->max_load_ceiling, "--find-max-load: the highest rate tried")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--price", a->price,
+                  "Per-token prices, US dollars per million tokens: in=0.15,out=0.60 (cost per million output tokens)");
+  cmd->add_option("--hourly-cost", a->hourly_cost,
+                  "US dollars per hour of the endpoint's hardware (cost per million output tokens at the steady-state "
+                  "rate)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -82,6 +82,28 @@ class BenchAgainstSim(unittest.TestCase):
         # (bench/client_fidelity.py, bench/RESULTS.md).
         self.assertLess(statistics.median(errors), 2.0, errors)
 
+    def test_cost_per_million_output_tokens_by_price_and_by_hour(self):
+        sim = Sim("--speedup", "20")
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "24", "--input-tokens", "100",
+                      "--output-tokens", "20", "--price", "in=0.5,out=2", "--hourly-cost", "7.2", "--json",
+                      self.path("s.json"))
+            bad = bench("--base-url", sim.url, "--price", "in=0.5,cached=0.1")
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("s.json"))
+        s, cost = doc["summary"], doc["cost"]
+        self.assertEqual((s["prompt_tokens"], s["output_tokens"]), (2400, 480))
+        self.assertAlmostEqual(cost["run_usd"], (0.5 * 2400 + 2 * 480) / 1e6)
+        self.assertAlmostEqual(cost["per_million_output_tokens_by_tokens"], (0.5 * 2400 + 2 * 480) / 480)
+        steady_rate = doc["steady_state"]["summary"]["output_tokens_per_s"]
+        self.assertEqual(cost["output_tokens_per_s"], steady_rate)
+        self.assertAlmostEqual(cost["per_million_output_tokens_by_hour"], 7.2 / (steady_rate * 3600) * 1e6)
+        self.assertIn("per million output tokens at $7.2/h", r.stdout)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("'cached=0.1'", bad.stderr)
+
     def test_open_loop_keeps_its_schedule(self):
         sim = Sim("--speedup", "50", "--profile", "qwen2.5-7b:fp8@h100")
         try:
@@ -268,8 +290,16 @@ class Sweeps(unittest.TestCase):
         return run.stdout, read_json(out)["sweep"]
 
     def test_the_knee_of_a_listed_sweep_is_within_one_step_of_the_batch_limit(self):
-        text, sweep = self.sweep("--sweep", "concurrency=1,2,4,8,16,32,64")
+        text, sweep = self.sweep("--sweep", "concurrency=1,2,4,8,16,32,64", "--hourly-cost", "4")
         self.assertEqual([p["level"] for p in sweep["points"]], [1, 2, 4, 8, 16, 32, 64])
+        for p in sweep["points"]:
+            steady = p["steady_state"]
+            self.assertEqual(steady["level"], p["level"])
+            rate = steady["summary"]["output_tokens_per_s"]
+            self.assertAlmostEqual(p["cost"]["per_million_output_tokens_by_hour"], 4 / (rate * 3600) * 1e6)
+        cost = [p["cost"]["per_million_output_tokens_by_hour"] for p in sweep["points"]]
+        self.assertLess(cost[3], cost[0] / 4)  # batching shares the hour over more tokens
+        self.assertIn("$/M out", text)
         self.assertIn(sweep["knee"]["level"], (4, 8, 16), text)
         self.assertIn("<- knee", text)
         self.assertIn("knee: the last load before the first step up", text)

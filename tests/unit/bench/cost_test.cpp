@@ -1,0 +1,61 @@
+#include "bench/cost.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace infergate::bench {
+namespace {
+
+TEST(Price, ParsesEitherSideAndNamesABadEntry) {
+  const Pricing p = parse_price("in=0.15,out=0.6");
+  EXPECT_DOUBLE_EQ(*p.input_per_million, 0.15);
+  EXPECT_DOUBLE_EQ(*p.output_per_million, 0.6);
+  EXPECT_FALSE(parse_price("out=2").input_per_million.has_value());
+  for (const char* bad : {"", "in", "in=x", "in=-1", "total=3", "in=1,,"}) {
+    EXPECT_THROW(parse_price(bad), std::invalid_argument) << bad;
+  }
+  try {
+    parse_price("in=0.1,cached=0.05");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'cached=0.05'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Cost, PerTokenPricesChargePromptsAndOutput) {
+  BenchSummary s;
+  s.completed = 10;
+  s.prompt_tokens = 1'000'000;
+  s.output_tokens = 250'000;
+  Pricing p;
+  p.input_per_million = 0.2;
+  p.output_per_million = 0.8;
+  const Cost c = measure_cost(p, s, 1000);
+  EXPECT_DOUBLE_EQ(*c.run_usd, 0.2 + 0.2);
+  EXPECT_DOUBLE_EQ(*c.per_million_output_by_tokens, 0.4 / 0.25);
+  EXPECT_DOUBLE_EQ(*c.per_request_usd, 0.04);
+  EXPECT_FALSE(c.per_million_output_by_hour.has_value());
+}
+
+TEST(Cost, WithoutServerUsageThePromptsAskedForAreCharged) {
+  BenchSummary s;
+  s.completed = 1;
+  s.requested_input_tokens = 2'000'000;
+  s.output_tokens = 1'000'000;
+  Pricing p;
+  p.input_per_million = 1;
+  EXPECT_DOUBLE_EQ(*measure_cost(p, s, 0).run_usd, 2.0);
+}
+
+TEST(Cost, HourlyHardwareAtTheMeasuredRate) {
+  Pricing p;
+  p.hourly = 3.6;
+  const Cost c = measure_cost(p, BenchSummary{}, 1000);  // 3.6 M tokens an hour
+  EXPECT_DOUBLE_EQ(*c.per_million_output_by_hour, 1.0);
+  EXPECT_FALSE(c.run_usd.has_value());
+  EXPECT_FALSE(measure_cost(p, BenchSummary{}, 0).per_million_output_by_hour.has_value());
+}
+
+}  // namespace
+}  // namespace infergate::bench
