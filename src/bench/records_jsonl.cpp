@@ -15,6 +15,7 @@ namespace json = boost::json;
 std::string record_json(const RequestRecord& r) {
   json::object o{
       {"index", r.index},
+      {"run", r.run},
       {"status", r.ok() ? "ok" : "error"},
       {"http_status", r.http_status},
       {"due_ns", r.due_ns},

@@ -18,6 +18,7 @@ struct TextEvent {
 
 struct RequestRecord {
   std::uint64_t index = 0;
+  std::uint32_t run = 1;            // which of --runs K
   std::int64_t due_ns = 0;          // when it was scheduled to be sent (closed loop: when a slot freed)
   std::int64_t dispatch_ns = 0;     // when the client got round to it (scheduling lag = this - due)
   std::int64_t sent_ns = 0;         // request bytes handed to the kernel

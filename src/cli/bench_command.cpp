@@ -1,152 +1,18 @@
 #include <fmt/format.h>
 #include <boost/json/object.hpp>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 
-#include "bench/cost.hpp"
-#include "bench/max_load.hpp"
-#include "bench/progress.hpp"
-#include "bench/records_jsonl.hpp"
-#include "bench/runner.hpp"
-#include "bench/summary.hpp"
 #include "bench/summary_json.hpp"
-#include "bench/summary_table.hpp"
-#include "bench/sweep_report.hpp"
-#include "bench/timeline_report.hpp"
+#include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 
 namespace infergate::cli {
 
 namespace {
-
-struct BenchArgs {
-  std::string base_url;
-  std::string model;
-  std::string api_key;
-  std::string endpoint = "chat";
-  std::string sim_profile = "gemma-4-31b:bf16@h200";
-  double sim_speedup = 1.0;
-  int sim_max_num_seqs = 256;
-  int concurrency = 1;
-  double rate = 0;
-  std::string arrival = "poisson";
-  int max_concurrency = 0;
-  std::uint64_t requests = 0;
-  double duration = 0;
-  int warmup = 0;
-  std::uint64_t seed = 1;
-  std::string input_tokens = "512";
-  std::string output_tokens = "128";
-  std::string prompts;
-  bool no_stream = false;
-  bool no_ignore_eos = false;
-  std::string json;
-  std::string records;
-  bool trace = false;
-  double timeout_s = 600;
-  bool insecure = false;
-  bool no_busy_poll = false;
-  std::string sweep;
-  std::string slo;
-  double knee_gain = 0.10;
-  double knee_latency_rise = 0.10;
-  double sweep_max = 1024;
-  bool find_max_load = false;
-  double max_load_precision = 0.1;
-  double max_load_ceiling = 10'000;
-  std::string price;
-  double hourly_cost = 0;
-};
-
-// Requests measured at one sweep level unless --requests or --duration says otherwise: enough for
-// the in-flight count to settle at the level.
-std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
-  const double scaled = kind == bench::SweepSpec::Kind::concurrency ? 8 * level : 10 * level;
-  return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
-}
-
-// What every measurement of one bench invocation shares.
-struct Plan {
-  const BenchArgs& args;
-  const bench::Target& target;
-  const bench::Workload& workload;
-  const bench::LoadOptions& load;
-  const std::vector<bench::Slo>& slos;
-  const bench::Pricing& pricing;
-};
-
-// Runs the workload at one load level and inserts the result into `points` (sorted by level).
-void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
-                   std::vector<bench::SweepPoint>& points) {
-  const BenchArgs& args = plan.args;
-  bench::LoadOptions load = plan.load;
-  if (kind == bench::SweepSpec::Kind::concurrency) {
-    load.concurrency = static_cast<int>(level);
-    load.rate.reset();
-    load.arrival.reset();
-  } else {
-    load.rate = level;
-    load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
-  }
-  load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
-  fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
-             level, load.requests);
-  const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
-  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt,
-                          bench::steady_state(result.records), std::nullopt};
-  if (!plan.slos.empty()) {
-    point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
-  }
-  if (!plan.pricing.empty()) {
-    const double rate = point.steady ? point.steady->summary.output_tokens_per_s : point.summary.output_tokens_per_s;
-    point.cost = bench::measure_cost(plan.pricing, point.summary, rate);
-  }
-  const auto at = std::upper_bound(points.begin(), points.end(), level,
-                                   [](double l, const bench::SweepPoint& p) { return l < p.level; });
-  points.insert(at, std::move(point));
-}
-
-// The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
-// returns the JSON of the search.
-boost::json::object find_max_load(const Plan& plan) {
-  const BenchArgs& args = plan.args;
-  bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
-  std::vector<bench::SweepPoint> points;
-  while (auto rate = search.next()) {
-    measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points);
-    const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
-    search.record(*rate, it->goodput->met);
-  }
-  bench::print_max_load(stdout, points, search.passing(), search.failing());
-  return bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
-}
-
-// Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
-// the table with the knee and returns the JSON of it.
-boost::json::object run_sweep(const Plan& plan) {
-  const BenchArgs& args = plan.args;
-  const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
-  const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
-  std::vector<bench::SweepPoint> points;
-  if (spec.automatic()) {
-    while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
-      measure_level(plan, spec.kind, *next, points);
-    }
-  } else {
-    for (double level : spec.levels) {
-      measure_level(plan, spec.kind, level, points);
-    }
-  }
-  const auto knee = bench::find_knee(points, rule);
-  bench::print_sweep_table(stdout, spec, points, knee, rule);
-  return bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
-}
 
 void run_bench(const BenchArgs& args) {
   std::optional<EmbeddedSim> sim;
@@ -234,13 +100,21 @@ void run_bench(const BenchArgs& args) {
       {"ignore_eos", wopts.ignore_eos},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
-  const Plan plan{args, target, workload, load, slos, pricing};
+  const Plan plan{args,
+                  target,
+                  wopts,
+                  workload,
+                  load,
+                  slos,
+                  pricing,
+                  config,
+                  fmt::format("infergate bench: {} at {} ({})", model, target.base.to_string(),
+                              sim ? "simulator " + args.sim_profile : "external")};
   if (args.find_max_load) {
     if (slos.empty() || !args.sweep.empty()) {
       throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
     }
-    fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
-               sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
+    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
     const boost::json::object max_load = find_max_load(plan);
     if (!args.json.empty()) {
       bench::write_summary_json(args.json, config, nullptr, {{"max_load", max_load}});
@@ -248,8 +122,7 @@ void run_bench(const BenchArgs& args) {
     return;
   }
   if (!args.sweep.empty()) {
-    fmt::print("infergate bench: {} at {} ({}), input {} / output {} tokens\n", model, target.base.to_string(),
-               sim ? "simulator " + args.sim_profile : "external", wopts.input.to_string(), wopts.output.to_string());
+    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
     const boost::json::object sweep = run_sweep(plan);
     if (!args.json.empty()) {
       bench::write_summary_json(args.json, config, nullptr, {{"sweep", sweep}});
@@ -257,50 +130,7 @@ void run_bench(const BenchArgs& args) {
     return;
   }
 
-  bench::ProgressLine progress(load.requests, load.duration_s);
-  std::function<void(const bench::Progress&)> on_progress;
-  if (progress.enabled()) {
-    on_progress = [&](const bench::Progress& p) { progress.update(p); };
-  }
-  const bench::RunResult result = bench::run_load(target, workload, load, on_progress);
-  progress.finish();
-  for (const auto& failure : result.warmup_failures) {
-    fmt::print(stderr, "warmup request failed: {}\n", failure);
-  }
-
-  const bench::BenchSummary summary = bench::summarize_run(result.records);
-  const std::string shape = load.rate ? fmt::format("rate {} req/s ({})", *load.rate, load.arrival->to_string())
-                                      : fmt::format("concurrency {}", load.concurrency);
-  bench::print_summary_table(stdout, summary,
-                             fmt::format("infergate bench: {} at {} ({}), {}, input {} / output {} tokens", model,
-                                         target.base.to_string(), sim ? "simulator " + args.sim_profile : "external",
-                                         shape, wopts.input.to_string(), wopts.output.to_string()));
-  const std::optional<bench::SteadyState> steady = bench::steady_state(result.records);
-  bench::print_steady_state(stdout, steady);
-  boost::json::object extra{
-      {"steady_state", steady ? boost::json::value(bench::steady_state_json(*steady)) : boost::json::value(nullptr)},
-      {"timeseries", bench::time_series_json(bench::time_series(result.records))},
-  };
-  if (!pricing.empty()) {
-    const double rate = steady ? steady->summary.output_tokens_per_s : summary.output_tokens_per_s;
-    const bench::Cost cost = bench::measure_cost(pricing, summary, rate);
-    bench::print_cost(stdout, pricing, cost);
-    extra["cost"] = bench::cost_json(pricing, cost);
-  }
-  if (!slos.empty()) {
-    const bench::Goodput goodput = bench::measure_goodput(result.records, summary, slos);
-    bench::print_goodput(stdout, goodput, slos);
-    extra["goodput"] = bench::goodput_json(goodput, slos);
-  }
-  if (!args.json.empty()) {
-    bench::write_summary_json(args.json, config, &summary, extra);
-  }
-  if (!args.records.empty()) {
-    bench::write_records_jsonl(args.records, result.records);
-  }
-  if (summary.completed == 0 && summary.failed > 0) {
-    throw CLI::RuntimeError(1);
-  }
+  run_measurements(plan);
 }
 
 }  // namespace
@@ -367,6 +197,10 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-load-ceiling", a->max_load_ceiling, "--find-max-load: the highest rate tried")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--runs", a->runs,
+                  "Repeat the run K times (fresh prompts each): mean, CV and 95% interval of each headline figure")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--price", a->price,
                   "Per-token prices, US dollars per million tokens: in=0.15,out=0.60 (cost per million output tokens)");

@@ -104,6 +104,38 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("'cached=0.1'", bad.stderr)
 
+    def test_repeated_runs_give_mean_spread_and_interval_of_each_figure(self):
+        sim = Sim("--speedup", "20")
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "16", "--input-tokens", "64",
+                      "--output-tokens", "16", "--runs", "3", "--seed", "7", "--json", self.path("s.json"),
+                      "--records", self.path("r.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("s.json"))
+        self.assertNotIn("summary", doc)
+        runs = doc["runs"]
+        self.assertEqual(runs["count"], 3)
+        self.assertEqual([run["seed"] for run in runs["runs"]], [7, 8, 9])  # fresh prompts each run
+        for name, key in (("output_tokens_per_s", "output_tokens_per_s"), ("requests_per_s", "requests_per_s")):
+            figure = runs["figures"][name]
+            values = [run["summary"][key] for run in runs["runs"]]
+            self.assertEqual(figure["values"], values)
+            self.assertAlmostEqual(figure["mean"], statistics.mean(values))
+            self.assertAlmostEqual(figure["sd"], statistics.stdev(values))
+            self.assertAlmostEqual(figure["cv"], statistics.stdev(values) / statistics.mean(values))
+            half = 4.303 * statistics.stdev(values) / 3 ** 0.5  # Student's t, 2 degrees of freedom
+            self.assertAlmostEqual(figure["ci95"][0], figure["mean"] - half)
+            self.assertAlmostEqual(figure["ci95"][1], figure["mean"] + half)
+        p99 = runs["figures"]["ttft_ms_p99"]
+        self.assertEqual(p99["values"], [run["summary"]["ttft_ms"]["p99"] for run in runs["runs"]])
+        records = read_jsonl(self.path("r.jsonl"))
+        self.assertEqual(sorted({rec["run"] for rec in records}), [1, 2, 3])
+        self.assertEqual(len(records), 48)
+        self.assertIn("over 3 runs", r.stdout)
+        self.assertIn("run 3/3:", r.stdout)
+
     def test_open_loop_keeps_its_schedule(self):
         sim = Sim("--speedup", "50", "--profile", "qwen2.5-7b:fp8@h100")
         try:

@@ -1,0 +1,92 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "bench/max_load.hpp"
+#include "bench/summary.hpp"
+#include "bench/sweep_report.hpp"
+#include "bench/timeline.hpp"
+#include "cli/bench_plan.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+// Requests measured at one sweep level unless --requests or --duration says otherwise: enough for
+// the in-flight count to settle at the level.
+std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
+  const double scaled = kind == bench::SweepSpec::Kind::concurrency ? 8 * level : 10 * level;
+  return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
+}
+
+// Runs the workload at one load level and inserts the result into `points` (sorted by level).
+void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
+                   std::vector<bench::SweepPoint>& points) {
+  const BenchArgs& args = plan.args;
+  bench::LoadOptions load = plan.load;
+  if (kind == bench::SweepSpec::Kind::concurrency) {
+    load.concurrency = static_cast<int>(level);
+    load.rate.reset();
+    load.arrival.reset();
+  } else {
+    load.rate = level;
+    load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
+  }
+  load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
+  fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
+             level, load.requests);
+  const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
+  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt,
+                          bench::steady_state(result.records), std::nullopt};
+  if (!plan.slos.empty()) {
+    point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
+  }
+  if (!plan.pricing.empty()) {
+    const double rate = point.steady ? point.steady->summary.output_tokens_per_s : point.summary.output_tokens_per_s;
+    point.cost = bench::measure_cost(plan.pricing, point.summary, rate);
+  }
+  const auto at = std::upper_bound(points.begin(), points.end(), level,
+                                   [](double l, const bench::SweepPoint& p) { return l < p.level; });
+  points.insert(at, std::move(point));
+}
+
+}  // namespace
+
+// The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
+// returns the JSON of the search.
+boost::json::object find_max_load(const Plan& plan) {
+  const BenchArgs& args = plan.args;
+  bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
+  std::vector<bench::SweepPoint> points;
+  while (auto rate = search.next()) {
+    measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points);
+    const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
+    search.record(*rate, it->goodput->met);
+  }
+  bench::print_max_load(stdout, points, search.passing(), search.failing());
+  return bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
+}
+
+// Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
+// the table with the knee and returns the JSON of it.
+boost::json::object run_sweep(const Plan& plan) {
+  const BenchArgs& args = plan.args;
+  const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
+  const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
+  std::vector<bench::SweepPoint> points;
+  if (spec.automatic()) {
+    while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
+      measure_level(plan, spec.kind, *next, points);
+    }
+  } else {
+    for (double level : spec.levels) {
+      measure_level(plan, spec.kind, level, points);
+    }
+  }
+  const auto knee = bench::find_knee(points, rule);
+  bench::print_sweep_table(stdout, spec, points, knee, rule);
+  return bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
+}
+
+}  // namespace infergate::cli

@@ -1,0 +1,77 @@
+#pragma once
+// What one `infergate bench` invocation measures with, shared by its modes: one run or repeated
+// runs (bench_runs.cpp), a sweep or the max-load search (bench_levels.cpp).
+#include <boost/json/object.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/cost.hpp"
+#include "bench/runner.hpp"
+#include "bench/slo.hpp"
+#include "bench/workload.hpp"
+
+namespace infergate::cli {
+
+struct BenchArgs {
+  std::string base_url;
+  std::string model;
+  std::string api_key;
+  std::string endpoint = "chat";
+  std::string sim_profile = "gemma-4-31b:bf16@h200";
+  double sim_speedup = 1.0;
+  int sim_max_num_seqs = 256;
+  int concurrency = 1;
+  double rate = 0;
+  std::string arrival = "poisson";
+  int max_concurrency = 0;
+  std::uint64_t requests = 0;
+  double duration = 0;
+  int warmup = 0;
+  std::uint64_t seed = 1;
+  std::string input_tokens = "512";
+  std::string output_tokens = "128";
+  std::string prompts;
+  bool no_stream = false;
+  bool no_ignore_eos = false;
+  std::string json;
+  std::string records;
+  bool trace = false;
+  double timeout_s = 600;
+  bool insecure = false;
+  bool no_busy_poll = false;
+  std::string sweep;
+  std::string slo;
+  double knee_gain = 0.10;
+  double knee_latency_rise = 0.10;
+  double sweep_max = 1024;
+  bool find_max_load = false;
+  double max_load_precision = 0.1;
+  double max_load_ceiling = 10'000;
+  std::string price;
+  double hourly_cost = 0;
+  int runs = 1;
+};
+
+struct Plan {
+  const BenchArgs& args;
+  const bench::Target& target;
+  const bench::WorkloadOptions& workload_options;
+  const bench::Workload& workload;
+  const bench::LoadOptions& load;
+  const std::vector<bench::Slo>& slos;
+  const bench::Pricing& pricing;
+  const boost::json::object& config;  // the JSON's "config"
+  std::string heading;                // "infergate bench: MODEL at URL (simulator PROFILE)"
+};
+
+// Measures at each level of --sweep, prints the table with the knee; returns the JSON's "sweep".
+boost::json::object run_sweep(const Plan& plan);
+// --find-max-load: prints the rates measured; returns the JSON's "max_load".
+boost::json::object find_max_load(const Plan& plan);
+// One run, or --runs K of them: prints the results and writes --json and --records. Throws
+// CLI::RuntimeError(1) when every request failed.
+void run_measurements(const Plan& plan);
+
+}  // namespace infergate::cli

@@ -1,0 +1,167 @@
+#include <fmt/format.h>
+#include <boost/json/array.hpp>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <optional>
+
+#include "bench/progress.hpp"
+#include "bench/records_jsonl.hpp"
+#include "bench/repeats.hpp"
+#include "bench/summary.hpp"
+#include "bench/summary_json.hpp"
+#include "bench/summary_table.hpp"
+#include "bench/sweep_report.hpp"
+#include "bench/timeline_report.hpp"
+#include "cli/bench_plan.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+namespace json = boost::json;
+
+struct Measured {
+  bench::RunResult result;
+  bench::BenchSummary summary;
+  std::optional<bench::SteadyState> steady;
+  std::optional<bench::Cost> cost;
+  std::optional<bench::Goodput> goodput;
+
+  [[nodiscard]] double steady_rate() const {
+    return steady ? steady->summary.output_tokens_per_s : summary.output_tokens_per_s;
+  }
+};
+
+Measured measure_once(const Plan& plan, const bench::Workload& workload) {
+  bench::ProgressLine progress(plan.load.requests, plan.load.duration_s);
+  std::function<void(const bench::Progress&)> on_progress;
+  if (progress.enabled()) {
+    on_progress = [&](const bench::Progress& p) { progress.update(p); };
+  }
+  Measured m;
+  m.result = bench::run_load(plan.target, workload, plan.load, on_progress);
+  progress.finish();
+  for (const auto& failure : m.result.warmup_failures) {
+    fmt::print(stderr, "warmup request failed: {}\n", failure);
+  }
+  m.summary = bench::summarize_run(m.result.records);
+  m.steady = bench::steady_state(m.result.records);
+  if (!plan.pricing.empty()) {
+    m.cost = bench::measure_cost(plan.pricing, m.summary, m.steady_rate());
+  }
+  if (!plan.slos.empty()) {
+    m.goodput = bench::measure_goodput(m.result.records, m.summary, plan.slos);
+  }
+  return m;
+}
+
+std::string load_shape(const bench::LoadOptions& load) {
+  return load.rate ? fmt::format("rate {} req/s ({})", *load.rate, load.arrival->to_string())
+                   : fmt::format("concurrency {}", load.concurrency);
+}
+
+// The run's JSON beside its summary: steady state, cost and goodput.
+json::object measured_json(const Plan& plan, const Measured& m) {
+  json::object out{
+      {"steady_state", m.steady ? json::value(bench::steady_state_json(*m.steady)) : json::value(nullptr)}};
+  if (m.cost) {
+    out["cost"] = bench::cost_json(plan.pricing, *m.cost);
+  }
+  if (m.goodput) {
+    out["goodput"] = bench::goodput_json(*m.goodput, plan.slos);
+  }
+  return out;
+}
+
+void single_run(const Plan& plan) {
+  const Measured m = measure_once(plan, plan.workload);
+  bench::print_summary_table(
+      stdout, m.summary,
+      fmt::format("{}, {}, input {} / output {} tokens", plan.heading, load_shape(plan.load),
+                  plan.workload_options.input.to_string(), plan.workload_options.output.to_string()));
+  bench::print_steady_state(stdout, m.steady);
+  if (m.cost) {
+    bench::print_cost(stdout, plan.pricing, *m.cost);
+  }
+  if (m.goodput) {
+    bench::print_goodput(stdout, *m.goodput, plan.slos);
+  }
+  if (!plan.args.json.empty()) {
+    json::object extra = measured_json(plan, m);
+    extra["timeseries"] = bench::time_series_json(bench::time_series(m.result.records));
+    bench::write_summary_json(plan.args.json, plan.config, &m.summary, extra);
+  }
+  if (!plan.args.records.empty()) {
+    bench::write_records_jsonl(plan.args.records, m.result.records);
+  }
+  if (m.summary.completed == 0 && m.summary.failed > 0) {
+    throw CLI::RuntimeError(1);
+  }
+}
+
+// Each run sends fresh prompts (seed + run index) so a server's prefix cache cannot carry one run
+// into the next.
+void repeated_runs(const Plan& plan) {
+  const int runs = plan.args.runs;
+  fmt::print("{}, {}, input {} / output {} tokens, {} runs\n", plan.heading, load_shape(plan.load),
+             plan.workload_options.input.to_string(), plan.workload_options.output.to_string(), runs);
+  std::vector<bench::BenchSummary> summaries;
+  std::vector<double> steady_rates;
+  std::vector<bench::RequestRecord> records;
+  json::array each;
+  summaries.reserve(static_cast<std::size_t>(runs));
+  steady_rates.reserve(static_cast<std::size_t>(runs));
+  bool anything_succeeded = false;
+  for (int k = 0; k < runs; ++k) {
+    bench::WorkloadOptions options = plan.workload_options;
+    options.seed = plan.workload_options.seed + static_cast<std::uint64_t>(k);
+    const bench::Workload workload(options);
+    Measured m = measure_once(plan, workload);
+    const bench::BenchSummary& s = m.summary;
+    fmt::print(
+        "  run {}/{}: {} completed, {} failed, {:.1f} output tok/s (steady {:.1f}), TTFT p50/p99 {:.1f}/{:.1f} "
+        "ms, TPOT p50/p99 {:.2f}/{:.2f} ms\n",
+        k + 1, runs, s.completed, s.failed, s.output_tokens_per_s, m.steady_rate(), s.ttft_ms.p50, s.ttft_ms.p99,
+        s.tpot_ms.p50, s.tpot_ms.p99);
+    anything_succeeded = anything_succeeded || s.completed > 0;
+    json::object run = measured_json(plan, m);
+    run["run"] = k + 1;
+    run["seed"] = options.seed;
+    run["summary"] = bench::summary_json(s);
+    each.push_back(std::move(run));
+    summaries.push_back(s);
+    steady_rates.push_back(m.steady_rate());
+    if (!plan.args.records.empty()) {
+      for (auto& r : m.result.records) {
+        r.run = k + 1;
+        records.push_back(std::move(r));
+      }
+    }
+  }
+  const bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates);
+  bench::print_repeated(stdout, figures);
+  if (!plan.args.json.empty()) {
+    json::object repeated = bench::repeated_json(figures);
+    repeated["runs"] = std::move(each);
+    bench::write_summary_json(plan.args.json, plan.config, nullptr, {{"runs", std::move(repeated)}});
+  }
+  if (!plan.args.records.empty()) {
+    bench::write_records_jsonl(plan.args.records, records);
+  }
+  if (!anything_succeeded) {
+    throw CLI::RuntimeError(1);
+  }
+}
+
+}  // namespace
+
+void run_measurements(const Plan& plan) {
+  if (plan.args.runs > 1) {
+    repeated_runs(plan);
+  } else {
+    single_run(plan);
+  }
+}
+
+}  // namespace infergate::cli
