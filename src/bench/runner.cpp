@@ -9,6 +9,9 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <exception>
 
 #include "bench/failure.hpp"
@@ -50,6 +53,13 @@ std::string http_failure_message(int status, std::string_view body, std::string_
     default:
       return fmt::format("{} answered HTTP {}: {}", what, status, message);
   }
+}
+
+double thread_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
 class LoadRun {
@@ -415,6 +425,12 @@ std::vector<std::string> list_models(const Target& target) {
   return run_on_fresh_context<std::vector<std::string>>([&] { return fetch_models(target); });
 }
 
+BenchSummary summarize_result(const RunResult& result) {
+  BenchSummary summary = summarize_run(result.records);
+  summary.client = check_client(result.client, summary.scheduling_lag_ms.p99);
+  return summary;
+}
+
 RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
                    const std::function<void(const Progress&)>& on_progress) {
   if (load.rate && !load.arrival) {
@@ -428,15 +444,25 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
   LoadRun run(io, target, workload, load, on_progress);
   std::exception_ptr error;
   net::co_spawn(io, run.run(result), [&](const std::exception_ptr& e) { error = e; });
+  const std::int64_t started = monotonic_ns();
+  const double cpu_before = thread_cpu_s();
   if (load.busy_poll) {
     // Never sleeping in epoll_wait avoids the wake-up latency of an idle core (tens to hundreds of
     // microseconds on virtual machines), which would otherwise land in every measured TTFT.
+    std::int64_t busy_ns = 0;
     while (!io.stopped()) {
-      io.poll();
+      const std::int64_t before = monotonic_ns();
+      if (io.poll() > 0) {
+        busy_ns += monotonic_ns() - before;
+      }
     }
+    result.client.loop_busy =
+        static_cast<double>(busy_ns) / static_cast<double>(std::max<std::int64_t>(1, monotonic_ns() - started));
   } else {
     io.run();
   }
+  result.client.wall_s = static_cast<double>(monotonic_ns() - started) / 1e9;
+  result.client.cpu = result.client.wall_s > 0 ? (thread_cpu_s() - cpu_before) / result.client.wall_s : 0;
   if (error) {
     std::rethrow_exception(error);
   }

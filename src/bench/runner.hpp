@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "bench/arrival.hpp"
+#include "bench/client_check.hpp"
 #include "bench/request_record.hpp"
+#include "bench/summary.hpp"
 #include "bench/workload.hpp"
 #include "http/client.hpp"
 #include "http/url.hpp"
@@ -59,7 +61,11 @@ struct Progress {
 struct RunResult {
   std::vector<RequestRecord> records;
   std::vector<std::string> warmup_failures;
+  ClientLoad client;  // the runner's own thread over the whole run, warmup included
 };
+
+// The run's summary with the client's own load judged (summary.client).
+BenchSummary summarize_result(const RunResult& result);
 
 // Runs warmup, then the measured load; calls `on_progress` about twice a second.
 RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,

@@ -2,9 +2,11 @@
 // The headline figures of a run, derived from its records.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/client_check.hpp"
 #include "bench/percentiles.hpp"
 #include "bench/request_record.hpp"
 
@@ -33,6 +35,7 @@ struct BenchSummary {
   Stat e2e_ms;
   Stat scheduling_lag_ms;
   std::map<std::string, FailureClass> failures;
+  std::optional<ClientCheck> client;  // set by the caller, which knows how the client fared
 };
 
 BenchSummary summarize_run(const std::vector<RequestRecord>& records);

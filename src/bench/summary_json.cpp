@@ -15,6 +15,21 @@ json::object stat_json(const Stat& s) {
                       {"p95", s.p95},     {"p99", s.p99},   {"max", s.max}, {"min", s.min}};
 }
 
+namespace {
+
+json::object client_json(const ClientCheck& c) {
+  return json::object{
+      {"wall_s", c.load.wall_s},
+      {"loop_busy", c.load.loop_busy ? json::value(*c.load.loop_busy) : json::value(nullptr)},
+      {"cpu", c.load.cpu},
+      {"scheduling_lag_p99_ms", c.lag_p99_ms},
+      {"bound", c.bound},
+      {"reason", c.reason},
+  };
+}
+
+}  // namespace
+
 json::object summary_json(const BenchSummary& s) {
   json::object failures;
   for (const auto& [cls, failure] : s.failures) {
@@ -42,6 +57,7 @@ json::object summary_json(const BenchSummary& s) {
       {"e2e_ms", stat_json(s.e2e_ms)},
       {"scheduling_lag_ms", stat_json(s.scheduling_lag_ms)},
       {"failures", std::move(failures)},
+      {"client", s.client ? json::value(client_json(*s.client)) : json::value(nullptr)},
   };
 }
 

@@ -21,6 +21,19 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
   row("ITL", s.itl_ms);
   row("E2E", s.e2e_ms);
   row("sched lag", s.scheduling_lag_ms);
+  if (s.client) {
+    const ClientCheck& c = *s.client;
+    const std::string share = c.load.loop_busy ? fmt::format("event loop busy {:.0f}%", *c.load.loop_busy * 100)
+                                               : fmt::format("CPU {:.0f}%", c.load.cpu * 100);
+    fmt::print(out, "  client        {} of {:.2f} s, p99 scheduling lag {:.2f} ms: {}\n", share, c.load.wall_s,
+               c.lag_p99_ms, c.bound ? "THE BOTTLENECK" : "not the bottleneck");
+    if (c.bound) {
+      fmt::print(out,
+                 "  WARNING       the client limited this run ({}); the figures above describe the client, not the "
+                 "server. Lower the load or spread it over more processes.\n",
+                 c.reason);
+    }
+  }
   for (const auto& [cls, failure] : s.failures) {
     fmt::print(out, "  failures: {} x {}\n", failure.count, cls);
     for (const auto& example : failure.examples) {

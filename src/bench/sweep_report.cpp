@@ -53,9 +53,10 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
                                                                   : p.cost->per_million_output_by_tokens;
       dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
     }
-    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}{}\n", p.level,
+    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}{}{}\n", p.level,
                s.requests_per_s, s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
-               s.failed, dollars, goodput, marked == i ? marker : "");
+               s.failed, dollars, goodput, marked == i ? marker : "",
+               s.client && s.client->bound ? "   (client-bound)" : "");
   }
 }
 

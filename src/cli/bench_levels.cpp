@@ -37,8 +37,8 @@ void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
   fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
              level, load.requests);
   const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
-  bench::SweepPoint point{level, bench::summarize_run(result.records), std::nullopt,
-                          bench::steady_state(result.records), std::nullopt};
+  bench::SweepPoint point{level, bench::summarize_result(result), std::nullopt, bench::steady_state(result.records),
+                          std::nullopt};
   if (!plan.slos.empty()) {
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
   }

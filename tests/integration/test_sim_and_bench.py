@@ -52,6 +52,10 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(s["token_source"], "usage")
         for key in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
             self.assertEqual(set(s[key]) >= {"mean", "p50", "p90", "p95", "p99", "max"}, True, key)
+        client = s["client"]
+        self.assertGreater(client["loop_busy"], 0)
+        self.assertLessEqual(client["loop_busy"], 1)
+        self.assertAlmostEqual(client["scheduling_lag_p99_ms"], s["scheduling_lag_ms"]["p99"])
         steady = doc["steady_state"]
         self.assertEqual(steady["level"], 16)
         self.assertEqual(steady["ramp_up"]["requests"], 16)  # the first wave, sent together
@@ -135,6 +139,19 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(len(records), 48)
         self.assertIn("over 3 runs", r.stdout)
         self.assertIn("run 3/3:", r.stdout)
+
+    def test_a_rate_beyond_what_the_client_can_send_is_flagged_as_client_bound(self):
+        # 2000 requests due within 2 ms: the client cannot open connections that fast, so they go
+        # out late and the run says the client, not the server, set its figures.
+        r = bench("--sim-speedup", "100", "--sim-max-num-seqs", "1024", "--rate", "1000000", "--requests", "2000",
+                  "--input-tokens", "16", "--output-tokens", "2", "--json", self.path("s.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        client = read_json(self.path("s.json"))["summary"]["client"]
+        self.assertTrue(client["bound"], client)
+        self.assertIn("requests went out late", client["reason"])
+        self.assertGreater(client["scheduling_lag_p99_ms"], 1)
+        self.assertIn("THE BOTTLENECK", r.stdout)
+        self.assertIn("describe the client, not the server", r.stdout)
 
     def test_open_loop_keeps_its_schedule(self):
         sim = Sim("--speedup", "50", "--profile", "qwen2.5-7b:fp8@h100")
