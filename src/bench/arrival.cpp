@@ -1,5 +1,7 @@
 #include "bench/arrival.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <random>
@@ -54,6 +56,13 @@ std::string ArrivalProcess::to_string() const {
       return fmt::format("gamma:{}", shape_);
   }
   return {};
+}
+
+double ramped_time(double full_rate_s, double ramp_s) {
+  if (ramp_s <= 0) {
+    return full_rate_s;
+  }
+  return full_rate_s < ramp_s / 2 ? std::sqrt(2 * ramp_s * full_rate_s) : full_rate_s + ramp_s / 2;
 }
 
 }  // namespace infergate::bench

@@ -25,4 +25,9 @@ class ArrivalProcess {
   double shape_;
 };
 
+// Ramp-up: the rate rises linearly from zero to its target over `ramp_s` seconds, then holds.
+// Maps a time on the full-rate schedule to the ramped one (an inhomogeneous process by time change:
+// the expected arrivals by real time t are R t^2 / 2S during the ramp, R (t - S/2) after it).
+double ramped_time(double full_rate_s, double ramp_s);
+
 }  // namespace infergate::bench

@@ -121,8 +121,14 @@ class LoadRun {
                               std::vector<RequestRecord>& out) {
     std::uint64_t issued = 0;
     int active = std::max(1, load_.concurrency);
-    auto worker = [&]() -> awaitable<void> {
+    const double ramp_s = base == 0 ? load_.ramp_up_s : 0;
+    auto worker = [&](int number) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
+      if (ramp_s > 0) {
+        net::steady_timer start(io_);
+        start.expires_at(to_time_point(started_ns_ + static_cast<std::int64_t>(ramp_s * 1e9 * number / active)));
+        co_await start.async_wait(as_tuple);
+      }
       while (more(issued, total, duration_s)) {
         RequestRecord record;
         record.index = base + issued++;
@@ -137,7 +143,7 @@ class LoadRun {
     };
     const int workers = active;
     for (int i = 0; i < workers; ++i) {
-      net::co_spawn(io_, worker, net::detached);
+      net::co_spawn(io_, worker(i), net::detached);
     }
     while (active > 0) {
       co_await signal_.async_wait(as_tuple);
@@ -149,7 +155,9 @@ class LoadRun {
   awaitable<void> open_loop(std::vector<RequestRecord>& out) {
     Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
     net::steady_timer timer(io_);
-    std::int64_t due = monotonic_ns();
+    const std::int64_t start = monotonic_ns();
+    double schedule_s = 0;  // on the full-rate schedule
+    std::int64_t due = start;
     std::uint64_t issued = 0;
     int in_flight = 0;
     auto task = [&](RequestRecord record) -> awaitable<void> {
@@ -178,7 +186,8 @@ class LoadRun {
       record.due_ns = due;
       ++in_flight;
       net::co_spawn(io_, task(std::move(record)), net::detached);
-      due += static_cast<std::int64_t>(load_.arrival->next_gap(rng) * 1e9);
+      schedule_s += load_.arrival->next_gap(rng);
+      due = start + static_cast<std::int64_t>(ramped_time(schedule_s, load_.ramp_up_s) * 1e9);
     }
     while (in_flight > 0) {
       co_await signal_.async_wait(as_tuple);

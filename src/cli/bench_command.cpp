@@ -70,6 +70,7 @@ void run_bench(const BenchArgs& args) {
   load.duration_s = args.duration;
   load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : 100);
   load.warmup = args.warmup;
+  load.ramp_up_s = args.ramp_up;
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
 
@@ -92,6 +93,7 @@ void run_bench(const BenchArgs& args) {
       {"requests", load.requests},
       {"duration_s", load.duration_s},
       {"warmup", load.warmup},
+      {"ramp_up_s", load.ramp_up_s},
       {"seed", load.seed},
       {"input_tokens", wopts.input.to_string()},
       {"output_tokens", wopts.output.to_string()},
@@ -158,6 +160,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--requests", a->requests, "Requests to measure (default 100 unless --duration)");
   cmd->add_option("--duration", a->duration, "Seconds to keep issuing requests")->check(CLI::PositiveNumber);
   cmd->add_option("--warmup", a->warmup, "Requests run and discarded first")->capture_default_str();
+  cmd->add_option("--ramp-up", a->ramp_up,
+                  "Seconds to reach the load: streams start evenly over it, or the rate rises linearly from 0")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
   cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
   cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();

@@ -52,6 +52,7 @@ struct BenchArgs {
   std::string price;
   double hourly_cost = 0;
   int runs = 1;
+  double ramp_up = 0;
 };
 
 struct Plan {

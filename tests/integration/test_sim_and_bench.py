@@ -140,6 +140,36 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertIn("over 3 runs", r.stdout)
         self.assertIn("run 3/3:", r.stdout)
 
+    def test_ramp_up_spreads_stream_starts_and_raises_the_rate_linearly(self):
+        sim = Sim("--speedup", "1")
+        try:
+            closed = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "12", "--ramp-up", "0.4",
+                           "--input-tokens", "16", "--output-tokens", "10", "--records", self.path("c.jsonl"),
+                           "--json", self.path("c.json"))
+            opened = bench("--base-url", sim.url, "--rate", "100", "--arrival", "constant", "--ramp-up", "0.4",
+                           "--requests", "40", "--input-tokens", "16", "--output-tokens", "4", "--records",
+                           self.path("o.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(closed.returncode, 0, closed.stderr)
+        self.assertEqual(read_json(self.path("c.json"))["config"]["ramp_up_s"], 0.4)
+        records = read_jsonl(self.path("c.jsonl"))
+        t0 = min(rec["dispatch_ns"] for rec in records)
+        peak = 0
+        for rec in records:
+            at = rec["dispatch_ns"]
+            in_flight = sum(1 for o in records if o["dispatch_ns"] <= at < o["last_byte_ns"])
+            started_streams = int((at - t0) / 1e9 / 0.1 + 1e-3) + 1  # one stream starts every 100 ms
+            self.assertLessEqual(in_flight, started_streams, (at - t0) / 1e6)
+            peak = max(peak, in_flight)
+        self.assertEqual(peak, 4)
+        self.assertEqual(opened.returncode, 0, opened.stderr)
+        dues = sorted(rec["due_ns"] for rec in read_jsonl(self.path("o.jsonl")))
+        for i, due in enumerate(dues):
+            full = i / 100  # the constant schedule at the full rate
+            ramped = (2 * 0.4 * full) ** 0.5 if full < 0.2 else full + 0.2
+            self.assertAlmostEqual((due - dues[0]) / 1e9, ramped, delta=1e-5)
+
     def test_a_rate_beyond_what_the_client_can_send_is_flagged_as_client_bound(self):
         # 2000 requests due within 2 ms: the client cannot open connections that fast, so they go
         # out late and the run says the client, not the server, set its figures.

@@ -32,3 +32,18 @@ TEST(ArrivalProcess, RejectsNonsense) {
 
 }  // namespace
 }  // namespace infergate::bench
+
+namespace infergate::bench {
+namespace {
+
+TEST(RampUp, RateRisesLinearlyThenHolds) {
+  EXPECT_DOUBLE_EQ(ramped_time(3, 0), 3);
+  EXPECT_DOUBLE_EQ(ramped_time(0, 10), 0);
+  // Half the ramp's span of the full-rate schedule is spent in the ramp: 5 s of it take 10 s.
+  EXPECT_DOUBLE_EQ(ramped_time(5, 10), 10);
+  EXPECT_DOUBLE_EQ(ramped_time(1.25, 10), 5);  // a quarter of the ramp's arrivals by its middle
+  EXPECT_DOUBLE_EQ(ramped_time(8, 10), 13);
+}
+
+}  // namespace
+}  // namespace infergate::bench
