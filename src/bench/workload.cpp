@@ -34,6 +34,19 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   if (options_.prompts_file) {
     load(*options_.prompts_file);
   }
+  if (options_.prefix_groups > 0) {
+    if (options_.prompts_file) {
+      throw std::runtime_error("shared prefixes are built from synthetic prompts; leave out --prompts");
+    }
+    if (options_.prefix_tokens <= 0) {
+      throw std::runtime_error("--prefix-groups needs --prefix-tokens N (the length of each shared prefix)");
+    }
+    prefixes_.reserve(static_cast<std::size_t>(options_.prefix_groups));
+    for (int g = 0; g < options_.prefix_groups; ++g) {
+      Rng rng(mix64(options_.seed) ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(g)));
+      prefixes_.push_back(synthetic_prompt(rng, options_.prefix_tokens));
+    }
+  }
 }
 
 void Workload::load(const std::string& path) {
@@ -99,14 +112,26 @@ PreparedRequest Workload::make(std::uint64_t index) const {
     prompt = synthetic_prompt(rng, out.input_tokens);
   }
 
+  const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[index % prefixes_.size()];
+  if (prefix != nullptr) {
+    out.input_tokens += options_.prefix_tokens;
+  }
+
   json::object body;
   body["model"] = options_.model;
   if (options_.endpoint == openai::Endpoint::chat) {
     if (file != nullptr && !file->messages_json.empty()) {
       body["messages"] = json::parse(file->messages_json);
     } else {
-      body["messages"] = json::array{json::object{{"role", "user"}, {"content", file ? file->prompt : prompt}}};
+      json::array messages;
+      if (prefix != nullptr) {
+        messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
+      }
+      messages.push_back(json::object{{"role", "user"}, {"content", file ? file->prompt : prompt}});
+      body["messages"] = std::move(messages);
     }
+  } else if (prefix != nullptr) {
+    body["prompt"] = *prefix + " " + prompt;
   } else {
     body["prompt"] = file ? file->prompt : prompt;
   }

@@ -19,6 +19,10 @@ struct WorkloadOptions {
   std::optional<std::string> prompts_file;
   bool stream = true;
   bool ignore_eos = true;  // also sends min_tokens = max_tokens so lengths are exactly as asked
+  // Shared prefixes: request i starts with prefix i mod prefix_groups (a system message in chat)
+  // of prefix_tokens, then its own prompt of `input` tokens, as a prefix cache would see them.
+  int prefix_groups = 0;
+  int prefix_tokens = 0;
   std::uint64_t seed = 1;
 };
 
@@ -30,7 +34,8 @@ struct PreparedRequest {
 
 class Workload {
  public:
-  // Loads the prompts file, if any; throws std::runtime_error naming the file and line at fault.
+  // Loads the prompts file, if any; throws std::runtime_error naming the file and line at fault,
+  // or the options that do not go together.
   explicit Workload(WorkloadOptions options);
 
   [[nodiscard]] PreparedRequest make(std::uint64_t index) const;
@@ -47,6 +52,7 @@ class Workload {
 
   WorkloadOptions options_;
   std::vector<FilePrompt> prompts_;
+  std::vector<std::string> prefixes_;
 };
 
 }  // namespace infergate::bench

@@ -56,6 +56,8 @@ void run_bench(const BenchArgs& args) {
   wopts.stream = !args.no_stream;
   wopts.ignore_eos = !args.no_ignore_eos;
   wopts.seed = args.seed;
+  wopts.prefix_groups = args.prefix_groups;
+  wopts.prefix_tokens = args.prefix_tokens;
   const bench::Workload workload(wopts);
 
   bench::LoadOptions load;
@@ -97,6 +99,8 @@ void run_bench(const BenchArgs& args) {
       {"seed", load.seed},
       {"input_tokens", wopts.input.to_string()},
       {"output_tokens", wopts.output.to_string()},
+      {"prefix_groups", wopts.prefix_groups},
+      {"prefix_tokens", wopts.prefix_tokens},
       {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
       {"stream", wopts.stream},
       {"ignore_eos", wopts.ignore_eos},
@@ -168,6 +172,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
   cmd->add_option("--prompts", a->prompts, "JSONL file: {\"prompt\": ...} or {\"messages\": [...]} per line")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--prefix-groups", a->prefix_groups,
+                  "Shared-prefix workload: N prefixes, request i starting with prefix i mod N (to show prefix caching)")
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--prefix-tokens", a->prefix_tokens, "Length of each shared prefix, ahead of --input-tokens")
+      ->check(CLI::Range(1, 10'000'000));
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");

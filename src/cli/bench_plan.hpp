@@ -53,6 +53,8 @@ struct BenchArgs {
   double hourly_cost = 0;
   int runs = 1;
   double ramp_up = 0;
+  int prefix_groups = 0;
+  int prefix_tokens = 0;
 };
 
 struct Plan {

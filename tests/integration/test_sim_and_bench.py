@@ -170,6 +170,28 @@ class BenchAgainstSim(unittest.TestCase):
             ramped = (2 * 0.4 * full) ** 0.5 if full < 0.2 else full + 0.2
             self.assertAlmostEqual((due - dues[0]) / 1e9, ramped, delta=1e-5)
 
+    def shared_prefix_run(self, *sim_args):
+        sim = Sim("--speedup", "20", *sim_args)
+        try:
+            r = bench("--base-url", sim.url, "--prefix-groups", "2", "--prefix-tokens", "256", "--input-tokens", "32",
+                      "--output-tokens", "4", "--requests", "20", "--json", self.path("s.json"))
+            metrics = sim.metrics()
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return read_json(self.path("s.json")), metrics
+
+    def test_shared_prefixes_are_reused_by_the_servers_prefix_cache(self):
+        doc, metrics = self.shared_prefix_run()
+        self.assertEqual(doc["config"]["prefix_groups"], 2)
+        self.assertEqual(doc["summary"]["requested_input_tokens"], 20 * (256 + 32))
+        self.assertEqual(doc["summary"]["prompt_tokens"], 20 * (256 + 32))
+        # Every request after its group's first finds the 256-token prefix (16 whole blocks) cached.
+        self.assertEqual(metrics["vllm:prefix_cache_hits_total"], 18 * 256)
+        cold, cold_metrics = self.shared_prefix_run("--no-prefix-caching")
+        self.assertEqual(cold_metrics["vllm:prefix_cache_hits_total"], 0)
+        self.assertLess(doc["summary"]["ttft_ms"]["p50"], cold["summary"]["ttft_ms"]["p50"])
+
     def test_a_rate_beyond_what_the_client_can_send_is_flagged_as_client_bound(self):
         # 2000 requests due within 2 ms: the client cannot open connections that fast, so they go
         # out late and the run says the client, not the server, set its figures.

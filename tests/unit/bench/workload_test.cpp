@@ -72,5 +72,38 @@ TEST(Workload, BadPromptsFileNamesTheLine) {
   std::remove(path.c_str());
 }
 
+TEST(Workload, SharedPrefixesRepeatPerGroupAheadOfEachOwnPrompt) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.input = LengthDistribution::fixed(20);
+  o.prefix_groups = 3;
+  o.prefix_tokens = 64;
+  const Workload w(o);
+  auto messages = [&](std::uint64_t i) { return json::parse(w.make(i).body).as_object().at("messages").as_array(); };
+  EXPECT_EQ(w.make(0).input_tokens, 84);
+  const auto first = messages(0);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].as_object().at("role").as_string(), "system");
+  EXPECT_EQ(count_words(first[0].as_object().at("content").as_string()), 64u);
+  EXPECT_EQ(messages(3)[0], first[0]);  // same group
+  EXPECT_NE(messages(3)[1], first[1]);  // own prompt
+  EXPECT_NE(messages(1)[0], first[0]);  // another group
+
+  o.endpoint = openai::Endpoint::completions;
+  const Workload plain(o);
+  const std::string prompt(json::parse(plain.make(0).body).as_object().at("prompt").as_string());
+  EXPECT_EQ(count_words(prompt), 84u);
+  EXPECT_TRUE(prompt.starts_with(std::string(first[0].as_object().at("content").as_string())));
+}
+
+TEST(Workload, SharedPrefixesNeedALengthAndSyntheticPrompts) {
+  WorkloadOptions o;
+  o.prefix_groups = 2;
+  EXPECT_THROW(Workload{o}, std::runtime_error);
+  o.prefix_tokens = 16;
+  o.prompts_file = "/nonexistent.jsonl";
+  EXPECT_THROW(Workload{o}, std::runtime_error);
+}
+
 }  // namespace
 }  // namespace infergate::bench
