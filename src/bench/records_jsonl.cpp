@@ -16,6 +16,8 @@ std::string record_json(const RequestRecord& r) {
   json::object o{
       {"index", r.index},
       {"run", r.run},
+      {"conversation", r.conversation},
+      {"turn", r.turn},
       {"status", r.ok() ? "ok" : "error"},
       {"http_status", r.http_status},
       {"due_ns", r.due_ns},

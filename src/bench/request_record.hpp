@@ -19,6 +19,8 @@ struct TextEvent {
 struct RequestRecord {
   std::uint64_t index = 0;
   std::uint32_t run = 1;            // which of --runs K
+  std::uint64_t conversation = 0;   // its conversation (a single-turn request is its own)
+  std::uint32_t turn = 0;           // 0-based turn within the conversation
   std::int64_t due_ns = 0;          // when it was scheduled to be sent (closed loop: when a slot freed)
   std::int64_t dispatch_ns = 0;     // when the client got round to it (scheduling lag = this - due)
   std::int64_t sent_ns = 0;         // request bytes handed to the kernel
@@ -33,6 +35,7 @@ struct RequestRecord {
   std::vector<TextEvent> text_events;
   std::optional<openai::Usage> usage;
   std::optional<openai::ServerTrace> trace;
+  std::string reply;  // the answer's text, kept for multi-turn conversations only
 
   [[nodiscard]] bool ok() const { return error_class.empty(); }
   void fail(std::string error_class_, std::string message) {

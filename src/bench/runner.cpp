@@ -91,7 +91,7 @@ class LoadRun {
   awaitable<void> run(RunResult& result) {
     if (load_.warmup > 0) {
       std::vector<RequestRecord> warm;
-      co_await closed_loop(kWarmupIndexBase, static_cast<std::uint64_t>(load_.warmup), 0, warm);
+      co_await closed_loop(Budget{kWarmupIndexBase, static_cast<std::uint64_t>(load_.warmup)}, warm);
       for (const auto& r : warm) {
         if (!r.ok()) {
           result.warmup_failures.push_back(r.error_message);
@@ -103,25 +103,71 @@ class LoadRun {
     if (load_.rate) {
       co_await open_loop(result.records);
     } else {
-      co_await closed_loop(0, load_.requests, load_.duration_s, result.records);
+      co_await closed_loop(Budget{0, load_.requests, load_.duration_s}, result.records);
     }
     running_ = false;
     ticker_.reset();
   }
 
  private:
-  bool more(std::uint64_t issued, std::uint64_t total, double duration_s) const {
-    if (total > 0) {
-      return issued < total;
+  // Requests still to send: a count, or until the duration has passed.
+  struct Budget {
+    std::uint64_t base = 0;  // first request and conversation number
+    std::uint64_t total = 0;
+    double duration_s = 0;
+    std::uint64_t issued = 0;
+    std::uint64_t conversations = 0;
+  };
+
+  bool available(const Budget& budget) const {
+    if (budget.total > 0) {
+      return budget.issued < budget.total;
     }
-    return static_cast<double>(monotonic_ns() - started_ns_) / 1e9 < duration_s;
+    return static_cast<double>(monotonic_ns() - started_ns_) / 1e9 < budget.duration_s;
   }
 
-  awaitable<void> closed_loop(std::uint64_t base, std::uint64_t total, double duration_s,
-                              std::vector<RequestRecord>& out) {
-    std::uint64_t issued = 0;
+  // Sends a conversation's turns in order, each due the think time after the previous answer. It
+  // stops at a failed turn (there is no answer to carry on from) or when the budget is spent.
+  // `first_index` was taken from the budget for turn 0 by the caller.
+  awaitable<void> conversation(std::uint64_t number, std::uint64_t first_index, std::int64_t due,
+                               std::unique_ptr<http::Connection>& conn, Budget& budget,
+                               std::vector<RequestRecord>& out) {
+    const int turns = workload_.turns(number);
+    std::vector<std::string> replies;
+    for (int turn = 0; turn < turns; ++turn) {
+      RequestRecord record;
+      if (turn == 0) {
+        record.index = first_index;
+      } else {
+        if (!available(budget)) {
+          break;
+        }
+        record.index = budget.base + budget.issued++;
+        if (due > monotonic_ns()) {
+          net::steady_timer think(io_);
+          think.expires_at(to_time_point(due));
+          co_await think.async_wait(as_tuple);
+        }
+      }
+      record.conversation = number;
+      record.turn = static_cast<std::uint32_t>(turn);
+      record.due_ns = due;
+      const PreparedRequest request = workload_.make_turn(number, turn, replies);
+      co_await execute(record, conn, request);
+      account(record);
+      const bool ok = record.ok();
+      due = record.last_byte_ns + static_cast<std::int64_t>(load_.think_time_s * 1e9);
+      replies.push_back(std::move(record.reply));
+      out.push_back(std::move(record));
+      if (!ok) {
+        break;
+      }
+    }
+  }
+
+  awaitable<void> closed_loop(Budget budget, std::vector<RequestRecord>& out) {
     int active = std::max(1, load_.concurrency);
-    const double ramp_s = base == 0 ? load_.ramp_up_s : 0;
+    const double ramp_s = budget.base == 0 ? load_.ramp_up_s : 0;
     auto worker = [&](int number) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
       if (ramp_s > 0) {
@@ -129,13 +175,10 @@ class LoadRun {
         start.expires_at(to_time_point(started_ns_ + static_cast<std::int64_t>(ramp_s * 1e9 * number / active)));
         co_await start.async_wait(as_tuple);
       }
-      while (more(issued, total, duration_s)) {
-        RequestRecord record;
-        record.index = base + issued++;
-        record.due_ns = monotonic_ns();
-        co_await execute(record, conn);
-        account(record);
-        out.push_back(std::move(record));
+      while (available(budget)) {
+        const std::uint64_t index = budget.base + budget.issued++;
+        const std::uint64_t conversation_number = budget.base + budget.conversations++;
+        co_await conversation(conversation_number, index, monotonic_ns(), conn, budget, out);
       }
       if (--active == 0) {
         signal_.cancel();
@@ -150,42 +193,42 @@ class LoadRun {
     }
   }
 
-  // Requests are due on the arrival schedule whatever the server does; a late send shows up as
-  // scheduling lag and in TTFT, never as a silently shifted schedule (no coordinated omission).
+  // Requests (or, multi-turn, conversations) are due on the arrival schedule whatever the server
+  // does; a late send shows up as scheduling lag and in TTFT, never as a silently shifted schedule
+  // (no coordinated omission).
   awaitable<void> open_loop(std::vector<RequestRecord>& out) {
     Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
     net::steady_timer timer(io_);
     const std::int64_t start = monotonic_ns();
     double schedule_s = 0;  // on the full-rate schedule
     std::int64_t due = start;
-    std::uint64_t issued = 0;
+    Budget budget{0, load_.requests, load_.duration_s};
     int in_flight = 0;
-    auto task = [&](RequestRecord record) -> awaitable<void> {
+    auto task = [&](std::uint64_t number, std::uint64_t index, std::int64_t first_due) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
       if (!idle_.empty()) {
         conn = std::move(idle_.back());
         idle_.pop_back();
       }
-      co_await execute(record, conn);
+      co_await conversation(number, index, first_due, conn, budget, out);
       if (conn && conn->reusable()) {
         idle_.push_back(std::move(conn));
       }
-      account(record);
-      out.push_back(std::move(record));
       --in_flight;
       signal_.cancel();
     };
-    while (more(issued, load_.requests, load_.duration_s)) {
+    while (available(budget)) {
       timer.expires_at(to_time_point(due));
       co_await timer.async_wait(as_tuple);
       while (load_.max_concurrency && in_flight >= *load_.max_concurrency) {
         co_await signal_.async_wait(as_tuple);
       }
-      RequestRecord record;
-      record.index = issued++;
-      record.due_ns = due;
+      if (!available(budget)) {
+        break;  // conversations already running spent it
+      }
       ++in_flight;
-      net::co_spawn(io_, task(std::move(record)), net::detached);
+      const std::uint64_t index = budget.issued++;
+      net::co_spawn(io_, task(budget.conversations++, index, due), net::detached);
       schedule_s += load_.arrival->next_gap(rng);
       due = start + static_cast<std::int64_t>(ramped_time(schedule_s, load_.ramp_up_s) * 1e9);
     }
@@ -222,8 +265,8 @@ class LoadRun {
         net::detached);
   }
 
-  awaitable<void> execute(RequestRecord& record, std::unique_ptr<http::Connection>& conn) {
-    const PreparedRequest request = workload_.make(record.index);
+  awaitable<void> execute(RequestRecord& record, std::unique_ptr<http::Connection>& conn,
+                          const PreparedRequest& request) {
     record.requested_input_tokens = request.input_tokens;
     record.requested_output_tokens = request.output_tokens;
     record.dispatch_ns = monotonic_ns();
@@ -284,7 +327,7 @@ class LoadRun {
       const std::string body = co_await http::read_bounded_body(conn, kMaxResponseBody);
       record.last_byte_ns = monotonic_ns();
       openai::ChunkView view;
-      if (auto error = openai::parse_completion_response(body, view)) {
+      if (auto error = openai::parse_completion_response(body, view, reply_sink(record))) {
         record.fail("malformed_response", fmt::format("the response body is {}", *error));
         co_return;
       }
@@ -310,7 +353,7 @@ class LoadRun {
         return;
       }
       openai::ChunkView view;
-      if (auto error = openai::parse_stream_chunk(event.data, view)) {
+      if (auto error = openai::parse_stream_chunk(event.data, view, reply_sink(record))) {
         record.fail("malformed_stream",
                     fmt::format("event {} is {}: '{}'", record.events, *error, event.data.substr(0, 120)));
         return;
@@ -346,6 +389,9 @@ class LoadRun {
       record.fail("no_output", "the stream finished without generating any text");
     }
   }
+
+  // The answer's text is kept only when a later turn sends it back.
+  std::string* reply_sink(RequestRecord& record) const { return workload_.multi_turn() ? &record.reply : nullptr; }
 
   static void take_chunk(RequestRecord& record, const openai::ChunkView& view, std::int64_t now) {
     if (view.text_bytes > 0) {

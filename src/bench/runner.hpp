@@ -34,8 +34,10 @@ struct LoadOptions {
   std::optional<int> max_concurrency;  // open loop cap; unlimited when absent
   std::uint64_t requests = 100;        // 0: run for duration_s instead
   double duration_s = 0;
-  int warmup = 0;        // requests run and discarded before measuring
-  double ramp_up_s = 0;  // closed loop: streams start evenly over it; open loop: the rate rises from 0
+  int warmup = 0;  // requests run and discarded before measuring
+  double ramp_up_s = 0;
+  double think_time_s = 0;  // multi-turn: pause between an answer and the next turn  // closed loop: streams start
+                            // evenly over it; open loop: the rate rises from 0
   std::uint64_t seed = 1;
   bool busy_poll = true;  // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
 };

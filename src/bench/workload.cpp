@@ -28,9 +28,37 @@ std::string synthetic_prompt(Rng& rng, int words) {
   return text;
 }
 
+int words_of(std::string_view text) {
+  return static_cast<int>(count_words(text));
+}
+
+std::string_view string_field(const json::object& object, std::string_view key) {
+  const auto* v = object.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
+}
+
+// The first non-space character: '[' opens a ShareGPT JSON array, anything else is JSONL.
+char first_char(std::istream& in) {
+  char c = 0;
+  while (in.get(c)) {
+    if (!is_word_space(c)) {
+      in.unget();
+      return c;
+    }
+  }
+  in.clear();
+  return 0;
+}
+
 }  // namespace
 
 Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
+  if (options_.turns < 1) {
+    throw std::runtime_error("--turns must be at least 1");
+  }
+  if (options_.turns > 1 && options_.endpoint != openai::Endpoint::chat) {
+    throw std::runtime_error("multi-turn conversations need --endpoint chat");
+  }
   if (options_.prompts_file) {
     load(*options_.prompts_file);
   }
@@ -54,6 +82,17 @@ void Workload::load(const std::string& path) {
   if (!in) {
     throw std::runtime_error(fmt::format("cannot open prompts file '{}'", path));
   }
+  if (first_char(in) == '[') {
+    load_sharegpt(path, in);
+  } else {
+    load_jsonl(path, in);
+  }
+  if (prompts_.empty()) {
+    throw std::runtime_error(fmt::format("prompts file '{}' holds no prompts", path));
+  }
+}
+
+void Workload::load_jsonl(const std::string& path, std::istream& in) {
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -61,79 +100,156 @@ void Workload::load(const std::string& path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) {
       continue;
     }
-    auto fail = [&](std::string_view why) { throw std::runtime_error(fmt::format("{}:{}: {}", path, number, why)); };
+    const std::string where = fmt::format("{}:{}", path, number);
+    auto fail = [&](std::string_view why) { throw std::runtime_error(fmt::format("{}: {}", where, why)); };
     boost::system::error_code ec;
     json::value v = json::parse(line, ec);
     if (ec || !v.is_object()) {
-      fail("each line must be a JSON object such as {\"prompt\": \"...\"} or {\"messages\": [...]}");
+      fail(
+          "each line must be a JSON object such as {\"prompt\": \"...\"}, {\"messages\": [...]} or a ShareGPT "
+          "{\"conversations\": [...]}");
     }
     const auto& object = v.get_object();
+    if (object.contains("conversations")) {
+      add_sharegpt(v, where);
+      continue;
+    }
     FilePrompt prompt;
+    std::optional<int> output_tokens;
+    for (const char* key : {"output_tokens", "max_tokens"}) {
+      if (const auto* o = object.if_contains(key); o && o->is_int64() && o->get_int64() > 0) {
+        output_tokens = static_cast<int>(o->get_int64());
+      }
+    }
     if (const auto* p = object.if_contains("prompt"); p && p->is_string()) {
-      prompt.prompt = p->get_string();
-      prompt.words = static_cast<int>(count_words(prompt.prompt));
+      prompt.turns.push_back(Turn{std::string(p->get_string()), output_tokens});
     } else if (const auto* m = object.if_contains("messages"); m && m->is_array()) {
       if (options_.endpoint != openai::Endpoint::chat) {
         fail("'messages' needs --endpoint chat");
       }
       prompt.messages_json = json::serialize(*m);
       for (const auto& message : m->get_array()) {
-        if (const auto* c = message.is_object() ? message.get_object().if_contains("content") : nullptr;
-            c && c->is_string()) {
-          prompt.words += static_cast<int>(count_words(c->get_string()));
+        if (message.is_object()) {
+          prompt.messages_words += words_of(string_field(message.get_object(), "content"));
         }
       }
+      prompt.turns.push_back(Turn{{}, output_tokens});
     } else {
-      fail("a line needs a string 'prompt' or an array 'messages'");
-    }
-    for (const char* key : {"output_tokens", "max_tokens"}) {
-      if (const auto* o = object.if_contains(key); o && o->is_int64() && o->get_int64() > 0) {
-        prompt.output_tokens = static_cast<int>(o->get_int64());
-      }
+      fail("a line needs a string 'prompt', an array 'messages' or an array 'conversations'");
     }
     prompts_.push_back(std::move(prompt));
   }
-  if (prompts_.empty()) {
-    throw std::runtime_error(fmt::format("prompts file '{}' holds no prompts", path));
+}
+
+void Workload::load_sharegpt(const std::string& path, std::istream& in) {
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  boost::system::error_code ec;
+  const json::value v = json::parse(text, ec);
+  if (ec || !v.is_array()) {
+    throw std::runtime_error(
+        fmt::format("{}: a file opening with '[' must be a ShareGPT JSON array of "
+                    "{{\"conversations\": [{{\"from\": \"human\", \"value\": ...}}, ...]}} ({})",
+                    path, ec ? ec.message() : "not an array"));
+  }
+  std::size_t index = 0;
+  for (const auto& entry : v.get_array()) {
+    add_sharegpt(entry, fmt::format("{} entry {}", path, index++));
   }
 }
 
-PreparedRequest Workload::make(std::uint64_t index) const {
-  Rng rng(mix64(options_.seed) ^ mix64(index + 1));
-  PreparedRequest out;
-  std::string prompt;
-  const FilePrompt* file = prompts_.empty() ? nullptr : &prompts_[index % prompts_.size()];
-  if (file != nullptr) {
-    out.input_tokens = file->words;
-    out.output_tokens = file->output_tokens.value_or(options_.output.sample(rng));
-  } else {
-    out.input_tokens = options_.input.sample(rng);
-    out.output_tokens = options_.output.sample(rng);
-    prompt = synthetic_prompt(rng, out.input_tokens);
+// A ShareGPT conversation: its human turns in order, each with the length of the recorded answer
+// that followed it. Entries without a human turn answered by the model are skipped, as vLLM's
+// benchmark skips them.
+void Workload::add_sharegpt(const json::value& entry, const std::string& where) {
+  const auto* conversations = entry.is_object() ? entry.get_object().if_contains("conversations") : nullptr;
+  if (conversations == nullptr || !conversations->is_array()) {
+    throw std::runtime_error(fmt::format("{}: a ShareGPT entry needs an array 'conversations'", where));
   }
+  FilePrompt prompt;
+  const auto& messages = conversations->get_array();
+  for (std::size_t i = 0; i + 1 < messages.size(); ++i) {
+    if (!messages[i].is_object() || !messages[i + 1].is_object()) {
+      continue;
+    }
+    const auto& asked = messages[i].get_object();
+    const auto& answered = messages[i + 1].get_object();
+    const std::string_view from = string_field(asked, "from");
+    const std::string_view reply_from = string_field(answered, "from");
+    const std::string_view question = string_field(asked, "value");
+    const int answer_words = words_of(string_field(answered, "value"));
+    if ((from == "human" || from == "user") && (reply_from == "gpt" || reply_from == "assistant") &&
+        words_of(question) > 0 && answer_words > 0) {
+      prompt.turns.push_back(Turn{std::string(question), answer_words});
+      ++i;
+    }
+  }
+  if (!prompt.turns.empty()) {
+    prompts_.push_back(std::move(prompt));
+  }
+}
 
-  const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[index % prefixes_.size()];
-  if (prefix != nullptr) {
-    out.input_tokens += options_.prefix_tokens;
+int Workload::turns(std::uint64_t conversation) const {
+  if (prompts_.empty()) {
+    return options_.turns;
   }
+  const FilePrompt& file = prompts_[conversation % prompts_.size()];
+  return std::max(1, std::min(options_.turns, static_cast<int>(file.turns.size())));
+}
+
+PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
+                                    const std::vector<std::string>& replies) const {
+  PreparedRequest out;
+  const FilePrompt* file = prompts_.empty() ? nullptr : &prompts_[conversation % prompts_.size()];
+  // The user's words of turn k: from the file, or drawn from the seed (turn 0 as a single request).
+  auto user_turn = [&](int k, int* output_tokens) {
+    Rng rng(k == 0 ? mix64(options_.seed) ^ mix64(conversation + 1)
+                   : mix64(options_.seed) ^ mix64(conversation + 1) ^ mix64(0x7a11ULL + static_cast<std::uint64_t>(k)));
+    if (file != nullptr) {
+      const Turn& t = file->turns[static_cast<std::size_t>(k)];
+      *output_tokens = t.output_tokens.value_or(options_.output.sample(rng));
+      return t.text;
+    }
+    const int words = options_.input.sample(rng);
+    *output_tokens = options_.output.sample(rng);
+    return synthetic_prompt(rng, words);
+  };
 
   json::object body;
   body["model"] = options_.model;
-  if (options_.endpoint == openai::Endpoint::chat) {
-    if (file != nullptr && !file->messages_json.empty()) {
-      body["messages"] = json::parse(file->messages_json);
-    } else {
-      json::array messages;
-      if (prefix != nullptr) {
-        messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
-      }
-      messages.push_back(json::object{{"role", "user"}, {"content", file ? file->prompt : prompt}});
-      body["messages"] = std::move(messages);
+  const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
+  if (file != nullptr && !file->messages_json.empty()) {
+    body["messages"] = json::parse(file->messages_json);
+    out.input_tokens = file->messages_words;
+    Rng rng(mix64(options_.seed) ^ mix64(conversation + 1));
+    out.output_tokens = file->turns.front().output_tokens.value_or(options_.output.sample(rng));
+  } else if (options_.endpoint == openai::Endpoint::chat) {
+    json::array messages;
+    if (prefix != nullptr) {
+      messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
+      out.input_tokens += options_.prefix_tokens;
     }
-  } else if (prefix != nullptr) {
-    body["prompt"] = *prefix + " " + prompt;
+    for (int k = 0; k <= turn; ++k) {
+      int output_tokens = 0;
+      std::string text = user_turn(k, &output_tokens);
+      out.input_tokens += words_of(text);
+      messages.push_back(json::object{{"role", "user"}, {"content", std::move(text)}});
+      if (k < turn) {
+        const std::string& reply = replies.at(static_cast<std::size_t>(k));
+        out.input_tokens += words_of(reply);
+        messages.push_back(json::object{{"role", "assistant"}, {"content", reply}});
+      } else {
+        out.output_tokens = output_tokens;
+      }
+    }
+    body["messages"] = std::move(messages);
   } else {
-    body["prompt"] = file ? file->prompt : prompt;
+    std::string prompt = user_turn(0, &out.output_tokens);
+    out.input_tokens = words_of(prompt);
+    if (prefix != nullptr) {
+      prompt = *prefix + " " + prompt;
+      out.input_tokens += options_.prefix_tokens;
+    }
+    body["prompt"] = std::move(prompt);
   }
   body["max_tokens"] = out.output_tokens;
   if (options_.ignore_eos) {

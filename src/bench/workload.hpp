@@ -1,7 +1,11 @@
 #pragma once
 // What the benchmark sends: request bodies built from synthetic prompts of a requested token
-// length, or from a JSONL file of prompts. Deterministic in (seed, request index).
+// length, or from a file of prompts (JSONL, or ShareGPT conversations). Deterministic in (seed,
+// conversation, turn). A single-turn request is turn 0 of its own conversation.
+#include <boost/json/value.hpp>
+
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +18,7 @@ namespace infergate::bench {
 struct WorkloadOptions {
   openai::Endpoint endpoint = openai::Endpoint::chat;
   std::string model;
-  LengthDistribution input = LengthDistribution::fixed(512);
+  LengthDistribution input = LengthDistribution::fixed(512);  // each user turn
   LengthDistribution output = LengthDistribution::fixed(128);
   std::optional<std::string> prompts_file;
   bool stream = true;
@@ -23,12 +27,15 @@ struct WorkloadOptions {
   // of prefix_tokens, then its own prompt of `input` tokens, as a prefix cache would see them.
   int prefix_groups = 0;
   int prefix_tokens = 0;
+  // Multi-turn: each conversation has up to this many user turns (a ShareGPT conversation has as
+  // many as it recorded); each turn carries the history, the server's own replies included.
+  int turns = 1;
   std::uint64_t seed = 1;
 };
 
 struct PreparedRequest {
   std::string body;
-  int input_tokens = 0;   // requested (synthetic) or estimated from words (file)
+  int input_tokens = 0;   // requested: words of every message sent (the simulator's tokens)
   int output_tokens = 0;  // max_tokens asked for
 };
 
@@ -38,17 +45,29 @@ class Workload {
   // or the options that do not go together.
   explicit Workload(WorkloadOptions options);
 
-  [[nodiscard]] PreparedRequest make(std::uint64_t index) const;
+  // Turns in `conversation` (1 unless multi-turn).
+  [[nodiscard]] int turns(std::uint64_t conversation) const;
+  // `replies` holds the server's answers to the conversation's earlier turns, one per turn.
+  [[nodiscard]] PreparedRequest make_turn(std::uint64_t conversation, int turn,
+                                          const std::vector<std::string>& replies) const;
+  [[nodiscard]] PreparedRequest make(std::uint64_t index) const { return make_turn(index, 0, {}); }
+  [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
   [[nodiscard]] const WorkloadOptions& options() const { return options_; }
 
  private:
+  struct Turn {
+    std::string text;
+    std::optional<int> output_tokens;  // the recorded answer's length, or the line's output_tokens
+  };
   struct FilePrompt {
-    std::string prompt;         // for a plain prompt
-    std::string messages_json;  // for a chat conversation, the messages array as written
-    int words = 0;
-    std::optional<int> output_tokens;
+    std::vector<Turn> turns;    // user turns in order
+    std::string messages_json;  // for a JSONL chat conversation: the messages array as written
+    int messages_words = 0;
   };
   void load(const std::string& path);
+  void load_jsonl(const std::string& path, std::istream& in);
+  void load_sharegpt(const std::string& path, std::istream& in);
+  void add_sharegpt(const boost::json::value& entry, const std::string& where);
 
   WorkloadOptions options_;
   std::vector<FilePrompt> prompts_;

@@ -58,6 +58,7 @@ void run_bench(const BenchArgs& args) {
   wopts.seed = args.seed;
   wopts.prefix_groups = args.prefix_groups;
   wopts.prefix_tokens = args.prefix_tokens;
+  wopts.turns = args.turns;
   const bench::Workload workload(wopts);
 
   bench::LoadOptions load;
@@ -73,6 +74,7 @@ void run_bench(const BenchArgs& args) {
   load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : 100);
   load.warmup = args.warmup;
   load.ramp_up_s = args.ramp_up;
+  load.think_time_s = args.think_time;
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
 
@@ -101,6 +103,8 @@ void run_bench(const BenchArgs& args) {
       {"output_tokens", wopts.output.to_string()},
       {"prefix_groups", wopts.prefix_groups},
       {"prefix_tokens", wopts.prefix_tokens},
+      {"turns", wopts.turns},
+      {"think_time_s", load.think_time_s},
       {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
       {"stream", wopts.stream},
       {"ignore_eos", wopts.ignore_eos},
@@ -170,13 +174,22 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
   cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
   cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
-  cmd->add_option("--prompts", a->prompts, "JSONL file: {\"prompt\": ...} or {\"messages\": [...]} per line")
+  cmd->add_option("--prompts", a->prompts,
+                  "JSONL file ({\"prompt\": ...}, {\"messages\": [...]} or {\"conversations\": [...]} per line) or "
+                  "a ShareGPT JSON array")
       ->check(CLI::ExistingFile);
   cmd->add_option("--prefix-groups", a->prefix_groups,
                   "Shared-prefix workload: N prefixes, request i starting with prefix i mod N (to show prefix caching)")
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--prefix-tokens", a->prefix_tokens, "Length of each shared prefix, ahead of --input-tokens")
       ->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--turns", a->turns,
+                  "Multi-turn: user turns per conversation, each sent with the history and the server's replies "
+                  "(a ShareGPT file's conversations give their own, up to this)")
+      ->check(CLI::Range(1, 10'000))
+      ->capture_default_str();
+  cmd->add_option("--think-time", a->think_time, "Multi-turn: seconds between an answer and the next turn")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");

@@ -55,6 +55,8 @@ struct BenchArgs {
   double ramp_up = 0;
   int prefix_groups = 0;
   int prefix_tokens = 0;
+  int turns = 1;
+  double think_time = 0;
 };
 
 struct Plan {

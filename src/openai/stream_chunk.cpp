@@ -51,7 +51,13 @@ void read_trace(const json::object& object, ChunkView& out) {
   }
 }
 
-std::optional<std::string> read_object(std::string_view text, bool streamed, ChunkView& out) {
+void append_string(const json::object& object, std::string_view key, std::string* content) {
+  if (const auto* v = object.if_contains(key); content != nullptr && v != nullptr && v->is_string()) {
+    content->append(v->get_string());
+  }
+}
+
+std::optional<std::string> read_object(std::string_view text, bool streamed, ChunkView& out, std::string* content) {
   out = ChunkView{};
   // Chunks are small: parse into a stack buffer instead of the heap (this runs once per token).
   unsigned char scratch[4096];
@@ -82,9 +88,11 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
       }
       const auto& c = choice.get_object();
       out.text_bytes += string_size(c, "text");
+      append_string(c, "text", content);
       if (const auto* part = c.if_contains(streamed ? "delta" : "message"); part && part->is_object()) {
         const auto& p = part->get_object();
         out.text_bytes += string_size(p, "content") + string_size(p, "reasoning_content") + string_size(p, "reasoning");
+        append_string(p, "content", content);
       }
       if (const auto* finish = c.if_contains("finish_reason"); finish && finish->is_string()) {
         out.finish_reason = std::string(finish->get_string());
@@ -129,12 +137,12 @@ ChunkGlance glance_stream_chunk(std::string_view data) {
   return g;
 }
 
-std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out) {
-  return read_object(data, true, out);
+std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
+  return read_object(data, true, out, content);
 }
 
-std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out) {
-  return read_object(body, false, out);
+std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out, std::string* content) {
+  return read_object(body, false, out, content);
 }
 
 }  // namespace infergate::openai

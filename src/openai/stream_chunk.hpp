@@ -38,10 +38,12 @@ struct ChunkGlance {
 };
 ChunkGlance glance_stream_chunk(std::string_view data);
 
-// Returns a description of the problem when `data` is not a JSON object.
-std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out);
+// Returns a description of the problem when `data` is not a JSON object. With `content`, the
+// answer's text (chat content or completion text, not reasoning) is appended to it.
+std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content = nullptr);
 
 // Same extraction from a non-streamed chat.completion or text_completion body.
-std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out);
+std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out,
+                                                     std::string* content = nullptr);
 
 }  // namespace infergate::openai

@@ -192,6 +192,72 @@ class BenchAgainstSim(unittest.TestCase):
         self.assertEqual(cold_metrics["vllm:prefix_cache_hits_total"], 0)
         self.assertLess(doc["summary"]["ttft_ms"]["p50"], cold["summary"]["ttft_ms"]["p50"])
 
+    def test_multi_turn_conversations_send_the_history_with_the_servers_replies(self):
+        sim = Sim("--speedup", "20")
+        try:
+            r = bench("--base-url", sim.url, "--turns", "3", "--think-time", "0.05", "--concurrency", "2",
+                      "--requests", "12", "--input-tokens", "40", "--output-tokens", "16", "--records",
+                      self.path("r.jsonl"))
+            metrics = sim.metrics()
+            opened = bench("--base-url", sim.url, "--turns", "2", "--rate", "50", "--arrival", "constant",
+                           "--requests", "10", "--input-tokens", "20", "--output-tokens", "4", "--records",
+                           self.path("o.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(opened.returncode, 0, opened.stderr)
+        starts = {}
+        for rec in read_jsonl(self.path("o.jsonl")):
+            starts.setdefault(rec["conversation"], {})[rec["turn"]] = rec
+        self.assertEqual(len(starts), 5)  # conversations arrive at the rate; each takes two requests
+        firsts = sorted(c[0]["due_ns"] for c in starts.values())
+        for a, b in zip(firsts, firsts[1:]):
+            self.assertAlmostEqual((b - a) / 1e6, 20, delta=0.05)
+        for c in starts.values():
+            self.assertEqual(c[1]["due_ns"], c[0]["last_byte_ns"])  # no think time: at once
+        self.assertEqual(r.returncode, 0, r.stderr)
+        records = read_jsonl(self.path("r.jsonl"))
+        by_conversation = {}
+        for rec in records:
+            self.assertEqual(rec["status"], "ok")
+            # What the client counted (questions plus the replies it sent back) is what the server saw.
+            self.assertEqual(rec["usage"]["prompt_tokens"], rec["requested_input_tokens"])
+            by_conversation.setdefault(rec["conversation"], []).append(rec)
+        self.assertEqual(len(by_conversation), 4)
+        for turns in by_conversation.values():
+            turns.sort(key=lambda rec: rec["turn"])
+            self.assertEqual([rec["turn"] for rec in turns], [0, 1, 2])
+            self.assertEqual([rec["requested_input_tokens"] for rec in turns], [40, 40 + 16 + 40, 40 + 2 * (16 + 40)])
+            for before, after in zip(turns, turns[1:]):
+                self.assertGreaterEqual(after["due_ns"] - before["last_byte_ns"], 50e6)  # the think time
+                self.assertGreaterEqual(after["dispatch_ns"], after["due_ns"])
+        # Later turns find their history in the server's prefix cache.
+        self.assertGreater(metrics["vllm:prefix_cache_hits_total"], 0)
+
+    def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
+        path = self.path("sharegpt.json")
+        with open(path, "w") as f:
+            json.dump([{"id": str(i), "conversations": [
+                {"from": "human", "value": " ".join(["word"] * (10 + i))},
+                {"from": "gpt", "value": " ".join(["reply"] * (3 + i))},
+                {"from": "human", "value": "and then"},
+                {"from": "gpt", "value": "the end"}]} for i in range(4)], f)
+        sim = Sim("--speedup", "20")
+        try:
+            r = bench("--base-url", sim.url, "--prompts", path, "--requests", "4", "--json", self.path("s.json"),
+                      "--records", self.path("r.jsonl"))
+            multi = bench("--base-url", sim.url, "--prompts", path, "--turns", "8", "--requests", "8", "--records",
+                          self.path("m.jsonl"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for rec in read_jsonl(self.path("r.jsonl")):
+            i = rec["index"]
+            self.assertEqual(rec["usage"]["prompt_tokens"], 10 + i)
+            self.assertEqual(rec["usage"]["completion_tokens"], 3 + i)
+        self.assertEqual(multi.returncode, 0, multi.stderr)
+        turns = sorted((rec["conversation"], rec["turn"]) for rec in read_jsonl(self.path("m.jsonl")))
+        self.assertEqual(turns, [(c, t) for c in range(4) for t in range(2)])  # each conversation has two
+
     def test_a_rate_beyond_what_the_client_can_send_is_flagged_as_client_bound(self):
         # 2000 requests due within 2 ms: the client cannot open connections that fast, so they go
         # out late and the run says the client, not the server, set its figures.

@@ -105,5 +105,103 @@ TEST(Workload, SharedPrefixesNeedALengthAndSyntheticPrompts) {
   EXPECT_THROW(Workload{o}, std::runtime_error);
 }
 
+json::array messages_of(const PreparedRequest& r) {
+  return json::parse(r.body).as_object().at("messages").as_array();
+}
+
+TEST(Workload, EachTurnCarriesTheHistoryWithTheServersReplies) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.input = LengthDistribution::fixed(10);
+  o.output = LengthDistribution::fixed(5);
+  o.turns = 3;
+  const Workload w(o);
+  EXPECT_TRUE(w.multi_turn());
+  EXPECT_EQ(w.turns(7), 3);
+  const PreparedRequest first = w.make_turn(7, 0, {});
+  EXPECT_EQ(first.body, w.make(7).body);  // turn 0 is the single request
+  const PreparedRequest third = w.make_turn(7, 2, {"one two three", "four five"});
+  const json::array m = messages_of(third);
+  ASSERT_EQ(m.size(), 5u);
+  EXPECT_EQ(m[0], messages_of(first)[0]);
+  EXPECT_EQ(m[1].as_object().at("role").as_string(), "assistant");
+  EXPECT_EQ(m[1].as_object().at("content").as_string(), "one two three");
+  EXPECT_EQ(m[3].as_object().at("content").as_string(), "four five");
+  EXPECT_EQ(m[4].as_object().at("role").as_string(), "user");
+  EXPECT_NE(m[4], m[2]);  // a new question each turn
+  EXPECT_EQ(third.input_tokens, 3 * 10 + 3 + 2);
+  EXPECT_EQ(third.output_tokens, 5);
+}
+
+TEST(Workload, MultiTurnNeedsChat) {
+  WorkloadOptions o;
+  o.turns = 2;
+  o.endpoint = openai::Endpoint::completions;
+  EXPECT_THROW(Workload{o}, std::runtime_error);
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Workload, ShareGptConversationsGiveTurnsAndAnswerLengths) {
+  const std::string path = write_file("sharegpt.json", R"(  [
+    {"id": "a", "conversations": [
+      {"from": "human", "value": "what is a cat"}, {"from": "gpt", "value": "a small furry animal"},
+      {"from": "human", "value": "and a dog"}, {"from": "gpt", "value": "a loyal one"}]},
+    {"id": "only-a-question", "conversations": [{"from": "human", "value": "hello?"}]},
+    {"id": "b", "conversations": [{"from": "system", "value": "be brief"},
+      {"from": "user", "value": "why"}, {"from": "assistant", "value": "because"}]}
+  ])");
+  WorkloadOptions o;
+  o.model = "m";
+  o.prompts_file = path;
+  const Workload single(o);
+  EXPECT_EQ(single.turns(0), 1);  // one turn unless --turns asks for more
+  const PreparedRequest a = single.make(0);
+  EXPECT_EQ(a.input_tokens, 4);
+  EXPECT_EQ(a.output_tokens, 4);  // the recorded answer's words
+  EXPECT_EQ(messages_of(a)[0].as_object().at("content").as_string(), "what is a cat");
+  const PreparedRequest b = single.make(1);  // the question-only entry was skipped
+  EXPECT_EQ(messages_of(b)[0].as_object().at("content").as_string(), "why");
+  EXPECT_EQ(b.output_tokens, 1);
+
+  o.turns = 5;
+  const Workload multi(o);
+  EXPECT_EQ(multi.turns(0), 2);  // as many as it recorded
+  EXPECT_EQ(multi.turns(1), 1);
+  const PreparedRequest second = multi.make_turn(0, 1, {"purr"});
+  EXPECT_EQ(messages_of(second)[2].as_object().at("content").as_string(), "and a dog");
+  EXPECT_EQ(second.output_tokens, 3);
+  EXPECT_EQ(second.input_tokens, 4 + 1 + 3);
+  std::remove(path.c_str());
+}
+
+TEST(Workload, ShareGptLinesInJsonlAndABadArray) {
+  const std::string lines =
+      write_file("sharegpt.jsonl",
+                 R"({"conversations": [{"from": "human", "value": "hi there"}, {"from": "gpt", "value": "hello"}]})"
+                 "\n");
+  WorkloadOptions o;
+  o.prompts_file = lines;
+  EXPECT_EQ(Workload(o).make(0).input_tokens, 2);
+  const std::string bad = write_file("bad.json", "[1, 2");
+  o.prompts_file = bad;
+  try {
+    Workload w(o);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("ShareGPT"), std::string::npos) << e.what();
+  }
+  const std::string empty = write_file("empty.json", R"([{"conversations": []}])");
+  o.prompts_file = empty;
+  EXPECT_THROW(Workload{o}, std::runtime_error);
+  std::remove(lines.c_str());
+  std::remove(bad.c_str());
+  std::remove(empty.c_str());
+}
+
 }  // namespace
 }  // namespace infergate::bench

@@ -99,5 +99,17 @@ TEST(ModelList, RoundTripAndOllamaShape) {
   EXPECT_FALSE(parse_model_list("[]"));
 }
 
+TEST(StreamChunk, CollectsTheAnswersTextButNotReasoning) {
+  ChunkView v;
+  std::string content;
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"content":"Hel"}}]})", v, &content));
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"reasoning_content":"hmm"}}]})", v, &content));
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"content":"lo"}}]})", v, &content));
+  EXPECT_EQ(content, "Hello");
+  std::string text;
+  ASSERT_FALSE(parse_completion_response(R"({"choices":[{"text":"plain"}]})", v, &text));
+  EXPECT_EQ(text, "plain");
+}
+
 }  // namespace
 }  // namespace infergate::openai
