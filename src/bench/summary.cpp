@@ -56,6 +56,12 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
     s.total_tokens_per_s = static_cast<double>(s.output_tokens + s.prompt_tokens) / s.duration_s;
   }
   s.token_source = from_usage == s.completed ? "usage" : from_usage == 0 ? "events" : "mixed";
+  for (auto [values, hist] :
+       {std::pair{&ttft, &s.ttft_hist}, {&tpot, &s.tpot_hist}, {&itl, &s.itl_hist}, {&e2e, &s.e2e_hist}}) {
+    for (double v : *values) {
+      hist->add(v);
+    }
+  }
   s.ttft_ms = summarize(ttft);
   s.tpot_ms = summarize(tpot);
   s.itl_ms = summarize(itl);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/client_check.hpp"
+#include "bench/histogram.hpp"
 #include "bench/percentiles.hpp"
 #include "bench/request_record.hpp"
 
@@ -34,6 +35,11 @@ struct BenchSummary {
   Stat itl_ms;
   Stat e2e_ms;
   Stat scheduling_lag_ms;
+  // The same samples, bucketed: what reports draw distributions from and merges pool exactly.
+  LogHistogram ttft_hist;
+  LogHistogram tpot_hist;
+  LogHistogram itl_hist;
+  LogHistogram e2e_hist;
   std::map<std::string, FailureClass> failures;
   std::optional<ClientCheck> client;  // set by the caller, which knows how the client fared
 };

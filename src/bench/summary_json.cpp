@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <boost/json/serialize.hpp>
 
-#include <fstream>
 #include <stdexcept>
 
 namespace infergate::bench {
@@ -58,15 +57,97 @@ json::object summary_json(const BenchSummary& s) {
       {"scheduling_lag_ms", stat_json(s.scheduling_lag_ms)},
       {"failures", std::move(failures)},
       {"client", s.client ? json::value(client_json(*s.client)) : json::value(nullptr)},
+      {"histograms", json::object{{"ttft_ms", s.ttft_hist.to_json()},
+                                  {"tpot_ms", s.tpot_hist.to_json()},
+                                  {"itl_ms", s.itl_hist.to_json()},
+                                  {"e2e_ms", s.e2e_hist.to_json()}}},
   };
 }
 
-void write_summary_json(const std::string& path, const json::object& config, const BenchSummary* summary,
-                        const json::object& extra) {
-  std::ofstream out(path);
-  if (!out) {
-    throw std::runtime_error(fmt::format("cannot write '{}'", path));
+namespace {
+
+const json::object& object_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr || !v->is_object()) {
+    throw std::runtime_error(fmt::format("'{}' is missing or not an object", key));
   }
+  return v->get_object();
+}
+
+double number_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr || !v->is_number()) {
+    throw std::runtime_error(fmt::format("'{}' is missing or not a number", key));
+  }
+  return v->to_number<double>();
+}
+
+}  // namespace
+
+Stat stat_from_json(const json::value& value) {
+  if (!value.is_object()) {
+    throw std::runtime_error("a statistic must be an object");
+  }
+  const auto& o = value.get_object();
+  Stat s;
+  s.count = static_cast<std::size_t>(number_at(o, "count"));
+  s.mean = number_at(o, "mean");
+  s.min = number_at(o, "min");
+  s.p50 = number_at(o, "p50");
+  s.p90 = number_at(o, "p90");
+  s.p95 = number_at(o, "p95");
+  s.p99 = number_at(o, "p99");
+  s.max = number_at(o, "max");
+  return s;
+}
+
+BenchSummary summary_from_json(const json::value& value) {
+  if (!value.is_object()) {
+    throw std::runtime_error("a summary must be an object");
+  }
+  const auto& o = value.get_object();
+  BenchSummary s;
+  s.completed = static_cast<std::uint64_t>(number_at(o, "completed"));
+  s.failed = static_cast<std::uint64_t>(number_at(o, "failed"));
+  s.duration_s = number_at(o, "duration_s");
+  s.requests_per_s = number_at(o, "requests_per_s");
+  s.output_tokens_per_s = number_at(o, "output_tokens_per_s");
+  s.total_tokens_per_s = number_at(o, "total_tokens_per_s");
+  s.output_tokens = static_cast<std::int64_t>(number_at(o, "output_tokens"));
+  s.prompt_tokens = static_cast<std::int64_t>(number_at(o, "prompt_tokens"));
+  s.requested_input_tokens = static_cast<std::int64_t>(number_at(o, "requested_input_tokens"));
+  s.text_events = static_cast<std::int64_t>(number_at(o, "text_events"));
+  if (const auto* source = o.if_contains("token_source"); source && source->is_string()) {
+    s.token_source = source->get_string();
+  }
+  s.ttft_ms = stat_from_json(object_at(o, "ttft_ms"));
+  s.tpot_ms = stat_from_json(object_at(o, "tpot_ms"));
+  s.itl_ms = stat_from_json(object_at(o, "itl_ms"));
+  s.e2e_ms = stat_from_json(object_at(o, "e2e_ms"));
+  s.scheduling_lag_ms = stat_from_json(object_at(o, "scheduling_lag_ms"));
+  const auto& histograms = object_at(o, "histograms");
+  s.ttft_hist = LogHistogram::from_json(object_at(histograms, "ttft_ms"));
+  s.tpot_hist = LogHistogram::from_json(object_at(histograms, "tpot_ms"));
+  s.itl_hist = LogHistogram::from_json(object_at(histograms, "itl_ms"));
+  s.e2e_hist = LogHistogram::from_json(object_at(histograms, "e2e_ms"));
+  for (const auto& [cls, failure] : object_at(o, "failures")) {
+    FailureClass f;
+    if (failure.is_object()) {
+      f.count = static_cast<std::uint64_t>(number_at(failure.get_object(), "count"));
+      if (const auto* examples = failure.get_object().if_contains("examples"); examples && examples->is_array()) {
+        for (const auto& e : examples->get_array()) {
+          if (e.is_string()) {
+            f.examples.emplace_back(e.get_string());
+          }
+        }
+      }
+    }
+    s.failures[std::string(cls)] = std::move(f);
+  }
+  return s;
+}
+
+json::object summary_document(const json::object& config, const BenchSummary* summary, const json::object& extra) {
   json::object document{{"schema", "infergate.bench/1"}, {"config", config}};
   if (summary != nullptr) {
     document["summary"] = summary_json(*summary);
@@ -74,10 +155,7 @@ void write_summary_json(const std::string& path, const json::object& config, con
   for (const auto& [key, value] : extra) {
     document[key] = value;
   }
-  out << json::serialize(document) << "\n";
-  if (!out) {
-    throw std::runtime_error(fmt::format("writing '{}' failed", path));
-  }
+  return document;
 }
 
 }  // namespace infergate::bench

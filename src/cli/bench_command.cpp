@@ -84,6 +84,10 @@ void run_bench(const BenchArgs& args) {
   }
   const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
   boost::json::object config{
+      {"label", args.label.empty() ? model : args.label},
+      {"started_at_ms",
+       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+           .count()},
       {"base_url", target.base.to_string()},
       {"model", model},
       {"endpoint", args.endpoint},
@@ -126,17 +130,13 @@ void run_bench(const BenchArgs& args) {
     }
     fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
     const boost::json::object max_load = find_max_load(plan);
-    if (!args.json.empty()) {
-      bench::write_summary_json(args.json, config, nullptr, {{"max_load", max_load}});
-    }
+    emit_result(plan, nullptr, {{"max_load", max_load}});
     return;
   }
   if (!args.sweep.empty()) {
     fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
     const boost::json::object sweep = run_sweep(plan);
-    if (!args.json.empty()) {
-      bench::write_summary_json(args.json, config, nullptr, {{"sweep", sweep}});
-    }
+    emit_result(plan, nullptr, {{"sweep", sweep}});
     return;
   }
 
@@ -194,6 +194,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
   cmd->add_option("--json", a->json, "Write the summary as JSON (schema infergate.bench/1)");
+  cmd->add_option("--markdown", a->markdown, "Write the result as Markdown (as infergate report renders it)");
+  cmd->add_option("--csv", a->csv, "Write one CSV row per measured load");
+  cmd->add_option("--label", a->label, "Name of this run in reports and comparisons (default: the model)");
   cmd->add_option("--records", a->records, "Write one JSON line per request");
   cmd->add_flag("--trace", a->trace, "Ask the server for infergate_trace ground truth (the simulator sends it)");
   cmd->add_option("--timeout", a->timeout_s, "Seconds to wait for a connection or for the next bytes")

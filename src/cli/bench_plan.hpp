@@ -57,6 +57,9 @@ struct BenchArgs {
   int prefix_tokens = 0;
   int turns = 1;
   double think_time = 0;
+  std::string label;
+  std::string markdown;
+  std::string csv;
 };
 
 struct Plan {
@@ -75,6 +78,8 @@ struct Plan {
 boost::json::object run_sweep(const Plan& plan);
 // --find-max-load: prints the rates measured; returns the JSON's "max_load".
 boost::json::object find_max_load(const Plan& plan);
+// Writes the result as --json asks, and as --markdown and --csv render it.
+void emit_result(const Plan& plan, const bench::BenchSummary* summary, const boost::json::object& extra);
 // One run, or --runs K of them: prints the results and writes --json and --records. Throws
 // CLI::RuntimeError(1) when every request failed.
 void run_measurements(const Plan& plan);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 #include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -14,6 +15,9 @@
 #include "bench/sweep_report.hpp"
 #include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
+#include "report/document.hpp"
+#include "report/output_file.hpp"
+#include "report/tables.hpp"
 
 namespace infergate::cli {
 
@@ -87,11 +91,9 @@ void single_run(const Plan& plan) {
   if (m.goodput) {
     bench::print_goodput(stdout, *m.goodput, plan.slos);
   }
-  if (!plan.args.json.empty()) {
-    json::object extra = measured_json(plan, m);
-    extra["timeseries"] = bench::time_series_json(bench::time_series(m.result.records));
-    bench::write_summary_json(plan.args.json, plan.config, &m.summary, extra);
-  }
+  json::object extra = measured_json(plan, m);
+  extra["timeseries"] = bench::time_series_json(bench::time_series(m.result.records));
+  emit_result(plan, &m.summary, extra);
   if (!plan.args.records.empty()) {
     bench::write_records_jsonl(plan.args.records, m.result.records);
   }
@@ -141,11 +143,9 @@ void repeated_runs(const Plan& plan) {
   }
   const bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates);
   bench::print_repeated(stdout, figures);
-  if (!plan.args.json.empty()) {
-    json::object repeated = bench::repeated_json(figures);
-    repeated["runs"] = std::move(each);
-    bench::write_summary_json(plan.args.json, plan.config, nullptr, {{"runs", std::move(repeated)}});
-  }
+  json::object repeated = bench::repeated_json(figures);
+  repeated["runs"] = std::move(each);
+  emit_result(plan, nullptr, {{"runs", std::move(repeated)}});
   if (!plan.args.records.empty()) {
     bench::write_records_jsonl(plan.args.records, records);
   }
@@ -155,6 +155,28 @@ void repeated_runs(const Plan& plan) {
 }
 
 }  // namespace
+
+void emit_result(const Plan& plan, const bench::BenchSummary* summary, const json::object& extra) {
+  const BenchArgs& args = plan.args;
+  if (args.json.empty() && args.markdown.empty() && args.csv.empty()) {
+    return;
+  }
+  const json::object document = bench::summary_document(plan.config, summary, extra);
+  if (!args.json.empty()) {
+    report::write_file(args.json, json::serialize(document) + "\n");
+  }
+  if (args.markdown.empty() && args.csv.empty()) {
+    return;
+  }
+  const std::vector<report::RunDocument> documents{
+      report::document_from_json(document, report::default_label(plan.config, args.json))};
+  if (!args.markdown.empty()) {
+    report::write_file(args.markdown, report::markdown_report(documents));
+  }
+  if (!args.csv.empty()) {
+    report::write_file(args.csv, report::csv_report(documents));
+  }
+}
 
 void run_measurements(const Plan& plan) {
   if (plan.args.runs > 1) {

@@ -12,5 +12,6 @@ void add_calibrate_command(CLI::App& app);
 void add_roofline_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_keys_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace infergate::cli

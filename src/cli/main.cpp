@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   infergate::cli::add_calibrate_command(app);
   infergate::cli::add_doctor_command(app);
   infergate::cli::add_keys_command(app);
+  infergate::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,72 @@
+#include <fmt/format.h>
+#include <boost/json/serialize.hpp>
+
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "report/document.hpp"
+#include "report/figures.hpp"
+#include "report/merge.hpp"
+#include "report/output_file.hpp"
+#include "report/tables.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+struct ReportArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> labels;
+  std::string merge;
+  std::string markdown;
+  std::string csv;
+};
+
+void run_report(const ReportArgs& args) {
+  if (!args.labels.empty() && args.labels.size() != args.files.size()) {
+    throw std::runtime_error(
+        fmt::format("--label gave {} names for {} files; give one per file", args.labels.size(), args.files.size()));
+  }
+  std::vector<report::RunDocument> documents;
+  documents.reserve(args.files.size());
+  for (std::size_t i = 0; i < args.files.size(); ++i) {
+    documents.push_back(report::read_document(args.files[i]));
+    if (!args.labels.empty()) {
+      documents.back().label = args.labels[i];
+    }
+  }
+  if (!args.merge.empty()) {
+    const boost::json::object merged = report::merge_documents(documents);
+    report::write_file(args.merge, boost::json::serialize(merged) + "\n");
+    report::RunDocument whole = report::document_from_json(merged, documents.front().label + " (merged)");
+    whole.path = args.merge;
+    fmt::print("merged {} runs into {}\n", documents.size(), args.merge);
+    documents = {std::move(whole)};
+  }
+  report::print_comparison(stdout, report::compare(documents));
+  if (!args.markdown.empty()) {
+    report::write_file(args.markdown, report::markdown_report(documents));
+  }
+  if (!args.csv.empty()) {
+    report::write_file(args.csv, report::csv_report(documents));
+  }
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app) {
+  auto a = std::make_shared<ReportArgs>();
+  auto* cmd = app.add_subcommand(
+      "report", "Compare saved bench results (bench --json files), merge workers' runs, write Markdown or CSV");
+  cmd->add_option("files", a->files, "infergate bench --json files")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--label", a->labels, "A name per file, in order (default: the run's --label or the file name)")
+      ->delimiter(',');
+  cmd->add_option("--merge", a->merge,
+                  "Pool single runs made at the same time (bench --workers, or several machines) into one result "
+                  "file: exact percentiles from merged histograms, rates added");
+  cmd->add_option("--markdown", a->markdown, "Write the comparison, configuration and sweeps as Markdown");
+  cmd->add_option("--csv", a->csv, "Write one row per measured load (a run or a sweep level)");
+  cmd->callback([a] { run_report(*a); });
+}
+
+}  // namespace infergate::cli

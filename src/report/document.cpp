@@ -1,0 +1,211 @@
+#include "report/document.hpp"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench/summary_json.hpp"
+#include "report/merge.hpp"
+
+namespace infergate::report {
+
+namespace json = boost::json;
+
+namespace {
+
+std::vector<double> numbers(const json::object& o, std::string_view key) {
+  std::vector<double> out;
+  if (const auto* v = o.if_contains(key); v && v->is_array()) {
+    out.reserve(v->get_array().size());
+    for (const auto& x : v->get_array()) {
+      out.push_back(x.is_number() ? x.to_number<double>() : 0.0);
+    }
+  }
+  return out;
+}
+
+std::optional<double> steady_rate(const json::object& holder) {
+  const auto* steady = holder.if_contains("steady_state");
+  if (steady == nullptr || !steady->is_object()) {
+    return std::nullopt;
+  }
+  const auto* summary = steady->get_object().if_contains("summary");
+  if (summary == nullptr || !summary->is_object()) {
+    return std::nullopt;
+  }
+  const auto* rate = summary->get_object().if_contains("output_tokens_per_s");
+  return rate && rate->is_number() ? std::optional(rate->to_number<double>()) : std::nullopt;
+}
+
+Series read_series(const json::object& o) {
+  Series s;
+  s.t_s = numbers(o, "t_s");
+  s.in_flight = numbers(o, "in_flight");
+  const double interval =
+      o.contains("interval_s") && o.at("interval_s").is_number() ? o.at("interval_s").to_number<double>() : 1.0;
+  for (double tokens : numbers(o, "output_tokens")) {
+    s.output_tokens_per_s.push_back(tokens / interval);
+  }
+  if (const auto* ttft = o.if_contains("ttft_ms"); ttft && ttft->is_array()) {
+    for (const auto& v : ttft->get_array()) {
+      s.ttft_ms.push_back(v.is_number() ? std::optional(v.to_number<double>()) : std::nullopt);
+    }
+  }
+  s.in_flight.resize(s.t_s.size(), 0);
+  s.output_tokens_per_s.resize(s.t_s.size(), 0);
+  s.ttft_ms.resize(s.t_s.size());
+  return s;
+}
+
+void read_levels(const json::object& holder, RunDocument& d) {
+  const auto* points = holder.if_contains("points");
+  if (points == nullptr || !points->is_array()) {
+    throw std::runtime_error("'points' is missing or not an array");
+  }
+  for (const auto& p : points->get_array()) {
+    if (!p.is_object()) {
+      throw std::runtime_error("a point must be an object");
+    }
+    const auto& o = p.get_object();
+    Level level;
+    level.level = o.at("level").to_number<double>();
+    level.summary = bench::summary_from_json(o.at("summary"));
+    level.steady_output_tokens_per_s = steady_rate(o);
+    if (const auto* goodput = o.if_contains("goodput"); goodput && goodput->is_object()) {
+      level.slo_met = goodput->get_object().at("met").as_bool();
+    }
+    d.levels.push_back(std::move(level));
+  }
+  if (d.levels.empty()) {
+    throw std::runtime_error("no points were measured");
+  }
+}
+
+std::optional<std::size_t> level_index(const RunDocument& d, double level) {
+  for (std::size_t i = 0; i < d.levels.size(); ++i) {
+    if (d.levels[i].level == level) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string default_label(const json::object& config, const std::string& path) {
+  if (const auto* label = config.if_contains("label"); label && label->is_string() && !label->get_string().empty()) {
+    return std::string(label->get_string());
+  }
+  return std::filesystem::path(path).stem().string();
+}
+
+RunDocument document_from_json(const json::value& value, const std::string& label) {
+  if (!value.is_object()) {
+    throw std::runtime_error("not a JSON object");
+  }
+  const auto& o = value.get_object();
+  const auto* schema = o.if_contains("schema");
+  if (schema == nullptr || !schema->is_string() || schema->get_string() != "infergate.bench/1") {
+    throw std::runtime_error(
+        "not an infergate bench result (schema infergate.bench/1); write one with "
+        "infergate bench --json FILE");
+  }
+  RunDocument d;
+  d.raw = o;
+  d.label = label;
+  if (const auto* config = o.if_contains("config"); config && config->is_object()) {
+    d.config = config->get_object();
+  }
+  if (const auto* series = o.if_contains("timeseries"); series && series->is_object()) {
+    d.series = read_series(series->get_object());
+  }
+  if (const auto* sweep = o.if_contains("sweep"); sweep && sweep->is_object()) {
+    const auto& s = sweep->get_object();
+    d.kind = RunDocument::Kind::sweep;
+    read_levels(s, d);
+    d.level_kind = s.contains("kind") && s.at("kind").is_string() ? std::string(s.at("kind").get_string()) : "";
+    if (const auto* rule = s.if_contains("knee_rule"); rule && rule->is_string()) {
+      d.knee_rule = rule->get_string();
+    }
+    if (const auto* knee = s.if_contains("knee"); knee && knee->is_object()) {
+      d.knee = level_index(d, knee->get_object().at("level").to_number<double>());
+    }
+    const std::size_t shown = d.knee.value_or(d.levels.size() - 1);
+    d.summary = d.levels[shown].summary;
+    d.steady_output_tokens_per_s = d.levels[shown].steady_output_tokens_per_s;
+    d.summary_of = fmt::format("{} {:g}{}", d.level_kind, d.levels[shown].level, d.knee ? " (the knee)" : " (highest)");
+  } else if (const auto* search = o.if_contains("max_load"); search && search->is_object()) {
+    const auto& s = search->get_object();
+    d.kind = RunDocument::Kind::max_load;
+    read_levels(s, d);
+    d.level_kind = "rate";
+    std::optional<std::size_t> shown;
+    if (const auto* rate = s.if_contains("rate"); rate && rate->is_number()) {
+      shown = level_index(d, rate->to_number<double>());
+    }
+    d.knee = shown;
+    d.summary = d.levels[shown.value_or(0)].summary;
+    d.steady_output_tokens_per_s = d.levels[shown.value_or(0)].steady_output_tokens_per_s;
+    d.summary_of = shown ? fmt::format("rate {:g} (the max load)", d.levels[*shown].level) : "the lowest rate";
+  } else if (const auto* runs = o.if_contains("runs"); runs && runs->is_object()) {
+    const auto& r = runs->get_object();
+    d.kind = RunDocument::Kind::runs;
+    std::vector<bench::BenchSummary> parts;
+    double steady_sum = 0;
+    std::size_t steady_count = 0;
+    for (const auto& run : r.at("runs").as_array()) {
+      parts.push_back(bench::summary_from_json(run.as_object().at("summary")));
+      if (auto rate = steady_rate(run.as_object())) {
+        steady_sum += *rate;
+        ++steady_count;
+      }
+    }
+    d.summary = merge_summaries(parts, Pooling::sequential);
+    if (steady_count > 0) {
+      d.steady_output_tokens_per_s = steady_sum / static_cast<double>(steady_count);
+    }
+    d.summary_of = fmt::format("{} runs pooled", parts.size());
+    if (const auto* figures = r.if_contains("figures"); figures && figures->is_object()) {
+      d.runs_figures = figures->get_object();
+    }
+  } else if (const auto* summary = o.if_contains("summary"); summary && summary->is_object()) {
+    d.summary = bench::summary_from_json(*summary);
+    d.steady_output_tokens_per_s = steady_rate(o);
+    d.summary_of = "the run";
+  } else {
+    throw std::runtime_error("it holds no summary, runs, sweep or max_load");
+  }
+  return d;
+}
+
+RunDocument read_document(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    throw std::runtime_error(fmt::format("cannot open '{}'", path));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  const json::value value = json::parse(text.str(), ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON ({})", path, ec.message()));
+  }
+  try {
+    const json::object empty;
+    const json::object& config =
+        value.is_object() && value.get_object().contains("config") && value.get_object().at("config").is_object()
+            ? value.get_object().at("config").get_object()
+            : empty;
+    RunDocument d = document_from_json(value, default_label(config, path));
+    d.path = path;
+    return d;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace infergate::report

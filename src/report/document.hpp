@@ -1,0 +1,63 @@
+#pragma once
+// A saved `infergate bench` result (schema infergate.bench/1, docs/bench-json.md) read back for
+// reports, comparisons and merges: a single run, repeated runs, a sweep or a max-load search.
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/summary.hpp"
+
+namespace infergate::report {
+
+struct Level {
+  double level = 0;
+  bench::BenchSummary summary;
+  std::optional<double> steady_output_tokens_per_s;
+  std::optional<bool> slo_met;
+};
+
+struct Series {
+  std::vector<double> t_s;
+  std::vector<double> in_flight;
+  std::vector<double> output_tokens_per_s;
+  std::vector<std::optional<double>> ttft_ms;
+};
+
+// A headline figure's 95% interval as the document supports it (repeated runs, per-second rates,
+// or order statistics of a percentile); absent when nothing gives one.
+struct Interval {
+  double low = 0;
+  double high = 0;
+};
+
+struct RunDocument {
+  std::string label;  // --label, the target's name, or the file name
+  std::string path;
+  boost::json::object raw;
+  boost::json::object config;
+  enum class Kind { single, runs, sweep, max_load };
+  Kind kind = Kind::single;
+  // The run (single), the runs pooled (runs), or the knee's level (sweep; the highest level
+  // without a knee, the highest passing rate for a max-load search): what tables and CDFs show.
+  bench::BenchSummary summary;
+  std::optional<double> steady_output_tokens_per_s;
+  std::string summary_of;  // which part of the document `summary` is, for captions
+  std::vector<Level> levels;
+  std::string level_kind;  // "concurrency" or "rate"
+  std::optional<std::size_t> knee;
+  std::string knee_rule;
+  std::optional<Series> series;
+  // Headline figure name -> interval: from "runs" when repeated.
+  boost::json::object runs_figures;
+};
+
+// Throws std::runtime_error naming the file and what is wrong with it.
+RunDocument read_document(const std::string& path);
+RunDocument document_from_json(const boost::json::value& value, const std::string& label);
+
+// The label a document gets without --label: config.label, else the file name without .json.
+std::string default_label(const boost::json::object& config, const std::string& path);
+
+}  // namespace infergate::report

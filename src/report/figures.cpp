@@ -1,0 +1,127 @@
+#include "report/figures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "bench/repeats.hpp"
+
+namespace infergate::report {
+
+namespace {
+
+// The interval of the p-th percentile from order statistics of `hist` (n samples), widened by the
+// histogram's half-bucket and to the exact value.
+std::optional<Interval> percentile_interval(const bench::LogHistogram& hist, double p, double value) {
+  const auto n = static_cast<double>(hist.count());
+  if (n < 10) {
+    return std::nullopt;
+  }
+  const double q = p / 100.0;
+  const double spread = 1.96 * std::sqrt(n * q * (1 - q));
+  const double low_rank = std::max(1.0, std::floor(n * q - spread));
+  const double high_rank = std::min(n, std::ceil(n * q + spread));
+  const double half_bucket = std::sqrt(bench::LogHistogram::kGrowth);
+  return Interval{std::min(value, hist.percentile(100.0 * low_rank / n) / half_bucket),
+                  std::max(value, hist.percentile(100.0 * high_rank / n) * half_bucket)};
+}
+
+std::optional<Interval> runs_interval(const RunDocument& d, const char* name) {
+  const auto* figure = d.runs_figures.if_contains(name);
+  if (figure == nullptr || !figure->is_object()) {
+    return std::nullopt;
+  }
+  const auto* ci = figure->get_object().if_contains("ci95");
+  if (ci == nullptr || !ci->is_array() || ci->get_array().size() != 2) {
+    return std::nullopt;
+  }
+  return Interval{ci->get_array()[0].to_number<double>(), ci->get_array()[1].to_number<double>()};
+}
+
+// Per-second output rates inside the steady window of a single run.
+std::optional<Interval> rate_interval(const RunDocument& d, double value) {
+  const auto* steady = d.raw.if_contains("steady_state");
+  if (!d.series || steady == nullptr || !steady->is_object()) {
+    return std::nullopt;
+  }
+  const double start = steady->get_object().at("start_s").to_number<double>();
+  const double end = steady->get_object().at("end_s").to_number<double>();
+  std::vector<double> rates;
+  for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
+    if (d.series->t_s[i] >= start && d.series->t_s[i] + 1.0 <= end) {
+      rates.push_back(d.series->output_tokens_per_s[i]);
+    }
+  }
+  if (rates.size() < 3) {
+    return std::nullopt;
+  }
+  const bench::Spread s = bench::spread(rates);
+  const double half = s.ci95_high - s.mean;
+  return Interval{value - half, value + half};
+}
+
+}  // namespace
+
+std::vector<Figure> headline_figures(const RunDocument& d) {
+  const bench::BenchSummary& s = d.summary;
+  const bool repeated = d.kind == RunDocument::Kind::runs;
+  const bool single = d.kind == RunDocument::Kind::single;
+  std::vector<Figure> out;
+  const double rate = d.steady_output_tokens_per_s.value_or(s.output_tokens_per_s);
+  out.push_back(
+      {"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true, rate,
+       repeated ? runs_interval(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s")
+       : single ? rate_interval(d, rate)
+                : std::nullopt});
+  out.push_back({"requests_per_s", "requests/s", true, s.requests_per_s,
+                 repeated ? runs_interval(d, "requests_per_s") : std::nullopt});
+  struct Latency {
+    const char* name;
+    const char* title;
+    const bench::Stat* stat;
+    const bench::LogHistogram* hist;
+    double p;
+  };
+  const Latency latencies[] = {
+      {"ttft_ms_p50", "TTFT p50 (ms)", &s.ttft_ms, &s.ttft_hist, 50},
+      {"ttft_ms_p99", "TTFT p99 (ms)", &s.ttft_ms, &s.ttft_hist, 99},
+      {"tpot_ms_p50", "TPOT p50 (ms)", &s.tpot_ms, &s.tpot_hist, 50},
+      {"tpot_ms_p99", "TPOT p99 (ms)", &s.tpot_ms, &s.tpot_hist, 99},
+      {"itl_ms_p50", "ITL p50 (ms)", &s.itl_ms, &s.itl_hist, 50},
+      {"e2e_ms_p50", "E2E p50 (ms)", &s.e2e_ms, &s.e2e_hist, 50},
+      {"e2e_ms_p99", "E2E p99 (ms)", &s.e2e_ms, &s.e2e_hist, 99},
+  };
+  for (const auto& l : latencies) {
+    const double value = l.p == 50 ? l.stat->p50 : l.stat->p99;
+    out.push_back({l.name, l.title, false, value,
+                   repeated ? runs_interval(d, l.name) : percentile_interval(*l.hist, l.p, value)});
+  }
+  const double all = static_cast<double>(s.completed + s.failed);
+  out.push_back(
+      {"failed_share", "failed (%)", false, all > 0 ? 100.0 * static_cast<double>(s.failed) / all : 0, std::nullopt});
+  return out;
+}
+
+Comparison compare(const std::vector<RunDocument>& documents) {
+  Comparison c;
+  for (const auto& d : documents) {
+    c.labels.push_back(d.label);
+    c.figures.push_back(headline_figures(d));
+  }
+  for (std::size_t i = 0; i < c.figures.size(); ++i) {
+    std::vector<std::optional<double>> ratios;
+    std::vector<bool> differs;
+    for (std::size_t f = 0; f < c.figures[i].size(); ++f) {
+      const Figure& base = c.figures.front()[f];
+      const Figure& mine = c.figures[i][f];
+      ratios.push_back(i > 0 && base.value != 0 ? std::optional(mine.value / base.value) : std::nullopt);
+      differs.push_back(i > 0 && base.interval && mine.interval &&
+                        (mine.interval->high < base.interval->low || mine.interval->low > base.interval->high));
+    }
+    c.ratio.push_back(std::move(ratios));
+    c.differs.push_back(std::move(differs));
+  }
+  return c;
+}
+
+}  // namespace infergate::report

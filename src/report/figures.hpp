@@ -1,0 +1,39 @@
+#pragma once
+// The headline figures of a saved run, each with the 95% interval the run itself supports, and the
+// comparison of several runs figure by figure.
+//
+// Intervals: repeated runs (--runs K) give Student's t intervals over the runs. A single run gives
+// latency percentiles a distribution-free interval from order statistics (the values at ranks
+// n p -/+ 1.96 sqrt(n p (1 - p)) of its histogram), and its output rate the mean -/+ t sd / sqrt(n)
+// of the per-second rates inside its steady state. Two runs differ on a figure when their
+// intervals do not overlap.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/document.hpp"
+
+namespace infergate::report {
+
+struct Figure {
+  std::string name;   // "output_tokens_per_s", "ttft_ms_p99", ...
+  std::string title;  // "output tok/s", "TTFT p99 (ms)"
+  bool higher_is_better = false;
+  double value = 0;
+  std::optional<Interval> interval;
+};
+
+std::vector<Figure> headline_figures(const RunDocument& document);
+
+struct Comparison {
+  std::vector<std::string> labels;           // one per document
+  std::vector<std::vector<Figure>> figures;  // [document][figure], the same figures in each
+  // [document][figure] for documents after the first: value over the first's.
+  std::vector<std::vector<std::optional<double>>> ratio;
+  // [document][figure]: both intervals known and disjoint.
+  std::vector<std::vector<bool>> differs;
+};
+
+Comparison compare(const std::vector<RunDocument>& documents);
+
+}  // namespace infergate::report

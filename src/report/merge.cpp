@@ -1,0 +1,153 @@
+#include "report/merge.hpp"
+
+#include <fmt/format.h>
+#include <boost/json/array.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "bench/summary_json.hpp"
+
+namespace infergate::report {
+
+namespace json = boost::json;
+
+namespace {
+
+constexpr std::size_t kExamplesPerClass = 3;
+
+// The configuration fields that must agree for runs to be pooled.
+constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens", "output_tokens",
+                                           "prompts", "stream",   "turns",        "load"};
+
+}  // namespace
+
+bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
+  bench::BenchSummary m;
+  double max_lag_p99 = 0;
+  std::uint64_t from_usage = 0;
+  std::uint64_t from_events = 0;
+  for (const auto& p : parts) {
+    m.completed += p.completed;
+    m.failed += p.failed;
+    m.output_tokens += p.output_tokens;
+    m.prompt_tokens += p.prompt_tokens;
+    m.requested_input_tokens += p.requested_input_tokens;
+    m.text_events += p.text_events;
+    if (pooling == Pooling::concurrent) {
+      m.duration_s = std::max(m.duration_s, p.duration_s);
+      m.requests_per_s += p.requests_per_s;
+      m.output_tokens_per_s += p.output_tokens_per_s;
+      m.total_tokens_per_s += p.total_tokens_per_s;
+    } else {
+      m.duration_s += p.duration_s;
+    }
+    m.ttft_hist.merge(p.ttft_hist);
+    m.tpot_hist.merge(p.tpot_hist);
+    m.itl_hist.merge(p.itl_hist);
+    m.e2e_hist.merge(p.e2e_hist);
+    max_lag_p99 = std::max(max_lag_p99, p.scheduling_lag_ms.p99);
+    from_usage += p.token_source == "usage" ? 1 : 0;
+    from_events += p.token_source == "events" ? 1 : 0;
+    for (const auto& [cls, failure] : p.failures) {
+      auto& f = m.failures[cls];
+      f.count += failure.count;
+      for (const auto& e : failure.examples) {
+        if (f.examples.size() < kExamplesPerClass) {
+          f.examples.push_back(e);
+        }
+      }
+    }
+  }
+  if (pooling == Pooling::sequential && m.duration_s > 0) {
+    m.requests_per_s = static_cast<double>(m.completed) / m.duration_s;
+    m.output_tokens_per_s = static_cast<double>(m.output_tokens) / m.duration_s;
+    m.total_tokens_per_s = static_cast<double>(m.output_tokens + m.prompt_tokens) / m.duration_s;
+  }
+  m.token_source = from_usage == parts.size() ? "usage" : from_events == parts.size() ? "events" : "mixed";
+  m.ttft_ms = m.ttft_hist.stat();
+  m.tpot_ms = m.tpot_hist.stat();
+  m.itl_ms = m.itl_hist.stat();
+  m.e2e_ms = m.e2e_hist.stat();
+  // Lag has no histogram: the worst part's p99 is what says whether a client fell behind.
+  m.scheduling_lag_ms.p99 = max_lag_p99;
+  return m;
+}
+
+json::object merge_documents(const std::vector<RunDocument>& documents) {
+  if (documents.empty()) {
+    throw std::runtime_error("nothing to merge");
+  }
+  const RunDocument& first = documents.front();
+  std::vector<bench::BenchSummary> parts;
+  parts.reserve(documents.size());
+  json::array sources;
+  for (const auto& d : documents) {
+    if (d.kind != RunDocument::Kind::single) {
+      throw std::runtime_error(
+          fmt::format("{}: only single runs merge (this one is a sweep or repeated runs)", d.path));
+    }
+    for (const char* field : kWorkloadFields) {
+      const auto* a = first.config.if_contains(field);
+      const auto* b = d.config.if_contains(field);
+      if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) {
+        throw std::runtime_error(
+            fmt::format("{} and {} ran different workloads ('{}' differs); merge only workers of "
+                        "one run",
+                        first.path, d.path, field));
+      }
+    }
+    parts.push_back(d.summary);
+    sources.emplace_back(d.path);
+  }
+  const bench::BenchSummary merged = merge_summaries(parts, Pooling::concurrent);
+  json::object config = first.config;
+  config["merged_from"] = std::move(sources);
+  config["label"] = first.label;
+  json::object extra;
+  // Time series add second by second, each shifted by how much later than the first it started.
+  double origin_ms = 0;
+  bool have_origin = false;
+  for (const auto& d : documents) {
+    if (const auto* at = d.config.if_contains("started_at_ms"); at && at->is_number()) {
+      origin_ms = have_origin ? std::min(origin_ms, at->to_number<double>()) : at->to_number<double>();
+      have_origin = true;
+    }
+  }
+  std::vector<double> in_flight;
+  std::vector<double> tokens;
+  for (const auto& d : documents) {
+    if (!d.series) {
+      continue;
+    }
+    std::size_t shift = 0;
+    if (const auto* at = d.config.if_contains("started_at_ms"); at && at->is_number() && have_origin) {
+      shift = static_cast<std::size_t>(std::lround((at->to_number<double>() - origin_ms) / 1000.0));
+    }
+    const std::size_t n = shift + d.series->t_s.size();
+    in_flight.resize(std::max(in_flight.size(), n), 0);
+    tokens.resize(std::max(tokens.size(), n), 0);
+    for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
+      in_flight[shift + i] += d.series->in_flight[i];
+      tokens[shift + i] += d.series->output_tokens_per_s[i];
+    }
+  }
+  if (!in_flight.empty()) {
+    json::array t;
+    json::array flight;
+    json::array out;
+    for (std::size_t i = 0; i < in_flight.size(); ++i) {
+      t.emplace_back(static_cast<double>(i));
+      flight.emplace_back(in_flight[i]);
+      out.emplace_back(tokens[i]);
+    }
+    extra["timeseries"] = json::object{{"interval_s", 1.0},
+                                       {"t_s", std::move(t)},
+                                       {"in_flight", std::move(flight)},
+                                       {"output_tokens", std::move(out)}};
+  }
+  return bench::summary_document(config, &merged, extra);
+}
+
+}  // namespace infergate::report

@@ -1,0 +1,206 @@
+#include "report/tables.hpp"
+
+#include <fmt/format.h>
+#include <boost/json/serialize.hpp>
+
+#include <cmath>
+
+namespace infergate::report {
+
+namespace {
+
+const char* kind_name(RunDocument::Kind kind) {
+  switch (kind) {
+    case RunDocument::Kind::single:
+      return "run";
+    case RunDocument::Kind::runs:
+      return "runs";
+    case RunDocument::Kind::sweep:
+      return "sweep";
+    case RunDocument::Kind::max_load:
+      return "max_load";
+  }
+  return "?";
+}
+
+std::string with_interval(const Figure& f) {
+  if (!f.interval) {
+    return format_number(f.value);
+  }
+  return fmt::format("{} ({}–{})", format_number(f.value), format_number(f.interval->low),
+                     format_number(f.interval->high));
+}
+
+std::string versus(const Comparison& c, std::size_t doc, std::size_t fig) {
+  if (doc == 0 || !c.ratio[doc][fig]) {
+    return "";
+  }
+  return fmt::format(" {:.2f}x{}", *c.ratio[doc][fig], c.differs[doc][fig] ? " *" : "");
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) {
+    return text;
+  }
+  std::string quoted = "\"";
+  for (char ch : text) {
+    quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  }
+  return quoted + "\"";
+}
+
+std::string config_value(const boost::json::object& config, std::string_view key) {
+  const auto* v = config.if_contains(key);
+  if (v == nullptr || v->is_null()) {
+    return "-";
+  }
+  if (v->is_string()) {
+    return std::string(v->get_string());
+  }
+  if (v->is_number()) {
+    return format_number(v->to_number<double>());
+  }
+  return boost::json::serialize(*v);
+}
+
+constexpr const char* kConfigRows[] = {"base_url",     "model",         "endpoint", "load",     "concurrency", "rate",
+                                       "input_tokens", "output_tokens", "turns",    "requests", "seed"};
+
+}  // namespace
+
+std::string format_number(double value) {
+  const double magnitude = std::abs(value);
+  if (magnitude >= 100 || value == std::floor(value)) {
+    return fmt::format("{:.1f}", value);
+  }
+  if (magnitude >= 1) {
+    return fmt::format("{:.2f}", value);
+  }
+  return fmt::format("{:.3f}", value);
+}
+
+void print_comparison(std::FILE* out, const Comparison& c) {
+  std::vector<std::size_t> widths(c.labels.size(), 0);
+  std::vector<std::vector<std::string>> cells(c.labels.size());
+  for (std::size_t d = 0; d < c.labels.size(); ++d) {
+    widths[d] = c.labels[d].size();
+    for (std::size_t f = 0; f < c.figures[d].size(); ++f) {
+      cells[d].push_back(with_interval(c.figures[d][f]) + versus(c, d, f));
+      widths[d] = std::max(widths[d], cells[d].back().size());
+    }
+  }
+  fmt::print(out, "  {:<22}", "figure (95% interval)");
+  for (std::size_t d = 0; d < c.labels.size(); ++d) {
+    fmt::print(out, "  {:<{}}", c.labels[d], widths[d]);
+  }
+  fmt::print(out, "\n");
+  for (std::size_t f = 0; f < c.figures.front().size(); ++f) {
+    fmt::print(out, "  {:<22}", c.figures.front()[f].title);
+    for (std::size_t d = 0; d < c.labels.size(); ++d) {
+      fmt::print(out, "  {:<{}}", cells[d][f], widths[d]);
+    }
+    fmt::print(out, "\n");
+  }
+  if (c.labels.size() > 1) {
+    fmt::print(out, "  ratios are to {}; * marks a difference larger than both runs' 95% intervals\n",
+               c.labels.front());
+  }
+}
+
+std::string markdown_report(const std::vector<RunDocument>& documents) {
+  const Comparison c = compare(documents);
+  std::string md = "## infergate bench report\n\n| figure (95% interval) |";
+  for (const auto& label : c.labels) {
+    md += fmt::format(" {} |", label);
+  }
+  md += "\n|---|";
+  for (std::size_t d = 0; d < c.labels.size(); ++d) {
+    md += "---|";
+  }
+  md += "\n";
+  for (std::size_t f = 0; f < c.figures.front().size(); ++f) {
+    md += fmt::format("| {} |", c.figures.front()[f].title);
+    for (std::size_t d = 0; d < c.labels.size(); ++d) {
+      md += fmt::format(" {}{} |", with_interval(c.figures[d][f]), versus(c, d, f));
+    }
+    md += "\n";
+  }
+  if (c.labels.size() > 1) {
+    md += fmt::format("\nRatios are to {}; * marks a difference larger than both runs' 95% intervals.\n",
+                      c.labels.front());
+  }
+  md += "\n### Configuration\n\n| |";
+  for (const auto& label : c.labels) {
+    md += fmt::format(" {} |", label);
+  }
+  md += "\n|---|";
+  for (std::size_t d = 0; d < c.labels.size(); ++d) {
+    md += "---|";
+  }
+  md += "\n";
+  for (const char* key : kConfigRows) {
+    md += fmt::format("| {} |", key);
+    for (const auto& d : documents) {
+      md += fmt::format(" {} |", config_value(d.config, key));
+    }
+    md += "\n";
+  }
+  md += "| summary of |";
+  for (const auto& d : documents) {
+    md += fmt::format(" {} |", d.summary_of);
+  }
+  md += "\n";
+  for (const auto& d : documents) {
+    if (d.levels.empty()) {
+      continue;
+    }
+    md += fmt::format(
+        "\n### {}: {} by {}\n\n| {} | req/s | output tok/s | TTFT p50 | TTFT p99 | TPOT p50 | "
+        "TPOT p99 | failed | |\n|---|---|---|---|---|---|---|---|---|\n",
+        d.label, d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", d.level_kind, d.level_kind);
+    for (std::size_t i = 0; i < d.levels.size(); ++i) {
+      const auto& s = d.levels[i].summary;
+      const char* mark = d.knee == i ? (d.kind == RunDocument::Kind::sweep ? "knee" : "max load") : "";
+      md += fmt::format("| {:g} | {} | {} | {} | {} | {} | {} | {} | {} |\n", d.levels[i].level,
+                        format_number(s.requests_per_s), format_number(s.output_tokens_per_s),
+                        format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), format_number(s.tpot_ms.p50),
+                        format_number(s.tpot_ms.p99), s.failed, mark);
+    }
+    if (!d.knee_rule.empty()) {
+      md += fmt::format("\n{}\n", d.knee_rule);
+    }
+  }
+  return md;
+}
+
+std::string csv_report(const std::vector<RunDocument>& documents) {
+  std::string csv = "label,kind,level,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s";
+  for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
+    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+      csv += fmt::format(",{}_{}", metric, stat);
+    }
+  }
+  csv += ",knee\n";
+  auto row = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
+                 std::optional<double> steady, bool knee) {
+    csv += fmt::format("{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level, s.completed, s.failed,
+                       s.requests_per_s, s.output_tokens_per_s, steady ? fmt::format("{}", *steady) : "");
+    for (const bench::Stat* st : {&s.ttft_ms, &s.tpot_ms, &s.itl_ms, &s.e2e_ms}) {
+      csv += fmt::format(",{},{},{},{},{},{}", st->mean, st->p50, st->p90, st->p95, st->p99, st->max);
+    }
+    csv += knee ? ",1\n" : ",0\n";
+  };
+  for (const auto& d : documents) {
+    if (d.levels.empty()) {
+      row(d, "", d.summary, d.steady_output_tokens_per_s, false);
+      continue;
+    }
+    for (std::size_t i = 0; i < d.levels.size(); ++i) {
+      row(d, fmt::format("{}", d.levels[i].level), d.levels[i].summary, d.levels[i].steady_output_tokens_per_s,
+          d.knee == i);
+    }
+  }
+  return csv;
+}
+
+}  // namespace infergate::report

@@ -1,0 +1,25 @@
+#pragma once
+// The report as text: the comparison printed to a terminal, Markdown for pasting into issues, and
+// CSV for spreadsheets (one row per measured load: a run, or a sweep's level).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "report/document.hpp"
+#include "report/figures.hpp"
+
+namespace infergate::report {
+
+// 6871.2, 12.35, 0.954: enough digits to tell runs apart, no more.
+std::string format_number(double value);
+
+void print_comparison(std::FILE* out, const Comparison& comparison);
+
+std::string markdown_report(const std::vector<RunDocument>& documents);
+
+// Columns: label, kind, level, completed, failed, requests_per_s, output_tokens_per_s,
+// steady_output_tokens_per_s, then mean/p50/p90/p95/p99/max of ttft_ms, tpot_ms, itl_ms and e2e_ms,
+// then knee (1 on the knee's row). Fields are quoted when they hold a comma or a quote.
+std::string csv_report(const std::vector<RunDocument>& documents);
+
+}  // namespace infergate::report

@@ -1,0 +1,127 @@
+"""infergate report: comparing saved runs, merging workers exactly, and the Markdown and CSV it writes."""
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+from processes import BIN, Sim, bench
+
+
+def report(*args):
+    return subprocess.run([BIN, "report", *args], capture_output=True, text=True, timeout=120)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def numpy_percentile(values, p):
+    """numpy's default (linear interpolation between closest ranks)."""
+    s = sorted(values)
+    rank = p / 100 * (len(s) - 1)
+    lower = int(rank)
+    upper = min(lower + 1, len(s) - 1)
+    return s[lower] + (s[upper] - s[lower]) * (rank - lower)
+
+
+class Report(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_merged_workers_give_the_percentiles_of_their_pooled_requests(self):
+        sim = Sim("--speedup", "20")
+        try:
+            workers = [subprocess.Popen([BIN, "bench", "--base-url", sim.url, "--concurrency", "4", "--requests", "80",
+                                         "--input-tokens", "64", "--output-tokens", "16", "--seed", str(seed),
+                                         "--json", self.path(f"w{seed}.json"), "--records",
+                                         self.path(f"w{seed}.jsonl")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                       for seed in (1, 2)]
+            for w in workers:
+                _, err = w.communicate(timeout=120)
+                self.assertEqual(w.returncode, 0, err)
+        finally:
+            sim.close()
+        r = report(self.path("w1.json"), self.path("w2.json"), "--merge", self.path("merged.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = read_json(self.path("merged.json"))
+        s = merged["summary"]
+        parts = [read_json(self.path(f"w{seed}.json"))["summary"] for seed in (1, 2)]
+        self.assertEqual(s["completed"], 160)
+        self.assertEqual(s["output_tokens"], 160 * 16)
+        self.assertAlmostEqual(s["output_tokens_per_s"], sum(p["output_tokens_per_s"] for p in parts))
+        self.assertEqual(merged["config"]["merged_from"], [self.path("w1.json"), self.path("w2.json")])
+        ttft = []
+        for seed in (1, 2):
+            with open(self.path(f"w{seed}.jsonl")) as f:
+                ttft += [json.loads(line)["ttft_ms"] for line in f]
+        for p in (50, 90, 99):
+            exact = numpy_percentile(ttft, p)
+            self.assertAlmostEqual(s["ttft_ms"]["p%d" % p], exact, delta=0.01 * exact + 0.02)
+        self.assertAlmostEqual(s["ttft_ms"]["max"], max(ttft), places=6)
+        self.assertIn("merged 2 runs", r.stdout)
+
+    def test_a_sweep_and_a_run_compare_and_round_trip_through_csv_and_markdown(self):
+        runs = [("one", ["--concurrency", "2", "--requests", "40"]),
+                ("sweep", ["--sweep", "concurrency=1,4", "--requests", "24"])]
+        for label, args in runs:
+            r = bench("--sim-speedup", "20", "--input-tokens", "32", "--output-tokens", "8", "--label", label,
+                      "--json", self.path(label + ".json"), *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        r = report(self.path("one.json"), self.path("sweep.json"), "--csv", self.path("r.csv"), "--markdown",
+                   self.path("r.md"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("ratios are to one", r.stdout)
+        with open(self.path("r.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(row["label"], row["kind"], row["level"]) for row in rows],
+                         [("one", "run", ""), ("sweep", "sweep", "1"), ("sweep", "sweep", "4")])
+        one = read_json(self.path("one.json"))["summary"]
+        sweep = read_json(self.path("sweep.json"))["sweep"]["points"]
+        # Boost.JSON 1.81 reads a double back to within one unit in the last place, not always exactly.
+        def same(a, b, what):
+            self.assertAlmostEqual(a, b, delta=1e-14 * abs(b), msg=what)
+
+        for row, summary in ((rows[0], one), (rows[1], sweep[0]["summary"]), (rows[2], sweep[1]["summary"])):
+            self.assertEqual(int(row["completed"]), summary["completed"])
+            same(float(row["output_tokens_per_s"]), summary["output_tokens_per_s"], "output_tokens_per_s")
+            for metric in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+                for stat in ("mean", "p50", "p99", "max"):
+                    same(float(row[f"{metric}_{stat}"]), summary[metric][stat], (metric, stat))
+        with open(self.path("r.md")) as f:
+            md = f.read()
+        self.assertIn("| figure (95% interval) | one | sweep |", md)
+        self.assertIn("### sweep: sweep by concurrency", md)
+        ttft_row = next(line for line in md.splitlines() if line.startswith("| TTFT p50 (ms) |"))
+        self.assertIn("%.2f" % one["ttft_ms"]["p50"], ttft_row)
+
+    def test_bench_writes_markdown_and_csv_itself(self):
+        r = bench("--sim-speedup", "20", "--requests", "20", "--label", "direct", "--markdown", self.path("b.md"),
+                  "--csv", self.path("b.csv"), "--json", self.path("b.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("b.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(rows[0]["label"], "direct")
+        self.assertEqual(int(rows[0]["completed"]), read_json(self.path("b.json"))["summary"]["completed"])
+        with open(self.path("b.md")) as f:
+            self.assertIn("| figure (95% interval) | direct |", f.read())
+
+    def test_bad_inputs_get_a_message(self):
+        with open(self.path("not.json"), "w") as f:
+            f.write('{"schema": "something else"}')
+        r = report(self.path("not.json"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not an infergate bench result", r.stderr)
+        r = report(self.path("not.json"), "--label", "a,b")
+        self.assertIn("--label gave 2 names for 1 files", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "bench/summary_json.hpp"
+#include "report/document.hpp"
+#include "report/figures.hpp"
+#include "report/merge.hpp"
+#include "report/tables.hpp"
+
+namespace infergate::report {
+namespace {
+
+constexpr std::int64_t ms = 1'000'000;
+
+// `n` requests whose TTFT grows with the index from `base_ms`, ten tokens each.
+std::vector<bench::RequestRecord> records(int n, double base_ms, std::int64_t start_ms = 0) {
+  std::vector<bench::RequestRecord> out;
+  for (int i = 0; i < n; ++i) {
+    bench::RequestRecord r;
+    r.due_ns = r.dispatch_ns = (start_ms + i * 10) * ms;
+    r.first_token_ns = r.due_ns + static_cast<std::int64_t>((base_ms + i * 0.37) * 1e6);
+    for (int k = 0; k < 10; ++k) {
+      r.text_events.push_back({r.first_token_ns + k * 2 * ms, 3});
+    }
+    r.last_byte_ns = r.text_events.back().ns;
+    r.usage = openai::Usage{20, 10};
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST(ReportMerge, PercentilesOfMergedWorkersAreThoseOfThePooledRequests) {
+  const auto a = records(400, 5);
+  const auto b = records(600, 40);
+  const bench::BenchSummary merged =
+      merge_summaries({bench::summarize_run(a), bench::summarize_run(b)}, Pooling::concurrent);
+  auto all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  const bench::BenchSummary pooled = bench::summarize_run(all);
+  EXPECT_EQ(merged.completed, 1000u);
+  EXPECT_EQ(merged.output_tokens, 10000);
+  for (auto [m, p] : {std::pair{merged.ttft_ms.p50, pooled.ttft_ms.p50},
+                      {merged.ttft_ms.p99, pooled.ttft_ms.p99},
+                      {merged.e2e_ms.p90, pooled.e2e_ms.p90},
+                      {merged.itl_ms.p99, pooled.itl_ms.p99}}) {
+    EXPECT_NEAR(m, p, 0.01 * p);
+  }
+  EXPECT_DOUBLE_EQ(merged.ttft_ms.max, pooled.ttft_ms.max);
+  EXPECT_NEAR(merged.ttft_ms.mean, pooled.ttft_ms.mean, 1e-9 * pooled.ttft_ms.mean);
+  // Workers ran side by side: their rates add.
+  EXPECT_NEAR(merged.output_tokens_per_s,
+              bench::summarize_run(a).output_tokens_per_s + bench::summarize_run(b).output_tokens_per_s, 1e-9);
+}
+
+TEST(ReportDocument, ASummaryReadsBackAsWritten) {
+  const bench::BenchSummary s = bench::summarize_run(records(50, 5));
+  const auto back = bench::summary_from_json(bench::summary_json(s));
+  EXPECT_EQ(back.completed, s.completed);
+  EXPECT_DOUBLE_EQ(back.ttft_ms.p99, s.ttft_ms.p99);
+  EXPECT_DOUBLE_EQ(back.output_tokens_per_s, s.output_tokens_per_s);
+  EXPECT_EQ(back.ttft_hist.count(), 50u);
+  EXPECT_EQ(back.token_source, "usage");
+
+  const RunDocument d = document_from_json(bench::summary_document({{"label", "x"}}, &s), "x");
+  EXPECT_EQ(d.kind, RunDocument::Kind::single);
+  EXPECT_EQ(d.summary.completed, 50u);
+  EXPECT_THROW(document_from_json(boost::json::object{{"schema", "other"}}, "y"), std::runtime_error);
+  EXPECT_THROW(document_from_json(boost::json::object{{"schema", "infergate.bench/1"}}, "y"), std::runtime_error);
+}
+
+RunDocument single_run(const std::string& label, double base_ms) {
+  const bench::BenchSummary summary = bench::summarize_run(records(300, base_ms));
+  return document_from_json(bench::summary_document({}, &summary), label);
+}
+
+TEST(ReportCompare, FlagsOnlyDifferencesBeyondBothIntervals) {
+  const RunDocument fast = single_run("fast", 5);
+  const RunDocument same = single_run("same", 5);
+  const RunDocument slow = single_run("slow", 50);
+  const Comparison c = compare({fast, same, slow});
+  ASSERT_EQ(c.labels.size(), 3u);
+  std::size_t ttft = 0;
+  while (c.figures[0][ttft].name != "ttft_ms_p50") {
+    ++ttft;
+  }
+  ASSERT_TRUE(c.figures[0][ttft].interval.has_value());
+  EXPECT_LE(c.figures[0][ttft].interval->low, c.figures[0][ttft].value);
+  EXPECT_GE(c.figures[0][ttft].interval->high, c.figures[0][ttft].value);
+  EXPECT_FALSE(c.differs[1][ttft]);
+  EXPECT_TRUE(c.differs[2][ttft]);
+  EXPECT_GT(*c.ratio[2][ttft], 1.5);
+
+  const std::string csv = csv_report({fast, slow});
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  EXPECT_TRUE(csv.starts_with("label,kind,level,completed"));
+  const std::string md = markdown_report({fast, slow});
+  EXPECT_NE(md.find("| TTFT p50 (ms) |"), std::string::npos);
+  EXPECT_NE(md.find("x *"), std::string::npos);
+}
+
+TEST(ReportTables, NumbersKeepUsefulDigits) {
+  EXPECT_EQ(format_number(6871.234), "6871.2");
+  EXPECT_EQ(format_number(12.345), "12.35");
+  EXPECT_EQ(format_number(0.95432), "0.954");
+  EXPECT_EQ(format_number(3), "3.0");
+}
+
+}  // namespace
+}  // namespace infergate::report
