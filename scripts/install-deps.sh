@@ -9,7 +9,7 @@ packages=(
   libssl-dev libsqlite3-dev libhiredis-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev prometheus-cpp-dev prometheus
   clang-format clang-tidy
-  python3-aiohttp redis-server
+  python3-aiohttp redis-server chromium
   curl openssl
 )
 

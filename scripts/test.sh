@@ -15,3 +15,4 @@ for variant in release asan; do
     "$here/scripts/lint.sh" "$dir"
   fi
 done
+echo "report screenshot from the browser test: $here/build/test-artifacts/report.png"

@@ -249,7 +249,7 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
       prompt = *prefix + " " + prompt;
       out.input_tokens += options_.prefix_tokens;
     }
-    body["prompt"] = std::move(prompt);
+    body["prompt"] = prompt;
   }
   body["max_tokens"] = out.output_tokens;
   if (options_.ignore_eos) {

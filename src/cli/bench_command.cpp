@@ -196,6 +196,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--json", a->json, "Write the summary as JSON (schema infergate.bench/1)");
   cmd->add_option("--markdown", a->markdown, "Write the result as Markdown (as infergate report renders it)");
   cmd->add_option("--csv", a->csv, "Write one CSV row per measured load");
+  cmd->add_option("--html", a->html, "Write a self-contained HTML report with charts (as infergate report draws it)");
   cmd->add_option("--label", a->label, "Name of this run in reports and comparisons (default: the model)");
   cmd->add_option("--records", a->records, "Write one JSON line per request");
   cmd->add_flag("--trace", a->trace, "Ask the server for infergate_trace ground truth (the simulator sends it)");

@@ -60,6 +60,7 @@ struct BenchArgs {
   std::string label;
   std::string markdown;
   std::string csv;
+  std::string html;
 };
 
 struct Plan {
@@ -78,7 +79,7 @@ struct Plan {
 boost::json::object run_sweep(const Plan& plan);
 // --find-max-load: prints the rates measured; returns the JSON's "max_load".
 boost::json::object find_max_load(const Plan& plan);
-// Writes the result as --json asks, and as --markdown and --csv render it.
+// Writes the result as --json asks, and as --html, --markdown and --csv render it.
 void emit_result(const Plan& plan, const bench::BenchSummary* summary, const boost::json::object& extra);
 // One run, or --runs K of them: prints the results and writes --json and --records. Throws
 // CLI::RuntimeError(1) when every request failed.

@@ -16,6 +16,7 @@
 #include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
 #include "report/document.hpp"
+#include "report/html_report.hpp"
 #include "report/output_file.hpp"
 #include "report/tables.hpp"
 
@@ -158,14 +159,14 @@ void repeated_runs(const Plan& plan) {
 
 void emit_result(const Plan& plan, const bench::BenchSummary* summary, const json::object& extra) {
   const BenchArgs& args = plan.args;
-  if (args.json.empty() && args.markdown.empty() && args.csv.empty()) {
+  if (args.json.empty() && args.markdown.empty() && args.csv.empty() && args.html.empty()) {
     return;
   }
   const json::object document = bench::summary_document(plan.config, summary, extra);
   if (!args.json.empty()) {
     report::write_file(args.json, json::serialize(document) + "\n");
   }
-  if (args.markdown.empty() && args.csv.empty()) {
+  if (args.markdown.empty() && args.csv.empty() && args.html.empty()) {
     return;
   }
   const std::vector<report::RunDocument> documents{
@@ -175,6 +176,9 @@ void emit_result(const Plan& plan, const bench::BenchSummary* summary, const jso
   }
   if (!args.csv.empty()) {
     report::write_file(args.csv, report::csv_report(documents));
+  }
+  if (!args.html.empty()) {
+    report::write_file(args.html, report::html_report(documents));
   }
 }
 

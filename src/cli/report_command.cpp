@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
+#include "report/html_report.hpp"
 #include "report/merge.hpp"
 #include "report/output_file.hpp"
 #include "report/tables.hpp"
@@ -20,6 +21,7 @@ struct ReportArgs {
   std::string merge;
   std::string markdown;
   std::string csv;
+  std::string html;
 };
 
 void run_report(const ReportArgs& args) {
@@ -50,6 +52,9 @@ void run_report(const ReportArgs& args) {
   if (!args.csv.empty()) {
     report::write_file(args.csv, report::csv_report(documents));
   }
+  if (!args.html.empty()) {
+    report::write_file(args.html, report::html_report(documents));
+  }
 }
 
 }  // namespace
@@ -57,7 +62,7 @@ void run_report(const ReportArgs& args) {
 void add_report_command(CLI::App& app) {
   auto a = std::make_shared<ReportArgs>();
   auto* cmd = app.add_subcommand(
-      "report", "Compare saved bench results (bench --json files), merge workers' runs, write Markdown or CSV");
+      "report", "Compare saved bench results (bench --json files), merge workers' runs, write HTML, Markdown or CSV");
   cmd->add_option("files", a->files, "infergate bench --json files")->required()->check(CLI::ExistingFile);
   cmd->add_option("--label", a->labels, "A name per file, in order (default: the run's --label or the file name)")
       ->delimiter(',');
@@ -66,6 +71,9 @@ void add_report_command(CLI::App& app) {
                   "file: exact percentiles from merged histograms, rates added");
   cmd->add_option("--markdown", a->markdown, "Write the comparison, configuration and sweeps as Markdown");
   cmd->add_option("--csv", a->csv, "Write one row per measured load (a run or a sweep level)");
+  cmd->add_option("--html", a->html,
+                  "Write one self-contained page: the table, charts (load, latency, CDFs, ITL, time series), "
+                  "configuration");
   cmd->callback([a] { run_report(*a); });
 }
 

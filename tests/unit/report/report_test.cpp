@@ -5,7 +5,9 @@
 #include "bench/summary_json.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
+#include "report/html_report.hpp"
 #include "report/merge.hpp"
+#include "report/svg_chart.hpp"
 #include "report/tables.hpp"
 
 namespace infergate::report {
@@ -104,6 +106,38 @@ TEST(ReportTables, NumbersKeepUsefulDigits) {
   EXPECT_EQ(format_number(12.345), "12.35");
   EXPECT_EQ(format_number(0.95432), "0.954");
   EXPECT_EQ(format_number(3), "3.0");
+}
+
+TEST(ReportSvg, RoundTicksEscapingAndDataMarks) {
+  EXPECT_EQ(nice_ticks(0, 9.3), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(nice_ticks(0, 1, 5), (std::vector<double>{0, 0.2, 0.4, 0.6000000000000001, 0.8, 1}));
+  EXPECT_EQ(nice_ticks(0, 10), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  EXPECT_EQ(escape_xml("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+
+  Chart chart{"c", "T <1>", "x (s)", "y", false, {}, {}};
+  EXPECT_NE(render_svg(chart).find("no data to draw"), std::string::npos);
+  chart.series.push_back({"run", ChartSeries::Style::line, {{1, 2}, {2, 4}, {3, 3}}, 1, "knee"});
+  const std::string svg = render_svg(chart);
+  EXPECT_EQ(svg.find("no data"), std::string::npos);
+  EXPECT_NE(svg.find("T &lt;1&gt;"), std::string::npos);
+  EXPECT_NE(svg.find(">knee</text>"), std::string::npos);
+  std::size_t marks = 0;
+  for (std::size_t at = svg.find("class=\"data"); at != std::string::npos; at = svg.find("class=\"data", at + 1)) {
+    ++marks;
+  }
+  EXPECT_EQ(marks, 4u);  // the line and its three points
+}
+
+TEST(ReportHtml, SelfContainedWithEveryChart) {
+  const std::string html = html_report({single_run("a", 5), single_run("b<script>", 9)});
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  for (const char* fetch : {"src=\"http", "href=\"http", "@import", "url("}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;  // nothing is fetched
+  }
+  EXPECT_EQ(html.find("b<script>"), std::string::npos);  // labels are escaped
+  for (const char* chart : {"latency-vs-throughput", "ttft-cdf", "tpot-cdf", "itl-histogram"}) {
+    EXPECT_NE(html.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
+  }
 }
 
 }  // namespace
