@@ -103,7 +103,7 @@ class LoadRun {
     if (load_.rate) {
       co_await open_loop(result.records);
     } else {
-      co_await closed_loop(Budget{0, load_.requests, load_.duration_s}, result.records);
+      co_await closed_loop(Budget{load_.first_index, load_.requests, load_.duration_s}, result.records);
     }
     running_ = false;
     ticker_.reset();
@@ -167,7 +167,7 @@ class LoadRun {
 
   awaitable<void> closed_loop(Budget budget, std::vector<RequestRecord>& out) {
     int active = std::max(1, load_.concurrency);
-    const double ramp_s = budget.base == 0 ? load_.ramp_up_s : 0;
+    const double ramp_s = budget.base == kWarmupIndexBase ? 0 : load_.ramp_up_s;
     auto worker = [&](int number) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
       if (ramp_s > 0) {
@@ -202,7 +202,7 @@ class LoadRun {
     const std::int64_t start = monotonic_ns();
     double schedule_s = 0;  // on the full-rate schedule
     std::int64_t due = start;
-    Budget budget{0, load_.requests, load_.duration_s};
+    Budget budget{load_.first_index, load_.requests, load_.duration_s};
     int in_flight = 0;
     auto task = [&](std::uint64_t number, std::uint64_t index, std::int64_t first_due) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
@@ -227,8 +227,8 @@ class LoadRun {
         break;  // conversations already running spent it
       }
       ++in_flight;
-      const std::uint64_t index = budget.issued++;
-      net::co_spawn(io_, task(budget.conversations++, index, due), net::detached);
+      const std::uint64_t index = budget.base + budget.issued++;
+      net::co_spawn(io_, task(budget.base + budget.conversations++, index, due), net::detached);
       schedule_s += load_.arrival->next_gap(rng);
       due = start + static_cast<std::int64_t>(ramped_time(schedule_s, load_.ramp_up_s) * 1e9);
     }

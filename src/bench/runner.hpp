@@ -39,7 +39,8 @@ struct LoadOptions {
   double think_time_s = 0;  // multi-turn: pause between an answer and the next turn  // closed loop: streams start
                             // evenly over it; open loop: the rate rises from 0
   std::uint64_t seed = 1;
-  bool busy_poll = true;  // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
+  std::uint64_t first_index = 0;  // of the first measured request: a later part of a run sends new prompts
+  bool busy_poll = true;          // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
 };
 
 // A problem that stops the run before it starts (unreachable server, rejected key, no model).

@@ -76,4 +76,42 @@ json::object time_series_json(const TimeSeries& series) {
   };
 }
 
+json::object server_series_json(const std::vector<ServerSample>& samples, std::int64_t origin_ns) {
+  json::array t;
+  json::array waiting;
+  json::array running;
+  json::array kv;
+  auto optional = [](const std::optional<double>& v) { return v ? json::value(*v) : json::value(nullptr); };
+  for (const auto& s : samples) {
+    t.emplace_back(static_cast<double>(s.ns - origin_ns) / 1e9);
+    waiting.push_back(optional(s.waiting));
+    running.push_back(optional(s.running));
+    kv.push_back(optional(s.kv_cache_usage));
+  }
+  return json::object{{"t_s", std::move(t)},
+                      {"waiting", std::move(waiting)},
+                      {"running", std::move(running)},
+                      {"kv_cache_usage", std::move(kv)}};
+}
+
+void print_server_series(std::FILE* out, const std::vector<ServerSample>& samples,
+                         const std::optional<std::string>& error) {
+  if (samples.empty()) {
+    fmt::print(out, "  server        no metrics read{}\n", error ? ": " + *error : "");
+    return;
+  }
+  auto peak = [&](std::optional<double> ServerSample::*field, double scale, const char* unit) {
+    std::optional<double> top;
+    for (const auto& s : samples) {
+      if (s.*field) {
+        top = std::max(top.value_or(0), *(s.*field) * scale);
+      }
+    }
+    return top ? fmt::format("{:.4g}{}", *top, unit) : std::string("not exported");
+  };
+  fmt::print(out, "  server        peaks over {} samples: {} waiting, {} running, KV cache {}{}\n", samples.size(),
+             peak(&ServerSample::waiting, 1, ""), peak(&ServerSample::running, 1, ""),
+             peak(&ServerSample::kv_cache_usage, 100, "% used"), error ? " (some reads failed: " + *error + ")" : "");
+}
+
 }  // namespace infergate::bench

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "bench/server_metrics.hpp"
 #include "bench/timeline.hpp"
 
 namespace infergate::bench {
@@ -16,5 +17,13 @@ void print_steady_state(std::FILE* out, const std::optional<SteadyState>& steady
 boost::json::object steady_state_json(const SteadyState& steady);
 // Columns: {"interval_s", "t_s": [...], "in_flight": [...], ...}; a missing TTFT is null.
 boost::json::object time_series_json(const TimeSeries& series);
+
+// Samples of the server's gauges on the run's time axis (seconds from `origin_ns`, the first due
+// time): {"t_s": [...], "waiting": [...], "running": [...], "kv_cache_usage": [...]}, null where a
+// gauge was not exported.
+boost::json::object server_series_json(const std::vector<ServerSample>& samples, std::int64_t origin_ns);
+// One line: the peaks of the server's queue, batch and KV-cache use, or why there are none.
+void print_server_series(std::FILE* out, const std::vector<ServerSample>& samples,
+                         const std::optional<std::string>& error);
 
 }  // namespace infergate::bench

@@ -9,45 +9,47 @@
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
+#include "sim/profile.hpp"
+#include "sim/roofline.hpp"
 
 namespace infergate::cli {
 
 namespace {
 
+// The ceiling of the named model on the named hardware (or of the embedded simulator's profile,
+// scaled by its speedup), for the mean prompt and answer of the workload.
+std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bool embedded_sim,
+                                                       const bench::WorkloadOptions& workload) {
+  if (args.model_profile.empty() != args.hardware.empty()) {
+    throw bench::BenchError(
+        "--model-profile and --hardware go together (e.g. --model-profile llama-3.1-8b:fp8 "
+        "--hardware h100)");
+  }
+  if (args.model_profile.empty() && !embedded_sim) {
+    return std::nullopt;
+  }
+  const std::string text = args.model_profile.empty() ? args.sim_profile : args.model_profile + "@" + args.hardware;
+  const double speedup = args.model_profile.empty() ? args.sim_speedup : 1.0;
+  sim::RooflineQuery query;
+  query.prompt_tokens = std::max(1, static_cast<int>(workload.input.mean()));
+  query.context = query.prompt_tokens + std::max(1, static_cast<int>(workload.output.mean()));
+  const sim::RooflineResult r = sim::roofline(sim::parse_profile(text), query);
+  bench::RooflineContext c;
+  c.profile = speedup == 1.0 ? text : fmt::format("{} at {:g}x speed", text, speedup);
+  c.ideal_decode_tps = r.ideal_decode_tps * speedup;
+  c.decode_tps = r.decode_tps * speedup;
+  c.batch = r.batch;
+  c.batch_tps = r.batch_tps * speedup;
+  c.prefill_ms = r.prefill_seconds * 1000 / speedup;
+  return c;
+}
+
 void run_bench(const BenchArgs& args) {
-  std::optional<EmbeddedSim> sim;
-  std::string base_url = args.base_url;
-  if (base_url.empty()) {
-    sim.emplace(sim_options_for(args.sim_profile, args.sim_speedup, args.sim_max_num_seqs));
-    base_url = sim->base_url();
-  }
-  bench::Target target;
-  target.base = bench::target_base(base_url);
-  target.api_key = args.api_key;
-  if (target.api_key.empty()) {
-    if (const char* key = std::getenv("OPENAI_API_KEY")) {
-      target.api_key = key;
-    }
-  }
-  target.trace = args.trace;
-  target.tls.verify_peer = !args.insecure;
-  target.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_s * 1000));
-
-  const std::vector<std::string> models = bench::list_models(target);
-  std::string model = args.model;
-  if (model.empty()) {
-    if (models.empty()) {
-      throw bench::BenchError(fmt::format("{}/models lists no models; pass --model", target.base.to_string()));
-    }
-    model = models.front();
-  }
-
-  bench::WorkloadOptions wopts;
   if (args.endpoint != "chat" && args.endpoint != "completions") {
     throw bench::BenchError("--endpoint must be chat or completions");
   }
+  bench::WorkloadOptions wopts;
   wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;
-  wopts.model = model;
   wopts.input = bench::LengthDistribution::parse(args.input_tokens);
   wopts.output = bench::LengthDistribution::parse(args.output_tokens);
   if (!args.prompts.empty()) {
@@ -59,7 +61,6 @@ void run_bench(const BenchArgs& args) {
   wopts.prefix_groups = args.prefix_groups;
   wopts.prefix_tokens = args.prefix_tokens;
   wopts.turns = args.turns;
-  const bench::Workload workload(wopts);
 
   bench::LoadOptions load;
   load.concurrency = args.concurrency;
@@ -78,20 +79,109 @@ void run_bench(const BenchArgs& args) {
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
 
+  if (!args.targets.empty()) {
+    if (!args.base_url.empty() || !args.sweep.empty() || args.find_max_load || args.runs > 1) {
+      throw bench::BenchError(
+          "--target runs one load on every target side by side; leave out --base-url, --sweep, "
+          "--find-max-load and --runs");
+    }
+    run_side_by_side(args, wopts, load, workload_config(args, wopts, load));
+    return;
+  }
+
+  std::optional<EmbeddedSim> sim;
+  std::string base_url = args.base_url;
+  if (base_url.empty()) {
+    sim.emplace(sim_options_for(args.sim_profile, args.sim_speedup, args.sim_max_num_seqs));
+    base_url = sim->base_url();
+  }
+  const bench::Target target = make_target(args, base_url, "");
+  const std::string model = choose_model(target, args.model);
+  wopts.model = model;
+  const bench::Workload workload(wopts);
+
   bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
   if (args.hourly_cost > 0) {
     pricing.hourly = args.hourly_cost;
   }
   const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
-  boost::json::object config{
-      {"label", args.label.empty() ? model : args.label},
+  boost::json::object config = workload_config(args, wopts, load);
+  config["label"] = args.label.empty() ? model : args.label;
+  config["base_url"] = target.base.to_string();
+  config["model"] = model;
+  config["simulator"] = sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr);
+  const std::optional<bench::RooflineContext> roofline = roofline_context(args, sim.has_value(), wopts);
+  if (roofline) {
+    config["roofline"] = bench::roofline_json(*roofline);
+  }
+  const Plan plan{args,
+                  target,
+                  wopts,
+                  workload,
+                  load,
+                  slos,
+                  pricing,
+                  config,
+                  fmt::format("infergate bench: {} at {} ({})", model, target.base.to_string(),
+                              sim ? "simulator " + args.sim_profile : "external"),
+                  roofline};
+  if (args.find_max_load) {
+    if (slos.empty() || !args.sweep.empty()) {
+      throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
+    }
+    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
+    const boost::json::object max_load = find_max_load(plan);
+    emit_result(plan, nullptr, {{"max_load", max_load}});
+    return;
+  }
+  if (!args.sweep.empty()) {
+    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
+    const boost::json::object sweep = run_sweep(plan);
+    emit_result(plan, nullptr, {{"sweep", sweep}});
+    return;
+  }
+
+  run_measurements(plan);
+}
+
+}  // namespace
+
+bench::Target make_target(const BenchArgs& args, const std::string& url, const std::string& api_key_env) {
+  bench::Target target;
+  target.base = bench::target_base(url);
+  target.api_key = args.api_key;
+  const char* env = api_key_env.empty() ? "OPENAI_API_KEY" : api_key_env.c_str();
+  if (!api_key_env.empty() || target.api_key.empty()) {
+    const char* key = std::getenv(env);
+    if (key == nullptr && !api_key_env.empty()) {
+      throw bench::BenchError(fmt::format("${} is not set (named by --target ...,api_key_env={})", env, env));
+    }
+    target.api_key = key != nullptr ? key : "";
+  }
+  target.trace = args.trace;
+  target.tls.verify_peer = !args.insecure;
+  target.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_s * 1000));
+  return target;
+}
+
+std::string choose_model(const bench::Target& target, const std::string& requested) {
+  const std::vector<std::string> models = bench::list_models(target);
+  if (!requested.empty()) {
+    return requested;
+  }
+  if (models.empty()) {
+    throw bench::BenchError(fmt::format("{}/models lists no models; pass --model", target.base.to_string()));
+  }
+  return models.front();
+}
+
+boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& wopts,
+                                    const bench::LoadOptions& load) {
+  return boost::json::object{
       {"started_at_ms",
        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
            .count()},
-      {"base_url", target.base.to_string()},
-      {"model", model},
       {"endpoint", args.endpoint},
-      {"simulator", sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr)},
       {"load", load.rate ? "open" : "closed"},
       {"concurrency", load.concurrency},
       {"rate", load.rate ? boost::json::value(*load.rate) : boost::json::value(nullptr)},
@@ -114,41 +204,18 @@ void run_bench(const BenchArgs& args) {
       {"ignore_eos", wopts.ignore_eos},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
-  const Plan plan{args,
-                  target,
-                  wopts,
-                  workload,
-                  load,
-                  slos,
-                  pricing,
-                  config,
-                  fmt::format("infergate bench: {} at {} ({})", model, target.base.to_string(),
-                              sim ? "simulator " + args.sim_profile : "external")};
-  if (args.find_max_load) {
-    if (slos.empty() || !args.sweep.empty()) {
-      throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
-    }
-    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object max_load = find_max_load(plan);
-    emit_result(plan, nullptr, {{"max_load", max_load}});
-    return;
-  }
-  if (!args.sweep.empty()) {
-    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object sweep = run_sweep(plan);
-    emit_result(plan, nullptr, {{"sweep", sweep}});
-    return;
-  }
-
-  run_measurements(plan);
 }
-
-}  // namespace
 
 void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Benchmark an OpenAI-compatible endpoint (TTFT, TPOT, ITL, throughput)");
   cmd->add_option("--base-url", a->base_url, "Endpoint to measure; without it, the built-in simulator");
+  cmd->add_option("--target", a->targets,
+                  "NAME=URL[,model=M][,api_key_env=VAR], repeated: measure several endpoints with the same workload, "
+                  "interleaved in rounds (A B, B A, ...) so drift hits them alike");
+  cmd->add_option("--rounds", a->rounds, "--target: rounds the requests are split into")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   cmd->add_option("--model", a->model, "Model to request (default: the first the server lists)");
   cmd->add_option("--api-key", a->api_key, "Bearer key (default: $OPENAI_API_KEY)");
   cmd->add_option("--endpoint", a->endpoint, "chat or completions")
@@ -233,6 +300,13 @@ void add_bench_command(CLI::App& app) {
                   "Repeat the run K times (fresh prompts each): mean, CV and 95% interval of each headline figure")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--server-metrics", a->server_metrics,
+                  "The server's Prometheus endpoint (e.g. http://127.0.0.1:8000/metrics), read every second: queue, "
+                  "batch and KV-cache use on the run's time axis (vLLM and SGLang names)");
+  cmd->add_option("--model-profile", a->model_profile,
+                  "MODEL[:DTYPE] the endpoint serves (e.g. llama-3.1-8b:fp8): with --hardware, the report shows the "
+                  "roofline ceiling and the measured share of it");
+  cmd->add_option("--hardware", a->hardware, "HW[xN] the endpoint runs on (e.g. h100x2), for --model-profile");
   cmd->add_option("--price", a->price,
                   "Per-token prices, US dollars per million tokens: in=0.15,out=0.60 (cost per million output tokens)");
   cmd->add_option("--hourly-cost", a->hourly_cost,

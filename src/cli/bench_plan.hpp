@@ -4,10 +4,12 @@
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/cost.hpp"
+#include "bench/roofline_context.hpp"
 #include "bench/runner.hpp"
 #include "bench/slo.hpp"
 #include "bench/workload.hpp"
@@ -61,6 +63,11 @@ struct BenchArgs {
   std::string markdown;
   std::string csv;
   std::string html;
+  std::vector<std::string> targets;
+  int rounds = 4;
+  std::string model_profile;
+  std::string hardware;
+  std::string server_metrics;
 };
 
 struct Plan {
@@ -73,7 +80,20 @@ struct Plan {
   const bench::Pricing& pricing;
   const boost::json::object& config;  // the JSON's "config"
   std::string heading;                // "infergate bench: MODEL at URL (simulator PROFILE)"
+  std::optional<bench::RooflineContext> roofline;
 };
+
+// The endpoint at `url` with the key from $api_key_env (when named), else --api-key or
+// $OPENAI_API_KEY.
+bench::Target make_target(const BenchArgs& args, const std::string& url, const std::string& api_key_env);
+// `requested`, or the first model the endpoint lists; throws BenchError when it cannot be listed.
+std::string choose_model(const bench::Target& target, const std::string& requested);
+// The "config" fields that describe the workload and the load (not the endpoint).
+boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& workload,
+                                    const bench::LoadOptions& load);
+// --target: the same load on every target, interleaved in --rounds; prints them side by side.
+void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
+                      const boost::json::object& config);
 
 // Measures at each level of --sweep, prints the table with the knee; returns the JSON's "sweep".
 boost::json::object run_sweep(const Plan& plan);

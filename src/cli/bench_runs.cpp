@@ -3,12 +3,14 @@
 #include <boost/json/serialize.hpp>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
 #include "bench/progress.hpp"
 #include "bench/records_jsonl.hpp"
 #include "bench/repeats.hpp"
+#include "bench/server_metrics.hpp"
 #include "bench/summary.hpp"
 #include "bench/summary_json.hpp"
 #include "bench/summary_table.hpp"
@@ -32,6 +34,8 @@ struct Measured {
   std::optional<bench::SteadyState> steady;
   std::optional<bench::Cost> cost;
   std::optional<bench::Goodput> goodput;
+  std::vector<bench::ServerSample> server;
+  std::optional<std::string> server_error;
 
   [[nodiscard]] double steady_rate() const {
     return steady ? steady->summary.output_tokens_per_s : summary.output_tokens_per_s;
@@ -45,7 +49,15 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
     on_progress = [&](const bench::Progress& p) { progress.update(p); };
   }
   Measured m;
+  std::optional<bench::ServerMetricsScraper> scraper;
+  if (!plan.args.server_metrics.empty()) {
+    scraper.emplace(http::parse_url(plan.args.server_metrics), std::chrono::seconds(1), plan.target.tls);
+  }
   m.result = bench::run_load(plan.target, workload, plan.load, on_progress);
+  if (scraper) {
+    m.server = scraper->finish();
+    m.server_error = scraper->error();
+  }
   progress.finish();
   for (const auto& failure : m.result.warmup_failures) {
     fmt::print(stderr, "warmup request failed: {}\n", failure);
@@ -86,6 +98,12 @@ void single_run(const Plan& plan) {
       fmt::format("{}, {}, input {} / output {} tokens", plan.heading, load_shape(plan.load),
                   plan.workload_options.input.to_string(), plan.workload_options.output.to_string()));
   bench::print_steady_state(stdout, m.steady);
+  if (plan.roofline) {
+    bench::print_roofline(stdout, *plan.roofline, m.summary);
+  }
+  if (!plan.args.server_metrics.empty()) {
+    bench::print_server_series(stdout, m.server, m.server_error);
+  }
   if (m.cost) {
     bench::print_cost(stdout, plan.pricing, *m.cost);
   }
@@ -93,7 +111,15 @@ void single_run(const Plan& plan) {
     bench::print_goodput(stdout, *m.goodput, plan.slos);
   }
   json::object extra = measured_json(plan, m);
-  extra["timeseries"] = bench::time_series_json(bench::time_series(m.result.records));
+  json::object series = bench::time_series_json(bench::time_series(m.result.records));
+  if (!plan.args.server_metrics.empty() && !m.result.records.empty()) {
+    std::int64_t origin = m.result.records.front().due_ns;
+    for (const auto& r : m.result.records) {
+      origin = std::min(origin, r.due_ns);
+    }
+    series["server"] = bench::server_series_json(m.server, origin);
+  }
+  extra["timeseries"] = std::move(series);
   emit_result(plan, &m.summary, extra);
   if (!plan.args.records.empty()) {
     bench::write_records_jsonl(plan.args.records, m.result.records);

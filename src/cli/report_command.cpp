@@ -25,16 +25,19 @@ struct ReportArgs {
 };
 
 void run_report(const ReportArgs& args) {
-  if (!args.labels.empty() && args.labels.size() != args.files.size()) {
-    throw std::runtime_error(
-        fmt::format("--label gave {} names for {} files; give one per file", args.labels.size(), args.files.size()));
-  }
   std::vector<report::RunDocument> documents;
-  documents.reserve(args.files.size());
-  for (std::size_t i = 0; i < args.files.size(); ++i) {
-    documents.push_back(report::read_document(args.files[i]));
-    if (!args.labels.empty()) {
-      documents.back().label = args.labels[i];
+  for (const auto& file : args.files) {
+    for (auto& d : report::read_documents(file)) {
+      documents.push_back(std::move(d));
+    }
+  }
+  if (!args.labels.empty()) {
+    if (args.labels.size() != documents.size()) {
+      throw std::runtime_error(fmt::format("--label gave {} names for {} results; give one per result",
+                                           args.labels.size(), documents.size()));
+    }
+    for (std::size_t i = 0; i < documents.size(); ++i) {
+      documents[i].label = args.labels[i];
     }
   }
   if (!args.merge.empty()) {

@@ -41,8 +41,28 @@ std::optional<double> steady_rate(const json::object& holder) {
   return rate && rate->is_number() ? std::optional(rate->to_number<double>()) : std::nullopt;
 }
 
+std::vector<std::optional<double>> optional_numbers(const json::object& o, std::string_view key) {
+  std::vector<std::optional<double>> out;
+  if (const auto* v = o.if_contains(key); v && v->is_array()) {
+    out.reserve(v->get_array().size());
+    for (const auto& x : v->get_array()) {
+      out.push_back(x.is_number() ? std::optional(x.to_number<double>()) : std::nullopt);
+    }
+  }
+  return out;
+}
+
 Series read_series(const json::object& o) {
   Series s;
+  if (const auto* server = o.if_contains("server"); server && server->is_object()) {
+    const auto& g = server->get_object();
+    ServerSeries series{numbers(g, "t_s"), optional_numbers(g, "waiting"), optional_numbers(g, "running"),
+                        optional_numbers(g, "kv_cache_usage")};
+    series.waiting.resize(series.t_s.size());
+    series.running.resize(series.t_s.size());
+    series.kv_cache_usage.resize(series.t_s.size());
+    s.server = std::move(series);
+  }
   s.t_s = numbers(o, "t_s");
   s.in_flight = numbers(o, "in_flight");
   const double interval =
@@ -50,11 +70,7 @@ Series read_series(const json::object& o) {
   for (double tokens : numbers(o, "output_tokens")) {
     s.output_tokens_per_s.push_back(tokens / interval);
   }
-  if (const auto* ttft = o.if_contains("ttft_ms"); ttft && ttft->is_array()) {
-    for (const auto& v : ttft->get_array()) {
-      s.ttft_ms.push_back(v.is_number() ? std::optional(v.to_number<double>()) : std::nullopt);
-    }
-  }
+  s.ttft_ms = optional_numbers(o, "ttft_ms");
   s.in_flight.resize(s.t_s.size(), 0);
   s.output_tokens_per_s.resize(s.t_s.size(), 0);
   s.ttft_ms.resize(s.t_s.size());
@@ -182,7 +198,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
   return d;
 }
 
-RunDocument read_document(const std::string& path) {
+std::vector<RunDocument> read_documents(const std::string& path) {
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error(fmt::format("cannot open '{}'", path));
@@ -194,15 +210,25 @@ RunDocument read_document(const std::string& path) {
   if (ec) {
     throw std::runtime_error(fmt::format("{}: not valid JSON ({})", path, ec.message()));
   }
-  try {
+  auto read = [&](const json::value& v) {
     const json::object empty;
-    const json::object& config =
-        value.is_object() && value.get_object().contains("config") && value.get_object().at("config").is_object()
-            ? value.get_object().at("config").get_object()
-            : empty;
-    RunDocument d = document_from_json(value, default_label(config, path));
+    const auto* config = v.is_object() ? v.get_object().if_contains("config") : nullptr;
+    RunDocument d =
+        document_from_json(v, default_label(config && config->is_object() ? config->get_object() : empty, path));
     d.path = path;
     return d;
+  };
+  try {
+    std::vector<RunDocument> documents;
+    const auto* targets = value.is_object() ? value.get_object().if_contains("targets") : nullptr;
+    if (targets != nullptr && targets->is_array()) {
+      for (const auto& t : targets->get_array()) {
+        documents.push_back(read(t));
+      }
+    } else {
+      documents.push_back(read(value));
+    }
+    return documents;
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: {}", path, e.what()));
   }

@@ -18,11 +18,20 @@ struct Level {
   std::optional<bool> slo_met;
 };
 
+// The server's gauges as --server-metrics read them, on the run's time axis.
+struct ServerSeries {
+  std::vector<double> t_s;
+  std::vector<std::optional<double>> waiting;
+  std::vector<std::optional<double>> running;
+  std::vector<std::optional<double>> kv_cache_usage;  // 0 to 1
+};
+
 struct Series {
   std::vector<double> t_s;
   std::vector<double> in_flight;
   std::vector<double> output_tokens_per_s;
   std::vector<std::optional<double>> ttft_ms;
+  std::optional<ServerSeries> server;
 };
 
 // A headline figure's 95% interval as the document supports it (repeated runs, per-second rates,
@@ -53,8 +62,9 @@ struct RunDocument {
   boost::json::object runs_figures;
 };
 
-// Throws std::runtime_error naming the file and what is wrong with it.
-RunDocument read_document(const std::string& path);
+// Throws std::runtime_error naming the file and what is wrong with it. A side-by-side result
+// (bench --target) holds one document per target; any other holds one.
+std::vector<RunDocument> read_documents(const std::string& path);
 RunDocument document_from_json(const boost::json::value& value, const std::string& label);
 
 // The label a document gets without --label: config.label, else the file name without .json.

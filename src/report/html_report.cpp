@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "bench/roofline_context.hpp"
 #include "report/figures.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tables.hpp"
@@ -178,6 +179,36 @@ std::string levels_table(const RunDocument& d) {
   return html;
 }
 
+// The roofline ceiling of each run that named its model and hardware, and the share measured.
+std::string roofline_table(const std::vector<RunDocument>& documents) {
+  std::string rows;
+  for (const auto& d : documents) {
+    const auto context = bench::roofline_from_json(d.config.if_contains("roofline"));
+    if (!context) {
+      continue;
+    }
+    const bench::RooflineFractions f = bench::roofline_fractions(*context, d.summary);
+    auto share = [](const std::optional<double>& v, double scale, const char* unit) {
+      return v ? fmt::format("{:.1f}{}", *v * scale, unit) : std::string("–");
+    };
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        escape_xml(d.label), escape_xml(context->profile), format_number(context->ideal_decode_tps),
+        share(f.stream_decode, 100, "%"), context->batch, format_number(context->batch_tps),
+        share(f.throughput, 100, "%"), format_number(context->prefill_ms), share(f.ttft_over_prefill, 1, "x"));
+  }
+  if (rows.empty()) {
+    return "";
+  }
+  return "<h2>Against the roofline</h2><table><tr><th>run</th><th>model on hardware</th>"
+         "<th>one stream's decode ceiling (tok/s)</th><th>measured (1000 / TPOT p50)</th><th>largest batch</th>"
+         "<th>its output (tok/s)</th><th>measured throughput</th><th>prefill of the mean prompt (ms)</th>"
+         "<th>TTFT p50 / prefill</th></tr>" +
+         rows +
+         "</table><p class=\"note\">Ceilings from the simulator catalog's roofline: weights read once per decode step "
+         "at peak memory bandwidth, prefill at the calibrated compute rate (docs/simulator.md).</p>";
+}
+
 }  // namespace
 
 std::string html_report(const std::vector<RunDocument>& documents) {
@@ -215,8 +246,31 @@ std::string html_report(const std::vector<RunDocument>& documents) {
              false,
              {},
              {}};
+  Chart queue{
+      "server-queue", "Server: requests waiting and running", "time since start (s)", "requests", false, {}, {}};
+  Chart kv{"server-kv-cache", "Server: KV-cache use", "time since start (s)", "KV cache used (%)", false, 100.0, {}};
   std::string level_kind;
   for (const auto& d : documents) {
+    if (d.series && d.series->server) {
+      const ServerSeries& g = *d.series->server;
+      ChartSeries waiting{d.label + " waiting", ChartSeries::Style::line, {}, std::nullopt, {}};
+      ChartSeries running{d.label + " running", ChartSeries::Style::line, {}, std::nullopt, {}};
+      ChartSeries used{d.label, ChartSeries::Style::line, {}, std::nullopt, {}};
+      for (std::size_t i = 0; i < g.t_s.size(); ++i) {
+        if (g.waiting[i]) {
+          waiting.points.emplace_back(g.t_s[i], *g.waiting[i]);
+        }
+        if (g.running[i]) {
+          running.points.emplace_back(g.t_s[i], *g.running[i]);
+        }
+        if (g.kv_cache_usage[i]) {
+          used.points.emplace_back(g.t_s[i], *g.kv_cache_usage[i] * 100);
+        }
+      }
+      queue.series.push_back(std::move(waiting));
+      queue.series.push_back(std::move(running));
+      kv.series.push_back(std::move(used));
+    }
     if (!d.levels.empty()) {
       ChartSeries by_load{
           d.label, ChartSeries::Style::line, {}, d.knee, d.kind == RunDocument::Kind::sweep ? "knee" : "max load"};
@@ -276,7 +330,13 @@ std::string html_report(const std::vector<RunDocument>& documents) {
     html += figure(flight, "Requests in flight, averaged over each second of the run.");
     html += figure(rate, "Output tokens that arrived in each second of the run.");
   }
-  html += "</div><h2>Configuration</h2>" + config_table(documents);
+  if (!queue.series.empty()) {
+    html += figure(queue,
+                   "The server's own count of queued and running requests, read from its /metrics about once "
+                   "a second (--server-metrics).");
+    html += figure(kv, "The share of the server's KV-cache blocks in use, from its /metrics (--server-metrics).");
+  }
+  html += "</div>" + roofline_table(documents) + "<h2>Configuration</h2>" + config_table(documents);
   for (const auto& d : documents) {
     if (!d.levels.empty()) {
       html += levels_table(d);

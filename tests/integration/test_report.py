@@ -113,14 +113,49 @@ class Report(unittest.TestCase):
         with open(self.path("b.md")) as f:
             self.assertIn("| figure (95% interval) | direct |", f.read())
 
+    def test_targets_side_by_side_are_interleaved_and_compared(self):
+        fast = Sim("--speedup", "40", "--profile", "qwen2.5-7b:fp8@h100")
+        slow = Sim("--speedup", "40", "--profile", "llama-3.3-70b:bf16@a100x4")
+        try:
+            r = bench("--target", "fast=" + fast.url, "--target", "slow=" + slow.url + ",model=llama-3.3-70b",
+                      "--concurrency", "4", "--requests", "40", "--rounds", "4", "--input-tokens", "64",
+                      "--output-tokens", "16", "--json", self.path("t.json"), "--html", self.path("t.html"))
+        finally:
+            fast.close()
+            slow.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        order = [line.split(": ")[1] for line in r.stderr.splitlines() if line.startswith("round ")]
+        self.assertEqual(order, ["fast", "slow", "slow", "fast", "fast", "slow", "slow", "fast"])
+        doc = read_json(self.path("t.json"))
+        self.assertEqual(doc["config"]["rounds"], 4)
+        targets = {t["config"]["target"]: t for t in doc["targets"]}
+        self.assertEqual(targets["slow"]["config"]["model"], "llama-3.3-70b")
+        for t in targets.values():
+            self.assertEqual(t["summary"]["completed"], 40)
+        # The same prompts went to both.
+        self.assertEqual(targets["fast"]["summary"]["requested_input_tokens"],
+                         targets["slow"]["summary"]["requested_input_tokens"])
+        self.assertGreater(targets["fast"]["summary"]["output_tokens_per_s"],
+                           targets["slow"]["summary"]["output_tokens_per_s"])
+        self.assertIn("ratios are to fast", r.stdout)
+        again = report(self.path("t.json"))
+        self.assertEqual(again.returncode, 0, again.stderr)
+        header = again.stdout.splitlines()[0].split()
+        self.assertEqual(header[-2:], ["fast", "slow"])
+        with open(self.path("t.html")) as f:
+            self.assertIn("infergate bench report: fast vs slow", f.read())
+
     def test_bad_inputs_get_a_message(self):
         with open(self.path("not.json"), "w") as f:
             f.write('{"schema": "something else"}')
         r = report(self.path("not.json"))
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("not an infergate bench result", r.stderr)
-        r = report(self.path("not.json"), "--label", "a,b")
-        self.assertIn("--label gave 2 names for 1 files", r.stderr)
+        r = bench("--sim-speedup", "20", "--requests", "4", "--json", self.path("ok.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = report(self.path("ok.json"), "--label", "a,b")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--label gave 2 names for 1 results", r.stderr)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ import subprocess
 import tempfile
 import unittest
 
-from processes import BIN, bench
+from processes import BIN, Sim, bench
 
 ARTIFACTS = os.environ.get("INFERGATE_ARTIFACTS", tempfile.gettempdir())
 CHARTS = ("throughput-vs-load", "latency-vs-throughput", "ttft-cdf", "tpot-cdf", "itl-histogram", "in-flight",
-          "tokens-per-second")
+          "tokens-per-second", "server-queue", "server-kv-cache")
 
 
 def chromium(*args):
@@ -38,8 +38,17 @@ class HtmlReportInChromium(unittest.TestCase):
             r = bench("--sim-speedup", "20", "--input-tokens", "64", "--output-tokens", "32", "--label", label,
                       "--json", self.path(label + ".json"), *args)
             self.assertEqual(r.returncode, 0, r.stderr)
+        sim = Sim("--speedup", "20")
+        try:
+            r = bench("--base-url", sim.url, "--concurrency", "8", "--requests", "400", "--input-tokens", "64",
+                      "--output-tokens", "32", "--label", "scraped", "--server-metrics", sim.url + "/metrics",
+                      "--json", self.path("scraped.json"))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stderr)
         html = self.path("report.html")
-        r = subprocess.run([BIN, "report", self.path("sweep.json"), self.path("single.json"), "--html", html],
+        r = subprocess.run([BIN, "report", self.path("sweep.json"), self.path("single.json"), self.path("scraped.json"),
+                            "--html", html],
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(html) as f:

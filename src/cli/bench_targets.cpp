@@ -1,0 +1,145 @@
+#include <fmt/format.h>
+#include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "bench/summary.hpp"
+#include "bench/summary_json.hpp"
+#include "bench/target_spec.hpp"
+#include "cli/bench_plan.hpp"
+#include "report/document.hpp"
+#include "report/figures.hpp"
+#include "report/html_report.hpp"
+#include "report/merge.hpp"
+#include "report/output_file.hpp"
+#include "report/tables.hpp"
+
+namespace infergate::cli {
+
+namespace {
+
+namespace json = boost::json;
+
+struct Side {
+  bench::TargetSpec spec;
+  bench::Target target;
+  std::string model;
+  std::unique_ptr<bench::Workload> workload;
+  std::vector<bench::BenchSummary> rounds;
+  std::optional<bench::ClientCheck> worst_client;
+};
+
+// Round r's share of the requests (or of the duration): the total split as evenly as it goes.
+bench::LoadOptions round_load(const bench::LoadOptions& load, int rounds, int r, bool first_of_target) {
+  bench::LoadOptions part = load;
+  if (load.requests > 0) {
+    const auto n = static_cast<std::uint64_t>(rounds);
+    part.requests = load.requests / n + (static_cast<std::uint64_t>(r) < load.requests % n ? 1 : 0);
+  } else {
+    part.duration_s = load.duration_s / rounds;
+  }
+  part.warmup = first_of_target ? load.warmup : 0;
+  part.ramp_up_s = first_of_target ? load.ramp_up_s : 0;
+  part.seed = load.seed + static_cast<std::uint64_t>(r);
+  part.first_index = static_cast<std::uint64_t>(r) << 32;  // fresh prompts each round, the same on every target
+  return part;
+}
+
+}  // namespace
+
+void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
+                      const json::object& config) {
+  if (!args.records.empty()) {
+    throw bench::BenchError("--records is not written for --target runs; measure one target to keep its records");
+  }
+  std::vector<Side> sides;
+  sides.reserve(args.targets.size());
+  for (const auto& text : args.targets) {
+    Side side;
+    side.spec = bench::parse_target_spec(text);
+    for (const auto& other : sides) {
+      if (other.spec.name == side.spec.name) {
+        throw bench::BenchError(fmt::format("two targets are named '{}'; give each its own name", side.spec.name));
+      }
+    }
+    side.target = make_target(args, side.spec.url, side.spec.api_key_env);
+    side.model = choose_model(side.target, side.spec.model.empty() ? args.model : side.spec.model);
+    bench::WorkloadOptions options = workload;
+    options.model = side.model;
+    side.workload = std::make_unique<bench::Workload>(options);
+    sides.push_back(std::move(side));
+  }
+  const int rounds = static_cast<int>(
+      load.requests > 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(args.rounds), load.requests)
+                        : args.rounds);
+  fmt::print("infergate bench: {} targets side by side, {} rounds, input {} / output {} tokens\n", sides.size(), rounds,
+             workload.input.to_string(), workload.output.to_string());
+  // A B C, then C B A, ...: each target runs as often early as late, so drift in the machine or
+  // the network lands on all of them alike.
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+      Side& side = sides[r % 2 == 0 ? k : sides.size() - 1 - k];
+      const bench::LoadOptions part = round_load(load, rounds, r, side.rounds.empty());
+      fmt::print(stderr, "round {}/{}: {}\n", r + 1, rounds, side.spec.name);
+      const bench::RunResult result = bench::run_load(side.target, *side.workload, part);
+      bench::BenchSummary summary = bench::summarize_result(result);
+      if (summary.client &&
+          (!side.worst_client || summary.client->lag_p99_ms > side.worst_client->lag_p99_ms || summary.client->bound)) {
+        side.worst_client = summary.client;
+      }
+      side.rounds.push_back(std::move(summary));
+    }
+  }
+
+  std::vector<report::RunDocument> documents;
+  json::array target_documents;
+  for (const auto& side : sides) {
+    bench::BenchSummary merged = report::merge_summaries(side.rounds, report::Pooling::sequential);
+    merged.client = side.worst_client;
+    json::object target_config = config;
+    target_config["label"] = side.spec.name;
+    target_config["target"] = side.spec.name;
+    target_config["base_url"] = side.target.base.to_string();
+    target_config["model"] = side.model;
+    target_config["rounds"] = rounds;
+    json::object document = bench::summary_document(target_config, &merged);
+    documents.push_back(report::document_from_json(document, side.spec.name));
+    target_documents.push_back(std::move(document));
+    for (const auto& [cls, failure] : merged.failures) {
+      fmt::print("  {}: {} x {}, e.g. {}\n", side.spec.name, failure.count, cls,
+                 failure.examples.empty() ? "" : failure.examples.front());
+    }
+    if (merged.client && merged.client->bound) {
+      fmt::print("  {}: WARNING the client limited this target's rounds ({})\n", side.spec.name, merged.client->reason);
+    }
+  }
+  report::print_comparison(stdout, report::compare(documents));
+  if (!args.json.empty()) {
+    json::object shared = config;
+    shared["rounds"] = rounds;
+    json::object whole{{"schema", "infergate.bench/1"}, {"config", shared}, {"targets", std::move(target_documents)}};
+    report::write_file(args.json, json::serialize(whole) + "\n");
+  }
+  if (!args.markdown.empty()) {
+    report::write_file(args.markdown, report::markdown_report(documents));
+  }
+  if (!args.csv.empty()) {
+    report::write_file(args.csv, report::csv_report(documents));
+  }
+  if (!args.html.empty()) {
+    report::write_file(args.html, report::html_report(documents));
+  }
+  bool anything_succeeded = false;
+  for (const auto& side : sides) {
+    for (const auto& s : side.rounds) {
+      anything_succeeded = anything_succeeded || s.completed > 0;
+    }
+  }
+  if (!anything_succeeded) {
+    throw CLI::RuntimeError(1);
+  }
+}
+
+}  // namespace infergate::cli

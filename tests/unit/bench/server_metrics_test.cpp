@@ -1,0 +1,53 @@
+#include "bench/server_metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include "bench/roofline_context.hpp"
+
+namespace infergate::bench {
+namespace {
+
+TEST(ServerMetrics, ReadsVllmGaugesSummedOverLabels) {
+  const ServerSample s = parse_server_metrics(
+      "# HELP vllm:num_requests_running Sequences in the running batch.\n"
+      "# TYPE vllm:num_requests_running gauge\n"
+      "vllm:num_requests_running{model_name=\"a b\",engine=\"0\"} 3\n"
+      "vllm:num_requests_running{model_name=\"c\",engine=\"1\"} 2\n"
+      "vllm:num_requests_waiting{model_name=\"a b\"} 7 1700000000\n"
+      "vllm:num_requests_waiting_total 99\n"
+      "vllm:gpu_cache_usage_perc 0.25\n");
+  EXPECT_EQ(s.running, 5.0);
+  EXPECT_EQ(s.waiting, 7.0);
+  EXPECT_EQ(s.kv_cache_usage, 0.25);
+}
+
+TEST(ServerMetrics, ReadsSglangAndLeavesMissingGaugesEmpty) {
+  const ServerSample s = parse_server_metrics("sglang:num_queue_reqs{name=\"x\"} 4\nsglang:token_usage 0.5\n");
+  EXPECT_EQ(s.waiting, 4.0);
+  EXPECT_EQ(s.kv_cache_usage, 0.5);
+  EXPECT_FALSE(s.running.has_value());
+  EXPECT_FALSE(parse_server_metrics("garbage\n{}\n").waiting.has_value());
+}
+
+TEST(RooflineContext, MeasuredSharesOfTheCeiling) {
+  RooflineContext c;
+  c.ideal_decode_tps = 100;
+  c.batch_tps = 2000;
+  c.prefill_ms = 50;
+  BenchSummary s;
+  s.tpot_ms.p50 = 20;  // 50 tok/s a stream
+  s.output_tokens_per_s = 500;
+  s.ttft_ms.count = 10;
+  s.ttft_ms.p50 = 75;
+  const RooflineFractions f = roofline_fractions(c, s);
+  EXPECT_DOUBLE_EQ(*f.stream_decode, 0.5);
+  EXPECT_DOUBLE_EQ(*f.throughput, 0.25);
+  EXPECT_DOUBLE_EQ(*f.ttft_over_prefill, 1.5);
+  const boost::json::value saved = roofline_json(c);
+  const auto back = roofline_from_json(&saved);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_DOUBLE_EQ(back->batch_tps, 2000);
+}
+
+}  // namespace
+}  // namespace infergate::bench
