@@ -15,6 +15,9 @@ class ArrivalProcess {
 
   // Seconds until the next arrival.
   double next_gap(Rng& rng) const;
+  // The same process at `factor` times the rate: a share of the load for one of several senders.
+  [[nodiscard]] ArrivalProcess scaled(double factor) const { return {kind_, rate_ * factor, shape_}; }
+  [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] std::string to_string() const;
 
  private:

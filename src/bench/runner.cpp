@@ -12,7 +12,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <exception>
+#include <thread>
 
 #include "bench/failure.hpp"
 #include "core/clock.hpp"
@@ -62,14 +65,42 @@ double thread_cpu_s() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
+// Counts every sender thread adds to; the first thread reports them.
+struct SharedProgress {
+  std::atomic<std::uint64_t> done{0};
+  std::atomic<std::uint64_t> failed{0};
+  std::atomic<std::int64_t> output_tokens{0};
+};
+
+// Sender threads finish their warmups, then start measuring at one instant, so their shares of an
+// arrival schedule line up.
+class StartLine {
+ public:
+  explicit StartLine(std::ptrdiff_t senders) : barrier_(senders, Stamp{&epoch_}) {}
+  std::int64_t wait() {
+    barrier_.arrive_and_wait();
+    return epoch_.load();
+  }
+
+ private:
+  struct Stamp {
+    std::atomic<std::int64_t>* epoch;
+    void operator()() const noexcept { epoch->store(monotonic_ns()); }
+  };
+  std::atomic<std::int64_t> epoch_{0};
+  std::barrier<Stamp> barrier_;
+};
+
 class LoadRun {
  public:
   LoadRun(net::io_context& io, const Target& target, const Workload& workload, const LoadOptions& load,
-          const std::function<void(const Progress&)>& on_progress)
+          SharedProgress& shared, StartLine* start_line, const std::function<void(const Progress&)>& on_progress)
       : io_(io),
         target_(target),
         workload_(workload),
         load_(load),
+        shared_(shared),
+        start_line_(start_line),
         on_progress_(on_progress),
         path_(target.base.path +
               (workload.options().endpoint == openai::Endpoint::chat ? "/chat/completions" : "/completions")),
@@ -98,7 +129,7 @@ class LoadRun {
         }
       }
     }
-    started_ns_ = monotonic_ns();
+    started_ns_ = start_line_ != nullptr ? start_line_->wait() : monotonic_ns();
     progress_timer();
     if (load_.rate) {
       co_await open_loop(result.records);
@@ -199,7 +230,7 @@ class LoadRun {
   awaitable<void> open_loop(std::vector<RequestRecord>& out) {
     Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
     net::steady_timer timer(io_);
-    const std::int64_t start = monotonic_ns();
+    const std::int64_t start = started_ns_ + static_cast<std::int64_t>(load_.start_delay_s * 1e9);
     double schedule_s = 0;  // on the full-rate schedule
     std::int64_t due = start;
     Budget budget{load_.first_index, load_.requests, load_.duration_s};
@@ -238,9 +269,9 @@ class LoadRun {
   }
 
   void account(const RequestRecord& record) {
-    ++progress_.done;
-    progress_.failed += record.ok() ? 0 : 1;
-    progress_.output_tokens += static_cast<std::int64_t>(record.text_events.size());
+    shared_.done.fetch_add(1, std::memory_order_relaxed);
+    shared_.failed.fetch_add(record.ok() ? 0 : 1, std::memory_order_relaxed);
+    shared_.output_tokens.fetch_add(static_cast<std::int64_t>(record.text_events.size()), std::memory_order_relaxed);
   }
 
   void progress_timer() {
@@ -258,8 +289,11 @@ class LoadRun {
             if (!running_) {
               break;
             }
-            progress_.elapsed_s = static_cast<double>(monotonic_ns() - started_ns_) / 1e9;
-            on_progress_(progress_);
+            const Progress progress{shared_.done.load(std::memory_order_relaxed),
+                                    shared_.failed.load(std::memory_order_relaxed),
+                                    shared_.output_tokens.load(std::memory_order_relaxed),
+                                    static_cast<double>(monotonic_ns() - started_ns_) / 1e9};
+            on_progress_(progress);
           }
         },
         net::detached);
@@ -412,6 +446,8 @@ class LoadRun {
   const Target& target_;
   const Workload& workload_;
   const LoadOptions& load_;
+  SharedProgress& shared_;
+  StartLine* start_line_;
   const std::function<void(const Progress&)>& on_progress_;
   std::string path_;
   std::string authorization_;
@@ -419,7 +455,6 @@ class LoadRun {
   net::steady_timer signal_;  // cancelled whenever a worker or request finishes
   std::vector<std::unique_ptr<http::Connection>> idle_;
   std::optional<net::steady_timer> ticker_;
-  Progress progress_;
   std::int64_t started_ns_ = 0;
   bool running_ = false;
 };
@@ -486,17 +521,15 @@ BenchSummary summarize_result(const RunResult& result) {
   return summary;
 }
 
-RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
-                   const std::function<void(const Progress&)>& on_progress) {
-  if (load.rate && !load.arrival) {
-    throw BenchError("an open-loop run needs an arrival process");
-  }
-  if (load.requests == 0 && !(load.duration_s > 0)) {
-    throw BenchError("give --requests N or --duration S");
-  }
+namespace {
+
+// One event loop on the calling thread.
+RunResult run_on_this_thread(const Target& target, const Workload& workload, const LoadOptions& load,
+                             SharedProgress& shared, StartLine* start_line,
+                             const std::function<void(const Progress&)>& on_progress) {
   net::io_context io{1};
   RunResult result;
-  LoadRun run(io, target, workload, load, on_progress);
+  LoadRun run(io, target, workload, load, shared, start_line, on_progress);
   std::exception_ptr error;
   net::co_spawn(io, run.run(result), [&](const std::exception_ptr& e) { error = e; });
   const std::int64_t started = monotonic_ns();
@@ -520,6 +553,98 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
   result.client.cpu = result.client.wall_s > 0 ? (thread_cpu_s() - cpu_before) / result.client.wall_s : 0;
   if (error) {
     std::rethrow_exception(error);
+  }
+  return result;
+}
+
+// Splits `total` over `count` parts, the first ones taking one more.
+std::uint64_t share_of(std::uint64_t total, int count, int index) {
+  const auto n = static_cast<std::uint64_t>(count);
+  return total / n + (static_cast<std::uint64_t>(index) < total % n ? 1 : 0);
+}
+
+}  // namespace
+
+LoadOptions load_share(const LoadOptions& load, int count, int index) {
+  LoadOptions part = load;
+  part.threads = 1;
+  if (count <= 1) {
+    return part;
+  }
+  part.concurrency = static_cast<int>(share_of(static_cast<std::uint64_t>(load.concurrency), count, index));
+  if (load.requests > 0) {
+    part.requests = share_of(load.requests, count, index);
+  }
+  part.warmup = static_cast<int>(share_of(static_cast<std::uint64_t>(load.warmup), count, index));
+  if (load.max_concurrency) {
+    part.max_concurrency =
+        std::max(1, static_cast<int>(share_of(static_cast<std::uint64_t>(*load.max_concurrency), count, index)));
+  }
+  if (load.rate && load.arrival) {
+    part.rate = *load.rate / count;
+    part.arrival = load.arrival->scaled(1.0 / count);
+    part.start_delay_s = load.start_delay_s + static_cast<double>(index) / *load.rate;
+  }
+  part.seed = load.seed + static_cast<std::uint64_t>(index) * 0x9e3779b97f4a7c15ULL;
+  part.first_index = load.first_index + (static_cast<std::uint64_t>(index) << 40);
+  return part;
+}
+
+RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
+                   const std::function<void(const Progress&)>& on_progress) {
+  if (load.rate && !load.arrival) {
+    throw BenchError("an open-loop run needs an arrival process");
+  }
+  if (load.requests == 0 && !(load.duration_s > 0)) {
+    throw BenchError("give --requests N or --duration S");
+  }
+  SharedProgress shared;
+  const int threads = std::max(1, load.threads);
+  if (threads == 1) {
+    return run_on_this_thread(target, workload, load, shared, nullptr, on_progress);
+  }
+  const std::function<void(const Progress&)> quiet;
+  std::vector<LoadOptions> shares;
+  shares.reserve(static_cast<std::size_t>(threads));
+  for (int k = 0; k < threads; ++k) {
+    LoadOptions share = load_share(load, threads, k);
+    // More threads than streams or requests: the extra ones have nothing to send.
+    if ((load.requests == 0 || share.requests > 0) && (load.rate || share.concurrency > 0)) {
+      shares.push_back(share);
+    }
+  }
+  std::vector<RunResult> parts(shares.size());
+  std::vector<std::exception_ptr> errors(shares.size());
+  StartLine start_line(static_cast<std::ptrdiff_t>(shares.size()));
+  {
+    std::vector<std::jthread> senders;
+    senders.reserve(shares.size());
+    for (std::size_t k = 0; k < shares.size(); ++k) {
+      senders.emplace_back([&, k] {
+        try {
+          parts[k] = run_on_this_thread(target, workload, shares[k], shared, &start_line, k == 0 ? on_progress : quiet);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
+      });
+    }
+  }
+  for (const auto& e : errors) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+  RunResult result;
+  for (auto& part : parts) {
+    result.records.insert(result.records.end(), std::make_move_iterator(part.records.begin()),
+                          std::make_move_iterator(part.records.end()));
+    result.warmup_failures.insert(result.warmup_failures.end(), part.warmup_failures.begin(),
+                                  part.warmup_failures.end());
+    result.client.wall_s = std::max(result.client.wall_s, part.client.wall_s);
+    result.client.cpu = std::max(result.client.cpu, part.client.cpu);
+    if (part.client.loop_busy) {
+      result.client.loop_busy = std::max(result.client.loop_busy.value_or(0), *part.client.loop_busy);
+    }
   }
   return result;
 }

@@ -40,6 +40,8 @@ struct LoadOptions {
                             // evenly over it; open loop: the rate rises from 0
   std::uint64_t seed = 1;
   std::uint64_t first_index = 0;  // of the first measured request: a later part of a run sends new prompts
+  double start_delay_s = 0;       // open loop: the first arrival's offset (senders sharing a rate interleave)
+  int threads = 1;                // event loops, one per thread, each sending its share of the load
   bool busy_poll = true;          // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
 };
 
@@ -65,13 +67,19 @@ struct Progress {
 struct RunResult {
   std::vector<RequestRecord> records;
   std::vector<std::string> warmup_failures;
-  ClientLoad client;  // the runner's own thread over the whole run, warmup included
+  ClientLoad client;  // the busiest of the runner's threads over the whole run, warmup included
 };
 
 // The run's summary with the client's own load judged (summary.client).
 BenchSummary summarize_result(const RunResult& result);
 
-// Runs warmup, then the measured load; calls `on_progress` about twice a second.
+// One sender's share of `load` when `count` of them send it together: concurrency, requests, the
+// rate and the warmup divided as evenly as they go, distinct prompts and seeds, and open-loop
+// arrivals offset so constant ones interleave.
+LoadOptions load_share(const LoadOptions& load, int count, int index);
+
+// Runs warmup, then the measured load, on load.threads event loops; calls `on_progress` about
+// twice a second with the counts of all of them.
 RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
                    const std::function<void(const Progress&)>& on_progress = {});
 

@@ -30,7 +30,7 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
     if (c.bound) {
       fmt::print(out,
                  "  WARNING       the client limited this run ({}); the figures above describe the client, not the "
-                 "server. Lower the load or spread it over more processes.\n",
+                 "server. Send from more threads (--threads) or processes (--workers), or lower the load.\n",
                  c.reason);
     }
   }

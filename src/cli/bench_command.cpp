@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
@@ -78,6 +79,7 @@ void run_bench(const BenchArgs& args) {
   load.think_time_s = args.think_time;
   load.seed = args.seed;
   load.busy_poll = !args.no_busy_poll;
+  load.threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
 
   if (!args.targets.empty()) {
     if (!args.base_url.empty() || !args.sweep.empty() || args.find_max_load || args.runs > 1) {
@@ -89,11 +91,22 @@ void run_bench(const BenchArgs& args) {
     return;
   }
 
+  if (args.worker_count > 0) {
+    load = bench::load_share(load, args.worker_count, args.worker_index);
+    load.threads = args.threads > 0 ? args.threads : 1;
+  }
   std::optional<EmbeddedSim> sim;
   std::string base_url = args.base_url;
   if (base_url.empty()) {
     sim.emplace(sim_options_for(args.sim_profile, args.sim_speedup, args.sim_max_num_seqs));
     base_url = sim->base_url();
+  }
+  if (args.workers > 1) {
+    if (!args.sweep.empty() || args.find_max_load || args.runs > 1) {
+      throw bench::BenchError("--workers splits one run; leave out --sweep, --find-max-load and --runs");
+    }
+    run_workers(args, base_url);
+    return;
   }
   const bench::Target target = make_target(args, base_url, "");
   const std::string model = choose_model(target, args.model);
@@ -193,6 +206,7 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
       {"warmup", load.warmup},
       {"ramp_up_s", load.ramp_up_s},
       {"seed", load.seed},
+      {"threads", load.threads},
       {"input_tokens", wopts.input.to_string()},
       {"output_tokens", wopts.output.to_string()},
       {"prefix_groups", wopts.prefix_groups},
@@ -271,6 +285,17 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--insecure", a->insecure, "Do not verify the server's TLS certificate");
+  cmd->add_option("--threads", a->threads,
+                  "Event loops sending the load, one per thread (0: one per core); use more when the client is the "
+                  "bottleneck")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  cmd->add_option("--workers", a->workers,
+                  "Processes sending the load, each its share, merged exactly at the end (to load past one process)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  cmd->add_option("--worker-index", a->worker_index)->group("");
+  cmd->add_option("--worker-count", a->worker_count)->group("");
   cmd->add_flag("--no-busy-poll", a->no_busy_poll,
                 "Sleep between events instead of spinning (saves a core, adds wake-up latency to timings)");
   cmd->add_option("--sweep", a->sweep,

@@ -68,6 +68,10 @@ struct BenchArgs {
   std::string model_profile;
   std::string hardware;
   std::string server_metrics;
+  int threads = 1;
+  int workers = 1;
+  int worker_index = 0;
+  int worker_count = 0;  // set in a worker process that --workers started
 };
 
 struct Plan {
@@ -91,6 +95,9 @@ std::string choose_model(const bench::Target& target, const std::string& request
 // The "config" fields that describe the workload and the load (not the endpoint).
 boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& workload,
                                     const bench::LoadOptions& load);
+// --workers N: starts N copies of this command, each sending its share of the load at `base_url`,
+// and merges their results exactly (histograms pooled); prints and writes the merged result.
+void run_workers(const BenchArgs& args, const std::string& base_url);
 // --target: the same load on every target, interleaved in --rounds; prints them side by side.
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
                       const boost::json::object& config);

@@ -4,6 +4,9 @@
 
 namespace infergate::cli {
 
+// Kept for `bench --workers`, which starts copies of this command line.
+void remember_command_line(int argc, char** argv);
+
 void add_sim_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_demo_command(CLI::App& app);

@@ -7,6 +7,7 @@
 #include "core/log.hpp"
 
 int main(int argc, char** argv) {
+  infergate::cli::remember_command_line(argc, argv);
   CLI::App app{"infergate: measure, route and predict LLM inference traffic"};
   app.require_subcommand(1);
   std::string log_level = "warn";

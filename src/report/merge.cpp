@@ -25,7 +25,7 @@ constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens"
 
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
   bench::BenchSummary m;
-  double max_lag_p99 = 0;
+  bench::Stat worst_lag;
   std::uint64_t from_usage = 0;
   std::uint64_t from_events = 0;
   for (const auto& p : parts) {
@@ -47,7 +47,14 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     m.tpot_hist.merge(p.tpot_hist);
     m.itl_hist.merge(p.itl_hist);
     m.e2e_hist.merge(p.e2e_hist);
-    max_lag_p99 = std::max(max_lag_p99, p.scheduling_lag_ms.p99);
+    const bench::Stat& lag = p.scheduling_lag_ms;
+    worst_lag.count += lag.count;
+    worst_lag.mean = std::max(worst_lag.mean, lag.mean);
+    worst_lag.p50 = std::max(worst_lag.p50, lag.p50);
+    worst_lag.p90 = std::max(worst_lag.p90, lag.p90);
+    worst_lag.p95 = std::max(worst_lag.p95, lag.p95);
+    worst_lag.p99 = std::max(worst_lag.p99, lag.p99);
+    worst_lag.max = std::max(worst_lag.max, lag.max);
     from_usage += p.token_source == "usage" ? 1 : 0;
     from_events += p.token_source == "events" ? 1 : 0;
     for (const auto& [cls, failure] : p.failures) {
@@ -70,8 +77,8 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
   m.tpot_ms = m.tpot_hist.stat();
   m.itl_ms = m.itl_hist.stat();
   m.e2e_ms = m.e2e_hist.stat();
-  // Lag has no histogram: the worst part's p99 is what says whether a client fell behind.
-  m.scheduling_lag_ms.p99 = max_lag_p99;
+  // Lag has no histogram: each figure is the worst part's, which says whether a client fell behind.
+  m.scheduling_lag_ms = worst_lag;
   return m;
 }
 

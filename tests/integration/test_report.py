@@ -68,6 +68,34 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(s["ttft_ms"]["max"], max(ttft), places=6)
         self.assertIn("merged 2 runs", r.stdout)
 
+    def test_workers_and_threads_split_one_load_and_merge_exactly(self):
+        r = bench("--sim-speedup", "20", "--concurrency", "4", "--requests", "60", "--input-tokens", "32",
+                  "--output-tokens", "16", "--workers", "2", "--json", self.path("w.json"), "--records",
+                  self.path("w.jsonl"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("w.json"))
+        self.assertEqual(doc["config"]["workers"], 2)
+        self.assertEqual(len(doc["config"]["merged_from"]), 2)
+        self.assertEqual(doc["summary"]["completed"], 60)
+        with open(self.path("w.jsonl")) as f:
+            records = [json.loads(line) for line in f]
+        self.assertEqual(len(records), 60)
+        self.assertEqual(len({rec["index"] for rec in records}), 60)  # no prompt sent twice
+        ttft = [rec["ttft_ms"] for rec in records]
+        exact = numpy_percentile(ttft, 99)
+        self.assertAlmostEqual(doc["summary"]["ttft_ms"]["p99"], exact, delta=0.01 * exact + 0.02)
+        self.assertIn("merged from 2 workers", r.stdout)
+
+        r = bench("--sim-speedup", "20", "--rate", "100", "--arrival", "constant", "--requests", "40",
+                  "--input-tokens", "16", "--output-tokens", "4", "--threads", "2", "--records", self.path("t.jsonl"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("t.jsonl")) as f:
+            records = [json.loads(line) for line in f]
+        self.assertEqual(len({rec["index"] for rec in records}), 40)
+        dues = sorted(rec["due_ns"] for rec in records)
+        for a, b in zip(dues, dues[1:]):  # two threads' schedules interleave into one
+            self.assertAlmostEqual((b - a) / 1e6, 10.0, delta=0.01)
+
     def test_a_sweep_and_a_run_compare_and_round_trip_through_csv_and_markdown(self):
         runs = [("one", ["--concurrency", "2", "--requests", "40"]),
                 ("sweep", ["--sweep", "concurrency=1,4", "--requests", "24"])]

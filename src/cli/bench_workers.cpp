@@ -1,0 +1,183 @@
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <boost/json/serialize.hpp>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench/summary_table.hpp"
+#include "cli/bench_plan.hpp"
+#include "cli/commands.hpp"
+#include "report/document.hpp"
+#include "report/figures.hpp"
+#include "report/html_report.hpp"
+#include "report/merge.hpp"
+#include "report/output_file.hpp"
+#include "report/tables.hpp"
+
+extern char** environ;
+
+namespace infergate::cli {
+
+namespace {
+
+std::vector<std::string>& command_line() {
+  static std::vector<std::string> words;
+  return words;
+}
+
+// Options whose value belongs to the parent: the workers write their results where it says, and
+// aim at the endpoint it names.
+constexpr std::string_view kParentOnly[] = {"--workers",  "--json", "--records",  "--html",
+                                            "--markdown", "--csv",  "--base-url", "--label"};
+
+bool parent_only(std::string_view word) {
+  for (std::string_view option : kParentOnly) {
+    if (word == option || (word.starts_with(option) && word.size() > option.size() && word[option.size()] == '=')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Worker {
+  pid_t pid = 0;
+  std::string json;
+  std::string records;
+  std::string errors;
+};
+
+Worker spawn_worker(const std::string& directory, int index, int count, const std::string& base_url,
+                    bool with_records) {
+  Worker w;
+  w.json = fmt::format("{}/worker{}.json", directory, index);
+  w.records = with_records ? fmt::format("{}/worker{}.jsonl", directory, index) : "";
+  w.errors = fmt::format("{}/worker{}.err", directory, index);
+  std::vector<std::string> words{"/proc/self/exe"};
+  const auto& original = command_line();
+  for (std::size_t i = 1; i < original.size(); ++i) {
+    if (parent_only(original[i])) {
+      i += original[i].find('=') == std::string::npos ? 1 : 0;  // and its value
+      continue;
+    }
+    words.push_back(original[i]);
+  }
+  for (const std::string& extra :
+       {std::string("--worker-index"), std::to_string(index), std::string("--worker-count"), std::to_string(count),
+        std::string("--base-url"), base_url, std::string("--json"), w.json}) {
+    words.push_back(extra);
+  }
+  if (with_records) {
+    words.emplace_back("--records");
+    words.push_back(w.records);
+  }
+  std::vector<char*> argv;
+  argv.reserve(words.size() + 1);
+  for (auto& word : words) {
+    argv.push_back(word.data());
+  }
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, w.errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  const int failed = posix_spawn(&w.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (failed != 0) {
+    throw bench::BenchError(fmt::format("could not start worker {}: {}", index, std::strerror(failed)));
+  }
+  return w;
+}
+
+}  // namespace
+
+void remember_command_line(int argc, char** argv) {
+  command_line().assign(argv, argv + argc);
+}
+
+void run_workers(const BenchArgs& args, const std::string& base_url) {
+  const auto directory = std::filesystem::temp_directory_path() / fmt::format("infergate-workers-{}", ::getpid());
+  std::filesystem::create_directories(directory);
+  struct Cleanup {
+    std::filesystem::path path;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } cleanup{directory};
+  fmt::print("infergate bench: {} worker processes at {}\n", args.workers, base_url);
+  std::vector<Worker> workers;
+  workers.reserve(static_cast<std::size_t>(args.workers));
+  for (int k = 0; k < args.workers; ++k) {
+    workers.push_back(spawn_worker(directory.string(), k, args.workers, base_url, !args.records.empty()));
+  }
+  std::string failures;
+  for (std::size_t k = 0; k < workers.size(); ++k) {
+    int status = 0;
+    ::waitpid(workers[k].pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::string err = read_text(workers[k].errors);
+      failures += fmt::format("worker {} failed ({}): {}\n", k,
+                              WIFEXITED(status) ? fmt::format("exit {}", WEXITSTATUS(status)) : "killed",
+                              err.substr(err.size() > 2000 ? err.size() - 2000 : 0));
+    }
+  }
+  if (!failures.empty()) {
+    throw bench::BenchError(failures);
+  }
+  std::vector<report::RunDocument> parts;
+  parts.reserve(workers.size());
+  for (const auto& w : workers) {
+    for (auto& d : report::read_documents(w.json)) {
+      parts.push_back(std::move(d));
+    }
+  }
+  boost::json::object merged = report::merge_documents(parts);
+  auto& config = merged["config"].as_object();
+  config["workers"] = args.workers;
+  config["label"] = args.label.empty() ? parts.front().label : args.label;
+  const std::string label(config["label"].as_string());
+  report::RunDocument whole = report::document_from_json(merged, label);
+  bench::print_summary_table(
+      stdout, whole.summary,
+      fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers));
+  const std::vector<report::RunDocument> documents{whole};
+  if (!args.json.empty()) {
+    report::write_file(args.json, boost::json::serialize(merged) + "\n");
+  }
+  if (!args.records.empty()) {
+    std::string all;
+    for (const auto& w : workers) {
+      all += read_text(w.records);
+    }
+    report::write_file(args.records, all);
+  }
+  if (!args.markdown.empty()) {
+    report::write_file(args.markdown, report::markdown_report(documents));
+  }
+  if (!args.csv.empty()) {
+    report::write_file(args.csv, report::csv_report(documents));
+  }
+  if (!args.html.empty()) {
+    report::write_file(args.html, report::html_report(documents));
+  }
+  if (whole.summary.completed == 0 && whole.summary.failed > 0) {
+    throw CLI::RuntimeError(1);
+  }
+}
+
+}  // namespace infergate::cli
