@@ -82,10 +82,10 @@ void run_bench(const BenchArgs& args) {
   load.threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
 
   if (!args.targets.empty()) {
-    if (!args.base_url.empty() || !args.sweep.empty() || args.find_max_load || args.runs > 1) {
+    if (!args.base_url.empty() || args.find_max_load || args.runs > 1 || args.workers > 1) {
       throw bench::BenchError(
-          "--target runs one load on every target side by side; leave out --base-url, --sweep, "
-          "--find-max-load and --runs");
+          "--target measures every target side by side (one load or a --sweep); leave out "
+          "--base-url, --find-max-load, --runs and --workers");
     }
     run_side_by_side(args, wopts, load, workload_config(args, wopts, load));
     return;

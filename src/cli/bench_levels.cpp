@@ -20,7 +20,8 @@ std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
   return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
 }
 
-// Runs the workload at one load level and inserts the result into `points` (sorted by level).
+}  // namespace
+
 void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
                    std::vector<bench::SweepPoint>& points) {
   const BenchArgs& args = plan.args;
@@ -50,8 +51,6 @@ void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });
   points.insert(at, std::move(point));
 }
-
-}  // namespace
 
 // The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
 // returns the JSON of the search.

@@ -12,6 +12,7 @@
 #include "bench/roofline_context.hpp"
 #include "bench/runner.hpp"
 #include "bench/slo.hpp"
+#include "bench/sweep.hpp"
 #include "bench/workload.hpp"
 
 namespace infergate::cli {
@@ -102,6 +103,8 @@ void run_workers(const BenchArgs& args, const std::string& base_url);
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
                       const boost::json::object& config);
 
+// Runs the workload at one load level and inserts the result into `points` (sorted by level).
+void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, std::vector<bench::SweepPoint>& points);
 // Measures at each level of --sweep, prints the table with the knee; returns the JSON's "sweep".
 boost::json::object run_sweep(const Plan& plan);
 // --find-max-load: prints the rates measured; returns the JSON's "max_load".

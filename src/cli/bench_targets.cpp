@@ -7,6 +7,7 @@
 
 #include "bench/summary.hpp"
 #include "bench/summary_json.hpp"
+#include "bench/sweep_report.hpp"
 #include "bench/target_spec.hpp"
 #include "cli/bench_plan.hpp"
 #include "report/document.hpp"
@@ -26,6 +27,7 @@ struct Side {
   bench::TargetSpec spec;
   bench::Target target;
   std::string model;
+  bench::WorkloadOptions options;
   std::unique_ptr<bench::Workload> workload;
   std::vector<bench::BenchSummary> rounds;
   std::optional<bench::ClientCheck> worst_client;
@@ -47,6 +49,86 @@ bench::LoadOptions round_load(const bench::LoadOptions& load, int rounds, int r,
   return part;
 }
 
+// Writes the targets' documents as one file and renders them.
+void emit_targets(const BenchArgs& args, json::object shared, json::array target_documents,
+                  const std::vector<report::RunDocument>& documents) {
+  if (!args.json.empty()) {
+    json::object whole{
+        {"schema", "infergate.bench/1"}, {"config", std::move(shared)}, {"targets", std::move(target_documents)}};
+    report::write_file(args.json, json::serialize(whole) + "\n");
+  }
+  if (!args.markdown.empty()) {
+    report::write_file(args.markdown, report::markdown_report(documents));
+  }
+  if (!args.csv.empty()) {
+    report::write_file(args.csv, report::csv_report(documents));
+  }
+  if (!args.html.empty()) {
+    report::write_file(args.html, report::html_report(documents));
+  }
+}
+
+json::object target_config(const json::object& config, const Side& side) {
+  json::object c = config;
+  c["label"] = side.spec.name;
+  c["target"] = side.spec.name;
+  c["base_url"] = side.target.base.to_string();
+  c["model"] = side.model;
+  return c;
+}
+
+// --target with --sweep: every level measured on every target before the next level, in
+// alternating order, so each target's sweep and knee come from the same stretch of time.
+void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const bench::LoadOptions& load,
+                        const json::object& config) {
+  const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
+  if (spec.automatic()) {
+    throw bench::BenchError(
+        "--sweep auto picks levels per endpoint; with --target list them (e.g. "
+        "--sweep concurrency=1,2,4,8,16)");
+  }
+  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
+  bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
+  if (args.hourly_cost > 0) {
+    pricing.hourly = args.hourly_cost;
+  }
+  std::vector<json::object> configs;
+  std::vector<Plan> plans;
+  configs.reserve(sides.size());
+  plans.reserve(sides.size());
+  for (const auto& side : sides) {
+    configs.push_back(target_config(config, side));
+  }
+  for (std::size_t k = 0; k < sides.size(); ++k) {
+    plans.push_back(Plan{args, sides[k].target, sides[k].options, *sides[k].workload, load, slos, pricing, configs[k],
+                         "target " + sides[k].spec.name, std::nullopt});
+  }
+  std::vector<std::vector<bench::SweepPoint>> points(sides.size());
+  fmt::print("infergate bench: {} targets, sweep over {}\n", sides.size(), args.sweep);
+  for (std::size_t i = 0; i < spec.levels.size(); ++i) {
+    for (std::size_t j = 0; j < sides.size(); ++j) {
+      const std::size_t k = i % 2 == 0 ? j : sides.size() - 1 - j;
+      fmt::print(stderr, "level {:g}: {}\n", spec.levels[i], sides[k].spec.name);
+      measure_level(plans[k], spec.kind, spec.levels[i], points[k]);
+    }
+  }
+  const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
+  std::vector<report::RunDocument> documents;
+  json::array target_documents;
+  for (std::size_t k = 0; k < sides.size(); ++k) {
+    const auto knee = bench::find_knee(points[k], rule);
+    fmt::print("\ntarget {}", sides[k].spec.name);
+    bench::print_sweep_table(stdout, spec, points[k], knee, rule);
+    json::object document = bench::summary_document(
+        configs[k], nullptr, {{"sweep", bench::sweep_json(spec, points[k], knee, rule, slos, pricing)}});
+    documents.push_back(report::document_from_json(document, sides[k].spec.name));
+    target_documents.push_back(std::move(document));
+  }
+  fmt::print("\nat each target's knee (or its highest level):\n");
+  report::print_comparison(stdout, report::compare(documents));
+  emit_targets(args, config, std::move(target_documents), documents);
+}
+
 }  // namespace
 
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
@@ -66,10 +148,14 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     }
     side.target = make_target(args, side.spec.url, side.spec.api_key_env);
     side.model = choose_model(side.target, side.spec.model.empty() ? args.model : side.spec.model);
-    bench::WorkloadOptions options = workload;
-    options.model = side.model;
-    side.workload = std::make_unique<bench::Workload>(options);
+    side.options = workload;
+    side.options.model = side.model;
+    side.workload = std::make_unique<bench::Workload>(side.options);
     sides.push_back(std::move(side));
+  }
+  if (!args.sweep.empty()) {
+    sweep_side_by_side(args, sides, load, config);
+    return;
   }
   const int rounds = static_cast<int>(
       load.requests > 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(args.rounds), load.requests)
@@ -98,13 +184,9 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   for (const auto& side : sides) {
     bench::BenchSummary merged = report::merge_summaries(side.rounds, report::Pooling::sequential);
     merged.client = side.worst_client;
-    json::object target_config = config;
-    target_config["label"] = side.spec.name;
-    target_config["target"] = side.spec.name;
-    target_config["base_url"] = side.target.base.to_string();
-    target_config["model"] = side.model;
-    target_config["rounds"] = rounds;
-    json::object document = bench::summary_document(target_config, &merged);
+    json::object side_config = target_config(config, side);
+    side_config["rounds"] = rounds;
+    json::object document = bench::summary_document(side_config, &merged);
     documents.push_back(report::document_from_json(document, side.spec.name));
     target_documents.push_back(std::move(document));
     for (const auto& [cls, failure] : merged.failures) {
@@ -116,21 +198,9 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     }
   }
   report::print_comparison(stdout, report::compare(documents));
-  if (!args.json.empty()) {
-    json::object shared = config;
-    shared["rounds"] = rounds;
-    json::object whole{{"schema", "infergate.bench/1"}, {"config", shared}, {"targets", std::move(target_documents)}};
-    report::write_file(args.json, json::serialize(whole) + "\n");
-  }
-  if (!args.markdown.empty()) {
-    report::write_file(args.markdown, report::markdown_report(documents));
-  }
-  if (!args.csv.empty()) {
-    report::write_file(args.csv, report::csv_report(documents));
-  }
-  if (!args.html.empty()) {
-    report::write_file(args.html, report::html_report(documents));
-  }
+  json::object shared = config;
+  shared["rounds"] = rounds;
+  emit_targets(args, std::move(shared), std::move(target_documents), documents);
   bool anything_succeeded = false;
   for (const auto& side : sides) {
     for (const auto& s : side.rounds) {
