@@ -59,24 +59,35 @@ void LogHistogram::merge(const LogHistogram& other) {
   }
 }
 
-double LogHistogram::percentile(double p) const {
-  if (count_ == 0) {
-    return 0;
+double LogHistogram::value_at(std::uint64_t rank) const {
+  if (rank == 0) {
+    return min_;
   }
-  const auto rank =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
+  if (rank + 1 >= count_) {
+    return max_;
+  }
   std::uint64_t seen = zero_;
-  if (seen >= rank) {
+  if (rank < seen) {
     return std::max(0.0, min_);
   }
   for (const auto& [index, n] : counts_) {
     seen += n;
-    if (seen >= rank) {
-      const double middle = lower_edge(index) * std::sqrt(kGrowth);
-      return std::clamp(middle, min_, max_);
+    if (rank < seen) {
+      return std::clamp(lower_edge(index) * std::sqrt(kGrowth), min_, max_);
     }
   }
   return max_;
+}
+
+double LogHistogram::percentile(double p) const {
+  if (count_ == 0) {
+    return 0;
+  }
+  const double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(count_ - 1);
+  const auto lower = static_cast<std::uint64_t>(std::floor(rank));
+  const double low = value_at(lower);
+  const double fraction = rank - static_cast<double>(lower);
+  return fraction > 0 ? low + (value_at(lower + 1) - low) * fraction : low;
 }
 
 Stat LogHistogram::stat() const {

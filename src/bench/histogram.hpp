@@ -24,8 +24,9 @@ class LogHistogram {
 
   [[nodiscard]] std::uint64_t count() const { return count_; }
   [[nodiscard]] bool empty() const { return count_ == 0; }
-  // The smallest bucket whose cumulative count reaches p% of all, as its geometric middle clamped
-  // to the exact min and max: within 0.5% of the sample it stands for.
+  // As numpy computes it (linear interpolation between the closest ranks), each ranked sample
+  // taken as its bucket's geometric middle clamped to the exact min and max: within 0.5% of the
+  // percentile of the samples themselves.
   [[nodiscard]] double percentile(double p) const;
   // Count, mean, min and max exact; percentiles from the buckets.
   [[nodiscard]] Stat stat() const;
@@ -38,6 +39,9 @@ class LogHistogram {
     std::uint64_t count;
   };
   [[nodiscard]] std::vector<Bucket> buckets() const;
+
+  // The rank-th smallest sample (0-based) as its bucket's middle; the smallest and largest exact.
+  [[nodiscard]] double value_at(std::uint64_t rank) const;
 
   // {"growth": 1.01, "count", "sum", "min", "max", "zero", "index": [...], "counts": [...]}.
   [[nodiscard]] boost::json::object to_json() const;

@@ -18,9 +18,7 @@
 #include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
 #include "report/document.hpp"
-#include "report/html_report.hpp"
 #include "report/output_file.hpp"
-#include "report/tables.hpp"
 
 namespace infergate::cli {
 
@@ -185,27 +183,20 @@ void repeated_runs(const Plan& plan) {
 
 void emit_result(const Plan& plan, const bench::BenchSummary* summary, const json::object& extra) {
   const BenchArgs& args = plan.args;
-  if (args.json.empty() && args.markdown.empty() && args.csv.empty() && args.html.empty()) {
+  const report::ReportFiles files{args.markdown, args.csv, args.html};
+  if (args.json.empty() && !files.any()) {
     return;
   }
   const json::object document = bench::summary_document(plan.config, summary, extra);
   if (!args.json.empty()) {
     report::write_file(args.json, json::serialize(document) + "\n");
   }
-  if (args.markdown.empty() && args.csv.empty() && args.html.empty()) {
+  if (!files.any()) {
     return;
   }
   const std::vector<report::RunDocument> documents{
       report::document_from_json(document, report::default_label(plan.config, args.json))};
-  if (!args.markdown.empty()) {
-    report::write_file(args.markdown, report::markdown_report(documents));
-  }
-  if (!args.csv.empty()) {
-    report::write_file(args.csv, report::csv_report(documents));
-  }
-  if (!args.html.empty()) {
-    report::write_file(args.html, report::html_report(documents));
-  }
+  report::write_reports(documents, files);
 }
 
 void run_measurements(const Plan& plan) {

@@ -12,7 +12,6 @@
 #include "cli/bench_plan.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
-#include "report/html_report.hpp"
 #include "report/merge.hpp"
 #include "report/output_file.hpp"
 #include "report/tables.hpp"
@@ -57,15 +56,7 @@ void emit_targets(const BenchArgs& args, json::object shared, json::array target
         {"schema", "infergate.bench/1"}, {"config", std::move(shared)}, {"targets", std::move(target_documents)}};
     report::write_file(args.json, json::serialize(whole) + "\n");
   }
-  if (!args.markdown.empty()) {
-    report::write_file(args.markdown, report::markdown_report(documents));
-  }
-  if (!args.csv.empty()) {
-    report::write_file(args.csv, report::csv_report(documents));
-  }
-  if (!args.html.empty()) {
-    report::write_file(args.html, report::html_report(documents));
-  }
+  report::write_reports(documents, {args.markdown, args.csv, args.html});
 }
 
 json::object target_config(const json::object& config, const Side& side) {

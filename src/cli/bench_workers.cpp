@@ -15,11 +15,8 @@
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "report/document.hpp"
-#include "report/figures.hpp"
-#include "report/html_report.hpp"
 #include "report/merge.hpp"
 #include "report/output_file.hpp"
-#include "report/tables.hpp"
 
 extern char** environ;
 
@@ -166,15 +163,7 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     }
     report::write_file(args.records, all);
   }
-  if (!args.markdown.empty()) {
-    report::write_file(args.markdown, report::markdown_report(documents));
-  }
-  if (!args.csv.empty()) {
-    report::write_file(args.csv, report::csv_report(documents));
-  }
-  if (!args.html.empty()) {
-    report::write_file(args.html, report::html_report(documents));
-  }
+  report::write_reports(documents, {args.markdown, args.csv, args.html});
   if (whole.summary.completed == 0 && whole.summary.failed > 0) {
     throw CLI::RuntimeError(1);
   }

@@ -6,7 +6,6 @@
 #include "cli/commands.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
-#include "report/html_report.hpp"
 #include "report/merge.hpp"
 #include "report/output_file.hpp"
 #include "report/tables.hpp"
@@ -49,15 +48,7 @@ void run_report(const ReportArgs& args) {
     documents = {std::move(whole)};
   }
   report::print_comparison(stdout, report::compare(documents));
-  if (!args.markdown.empty()) {
-    report::write_file(args.markdown, report::markdown_report(documents));
-  }
-  if (!args.csv.empty()) {
-    report::write_file(args.csv, report::csv_report(documents));
-  }
-  if (!args.html.empty()) {
-    report::write_file(args.html, report::html_report(documents));
-  }
+  report::write_reports(documents, {args.markdown, args.csv, args.html});
 }
 
 }  // namespace

@@ -63,6 +63,17 @@ std::string config_value(const boost::json::object& config, std::string_view key
   return boost::json::serialize(*v);
 }
 
+// "| first | a | b |" and its rule line.
+std::string markdown_header(std::string_view first, const std::vector<std::string>& labels) {
+  std::string md = fmt::format("| {} |", first);
+  std::string rule = "|---|";
+  for (const auto& label : labels) {
+    md += fmt::format(" {} |", label);
+    rule += "---|";
+  }
+  return md + "\n" + rule + "\n";
+}
+
 constexpr const char* kConfigRows[] = {"base_url",     "model",         "endpoint", "load",     "concurrency", "rate",
                                        "input_tokens", "output_tokens", "turns",    "requests", "seed"};
 
@@ -109,15 +120,7 @@ void print_comparison(std::FILE* out, const Comparison& c) {
 
 std::string markdown_report(const std::vector<RunDocument>& documents) {
   const Comparison c = compare(documents);
-  std::string md = "## infergate bench report\n\n| figure (95% interval) |";
-  for (const auto& label : c.labels) {
-    md += fmt::format(" {} |", label);
-  }
-  md += "\n|---|";
-  for (std::size_t d = 0; d < c.labels.size(); ++d) {
-    md += "---|";
-  }
-  md += "\n";
+  std::string md = "## infergate bench report\n\n" + markdown_header("figure (95% interval)", c.labels);
   for (std::size_t f = 0; f < c.figures.front().size(); ++f) {
     md += fmt::format("| {} |", c.figures.front()[f].title);
     for (std::size_t d = 0; d < c.labels.size(); ++d) {
@@ -129,15 +132,7 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
     md += fmt::format("\nRatios are to {}; * marks a difference larger than both runs' 95% intervals.\n",
                       c.labels.front());
   }
-  md += "\n### Configuration\n\n| |";
-  for (const auto& label : c.labels) {
-    md += fmt::format(" {} |", label);
-  }
-  md += "\n|---|";
-  for (std::size_t d = 0; d < c.labels.size(); ++d) {
-    md += "---|";
-  }
-  md += "\n";
+  md += "\n### Configuration\n\n" + markdown_header("", c.labels);
   for (const char* key : kConfigRows) {
     md += fmt::format("| {} |", key);
     for (const auto& d : documents) {
