@@ -81,6 +81,8 @@ class StartLine {
     barrier_.arrive_and_wait();
     return epoch_.load();
   }
+  // A sender that failed before reaching the line stops the others waiting for it.
+  void leave() { barrier_.arrive_and_drop(); }
 
  private:
   struct Stamp {
@@ -118,6 +120,8 @@ class LoadRun {
       headers_.push_back({"x-infergate-trace", "1"});
     }
   }
+
+  [[nodiscard]] bool started() const { return started_ns_ != 0; }
 
   awaitable<void> run(RunResult& result) {
     if (load_.warmup > 0) {
@@ -552,6 +556,9 @@ RunResult run_on_this_thread(const Target& target, const Workload& workload, con
   result.client.wall_s = static_cast<double>(monotonic_ns() - started) / 1e9;
   result.client.cpu = result.client.wall_s > 0 ? (thread_cpu_s() - cpu_before) / result.client.wall_s : 0;
   if (error) {
+    if (start_line != nullptr && !run.started()) {
+      start_line->leave();
+    }
     std::rethrow_exception(error);
   }
   return result;

@@ -46,6 +46,11 @@ struct SteadyState {
 
 constexpr double kSteadyFraction = 0.9;
 
+// The output rate the endpoint sustained: the steady state's where there is one, else the run's.
+inline double sustained_output_rate(const BenchSummary& run, const std::optional<SteadyState>& steady) {
+  return steady ? steady->summary.output_tokens_per_s : run.output_tokens_per_s;
+}
+
 TimeSeries time_series(const std::vector<RequestRecord>& records, double interval_s = 1.0);
 
 // Absent when no request lies wholly inside a window (too few requests for the concurrency).

@@ -127,7 +127,7 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
       if (options_.endpoint != openai::Endpoint::chat) {
         fail("'messages' needs --endpoint chat");
       }
-      prompt.messages_json = json::serialize(*m);
+      prompt.messages = *m;
       for (const auto& message : m->get_array()) {
         if (message.is_object()) {
           prompt.messages_words += words_of(string_field(message.get_object(), "content"));
@@ -217,8 +217,8 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   json::object body;
   body["model"] = options_.model;
   const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
-  if (file != nullptr && !file->messages_json.empty()) {
-    body["messages"] = json::parse(file->messages_json);
+  if (file != nullptr && file->messages.is_array()) {
+    body["messages"] = file->messages;
     out.input_tokens = file->messages_words;
     Rng rng(mix64(options_.seed) ^ mix64(conversation + 1));
     out.output_tokens = file->turns.front().output_tokens.value_or(options_.output.sample(rng));

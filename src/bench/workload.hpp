@@ -60,8 +60,8 @@ class Workload {
     std::optional<int> output_tokens;  // the recorded answer's length, or the line's output_tokens
   };
   struct FilePrompt {
-    std::vector<Turn> turns;    // user turns in order
-    std::string messages_json;  // for a JSONL chat conversation: the messages array as written
+    std::vector<Turn> turns;      // user turns in order
+    boost::json::value messages;  // for a JSONL chat conversation: the messages array as written, else null
     int messages_words = 0;
   };
   void load(const std::string& path);

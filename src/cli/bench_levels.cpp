@@ -44,8 +44,8 @@ void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
   }
   if (!plan.pricing.empty()) {
-    const double rate = point.steady ? point.steady->summary.output_tokens_per_s : point.summary.output_tokens_per_s;
-    point.cost = bench::measure_cost(plan.pricing, point.summary, rate);
+    point.cost =
+        bench::measure_cost(plan.pricing, point.summary, bench::sustained_output_rate(point.summary, point.steady));
   }
   const auto at = std::upper_bound(points.begin(), points.end(), level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });

@@ -18,7 +18,7 @@
 #include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
 #include "report/document.hpp"
-#include "report/output_file.hpp"
+#include "report/report_files.hpp"
 
 namespace infergate::cli {
 
@@ -35,9 +35,7 @@ struct Measured {
   std::vector<bench::ServerSample> server;
   std::optional<std::string> server_error;
 
-  [[nodiscard]] double steady_rate() const {
-    return steady ? steady->summary.output_tokens_per_s : summary.output_tokens_per_s;
-  }
+  [[nodiscard]] double steady_rate() const { return bench::sustained_output_rate(summary, steady); }
 };
 
 Measured measure_once(const Plan& plan, const bench::Workload& workload) {

@@ -16,7 +16,7 @@
 #include "cli/commands.hpp"
 #include "report/document.hpp"
 #include "report/merge.hpp"
-#include "report/output_file.hpp"
+#include "report/report_files.hpp"
 
 extern char** environ;
 

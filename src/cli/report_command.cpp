@@ -7,7 +7,7 @@
 #include "report/document.hpp"
 #include "report/figures.hpp"
 #include "report/merge.hpp"
-#include "report/output_file.hpp"
+#include "report/report_files.hpp"
 #include "report/tables.hpp"
 
 namespace infergate::cli {

@@ -49,7 +49,9 @@ TEST(Workload, PromptsFileWithChatAndPlainLines) {
   EXPECT_EQ(w.make(0).input_tokens, 3);
   EXPECT_EQ(w.make(0).output_tokens, 7);
   EXPECT_EQ(w.make(1).input_tokens, 2);
-  EXPECT_EQ(w.make(2).input_tokens, 3);  // cycles
+  EXPECT_EQ(json::parse(w.make(1).body).as_object().at("messages"),
+            json::parse(R"([{"role": "user", "content": "four five"}])"));  // sent as written
+  EXPECT_EQ(w.make(2).input_tokens, 3);                                     // cycles
   std::remove(path.c_str());
 }
 

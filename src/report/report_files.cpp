@@ -1,4 +1,4 @@
-#include "report/output_file.hpp"
+#include "report/report_files.hpp"
 
 #include <fmt/format.h>
 
