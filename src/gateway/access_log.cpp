@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/append_number.hpp"
 #include "core/background_thread.hpp"
 
 namespace infergate::gateway {
@@ -17,6 +18,8 @@ constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
 namespace {
 
 // JSON string literal of `text`, quotes included. Only what JSON requires is escaped.
+constexpr char kHexDigits[] = "0123456789abcdef";
+
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
   for (const char c : text) {
@@ -38,7 +41,9 @@ void append_json_string(std::string& out, std::string_view text) {
         break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(c));
+          out += "\\u00";
+          out.push_back(kHexDigits[static_cast<unsigned char>(c) >> 4]);
+          out.push_back(kHexDigits[static_cast<unsigned char>(c) & 0xf]);
         } else {
           out.push_back(c);
         }
@@ -49,7 +54,7 @@ void append_json_string(std::string& out, std::string_view text) {
 
 void append_optional(std::string& out, const std::optional<double>& value) {
   if (value) {
-    fmt::format_to(std::back_inserter(out), "{:.3f}", *value);
+    append_fixed(out, *value, 3);
   } else {
     out += "null";
   }
@@ -57,13 +62,13 @@ void append_optional(std::string& out, const std::optional<double>& value) {
 
 }  // namespace
 
-// Formatted by hand rather than through a JSON DOM: this runs once per request on an I/O thread.
-std::string access_record_json(const AccessRecord& r) {
+// Formatted by hand rather than through a JSON DOM or a format string: this runs once per request
+// on an I/O thread.
+void append_access_record(std::string& out, const AccessRecord& r) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  std::string out;
-  out.reserve(384);
-  fmt::format_to(std::back_inserter(out), R"({{"ts_ms":{},"request_id":)",
-                 std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  out += R"({"ts_ms":)";
+  append_decimal(out, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  out += R"(,"request_id":)";
   append_json_string(out, r.request_id);
   if (!r.key_id.empty()) {
     out += R"(,"key_id":)";
@@ -79,20 +84,29 @@ std::string access_record_json(const AccessRecord& r) {
   append_json_string(out, r.upstream_model);
   out += R"(,"provider":)";
   append_json_string(out, r.provider);
-  fmt::format_to(std::back_inserter(out), R"(,"status":{},"attempts":{},"fallbacks":{},"ttft_ms":)", r.status,
-                 r.attempts, r.fallbacks);
+  out += R"(,"status":)";
+  append_decimal(out, r.status);
+  out += R"(,"attempts":)";
+  append_decimal(out, r.attempts);
+  out += R"(,"fallbacks":)";
+  append_decimal(out, r.fallbacks);
+  out += R"(,"ttft_ms":)";
   append_optional(out, r.ttft_ms);
   out += R"(,"tpot_ms":)";
   append_optional(out, r.tpot_ms);
-  fmt::format_to(std::back_inserter(out),
-                 R"(,"prompt_tokens":{},"completion_tokens":{},"duration_ms":{:.3f},"overhead_us":{})", r.prompt_tokens,
-                 r.completion_tokens, r.duration_ms, r.overhead_us);
+  out += R"(,"prompt_tokens":)";
+  append_decimal(out, r.prompt_tokens);
+  out += R"(,"completion_tokens":)";
+  append_decimal(out, r.completion_tokens);
+  out += R"(,"duration_ms":)";
+  append_fixed(out, r.duration_ms, 3);
+  out += R"(,"overhead_us":)";
+  append_decimal(out, r.overhead_us);
   if (!r.error.empty()) {
     out += R"(,"error":)";
     append_json_string(out, r.error);
   }
   out.push_back('}');
-  return out;
 }
 
 AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_interval)
@@ -121,7 +135,9 @@ AccessLog::~AccessLog() {
 }
 
 void AccessLog::write(const AccessRecord& record) {
-  std::string line = access_record_json(record);
+  thread_local std::string line;  // reused: formatting allocates nothing once it has grown
+  line.clear();
+  append_access_record(line, record);
   line.push_back('\n');
   bool large = false;
   {

@@ -10,18 +10,20 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace infergate::gateway {
 
+// Views into the request's own state: a record is formatted within write() and not kept.
 struct AccessRecord {
-  std::string request_id;
-  std::string key_id;  // the virtual key's public id, never the key
-  std::string method;
-  std::string path;
-  std::string model;
-  std::string upstream_model;
-  std::string provider;
+  std::string_view request_id;
+  std::string_view key_id;  // the virtual key's public id, never the key
+  std::string_view method;
+  std::string_view path;
+  std::string_view model;
+  std::string_view upstream_model;
+  std::string_view provider;
   int status = 0;
   int attempts = 0;
   int fallbacks = 0;
@@ -31,7 +33,7 @@ struct AccessRecord {
   std::int64_t completion_tokens = 0;
   double duration_ms = 0;
   std::int64_t overhead_us = 0;
-  std::string error;
+  std::string_view error;
 };
 
 class AccessLog {
@@ -59,6 +61,7 @@ class AccessLog {
   std::thread writer_;
 };
 
-std::string access_record_json(const AccessRecord& record);
+// Appends the record's JSON line (without the newline) to `out`.
+void append_access_record(std::string& out, const AccessRecord& record);
 
 }  // namespace infergate::gateway

@@ -14,11 +14,11 @@ std::optional<std::int64_t> provider_rest_until(const http::ResponseHead& head, 
       rest = candidate;
     }
   };
-  for (const char* kind : {"requests", "tokens"}) {
-    const std::string suffix(kind);
-    if (head.header("x-ratelimit-remaining-" + suffix) == "0") {
-      longer(parse_reset(head.header("x-ratelimit-reset-" + suffix)));
-    }
+  if (head.header("x-ratelimit-remaining-requests") == "0") {
+    longer(parse_reset(head.header("x-ratelimit-reset-requests")));
+  }
+  if (head.header("x-ratelimit-remaining-tokens") == "0") {
+    longer(parse_reset(head.header("x-ratelimit-reset-tokens")));
   }
   if (head.status == 429) {
     longer(parse_retry_after(head.header("retry-after")));

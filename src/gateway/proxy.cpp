@@ -8,6 +8,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <limits>
 #include <random>
@@ -24,6 +25,7 @@
 #include "openai/model_list.hpp"
 #include "openai/request_view.hpp"
 #include "openai/stream_chunk.hpp"
+#include "openai/usage_scanner.hpp"
 
 namespace infergate::gateway {
 
@@ -33,8 +35,6 @@ using net::awaitable;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
-
-constexpr std::size_t kMaxUsageScan = std::size_t{1} << 20;
 
 struct Attempt {
   AttemptOutcome outcome = AttemptOutcome::success;
@@ -92,14 +92,16 @@ struct Proxy::Context {
   std::shared_ptr<const Snapshot> snapshot;  // the configuration this request started with
   std::string request_id;
   std::int64_t received_ns = 0;
-  std::string method;
-  std::string path;
-  std::string endpoint;  // "/chat/completions", "/completions" or "/embeddings"
+  // Views into the exchange's request, which outlives the context.
+  std::string_view method;
+  std::string_view path;
+  std::string_view endpoint;  // "/chat/completions", "/completions" or "/embeddings"
   openai::RequestView view;
   const ModelRoute* requested = nullptr;  // the model the client asked for
   const ModelRoute* route = nullptr;      // the model now being tried (a fallback after giving up)
   Deployment* deployment = nullptr;
-  std::string body;          // as sent upstream
+  std::string_view body;     // as sent upstream: the client's own bytes, or `rewritten`
+  std::string rewritten;     // the body with include_usage asked for, when it had to change
   bool strip_usage = false;  // we asked for usage the client did not want
   int attempts = 0;
   int fallbacks = 0;
@@ -148,7 +150,7 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
   ctx.method = ex.method();
   ctx.path = ex.target().substr(0, ex.target().find('?'));
   if (ctx.path.starts_with("/openai/v1/")) {
-    ctx.path.erase(0, 7);  // Groq's path layout: its SDK calls <base>/openai/v1/...
+    ctx.path.remove_prefix(7);  // Groq's path layout: its SDK calls <base>/openai/v1/...
   }
   const http::Header id_header{"X-Request-Id", ctx.request_id};
   const bool get = ctx.method == "GET";
@@ -280,7 +282,11 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
     }
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
-  ctx.body = ctx.strip_usage ? openai::with_usage_requested(ex.body()) : std::string(ex.body());
+  ctx.body = ex.body();
+  if (ctx.strip_usage) {
+    ctx.rewritten = openai::with_usage_requested(ex.body());
+    ctx.body = ctx.rewritten;
+  }
   co_await forward(ex, ctx);
 }
 
@@ -289,9 +295,10 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
   const ModelRoute* origin = ctx.requested;
   std::size_t next_fallback = 0;
   int route_attempts = 0;
-  std::vector<Deployment*> tried;
-  std::vector<Deployment*> available;
-  std::vector<Deployment*> healthy;
+  // Inline capacity for the usual handful of deployments: no heap allocation per request.
+  boost::container::small_vector<Deployment*, 8> tried;
+  boost::container::small_vector<Deployment*, 8> available;
+  boost::container::small_vector<Deployment*, 8> healthy;
   // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
   auto next_fallback_route = [&](std::chrono::milliseconds elapsed) {
     const ModelRoute* fallback = nullptr;
@@ -356,10 +363,12 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     if (d->upstream_model != ctx.view.model) {
       renamed = openai::with_model(ctx.body, d->upstream_model);
     }
-    const std::string_view body = renamed ? std::string_view(*renamed) : std::string_view(ctx.body);
-    const std::string authorization = "Bearer " + d->api_key;
-    std::vector<http::Header> headers{{"Content-Type", "application/json"}, {"X-Request-Id", ctx.request_id}};
+    const std::string_view body = renamed ? std::string_view(*renamed) : ctx.body;
+    std::string authorization;
+    boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
+                                                            {"X-Request-Id", ctx.request_id}};
     if (!d->api_key.empty()) {
+      authorization = "Bearer " + d->api_key;
       headers.push_back({"Authorization", authorization});
     }
     if (ctx.view.stream) {
@@ -384,7 +393,9 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       ctx.upstream = conn.get();
       conn->set_io_timeout(std::min(d->first_byte_timeout, remaining(ctx.received_ns, *d)));
       ctx.upstream_sent_ns = monotonic_ns();
-      error_code ec = co_await conn->send("POST", d->base.path + ctx.endpoint, headers, body);
+      std::string target = d->base.path;
+      target += ctx.endpoint;
+      error_code ec = co_await conn->send("POST", target, headers, body);
       boost::system::result<http::ResponseHead> head = ec;
       if (!ec) {
         head = co_await conn->read_head();
@@ -497,7 +508,8 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   const bool sse = content_type.find("text/event-stream") != std::string_view::npos;
   ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
   const std::string overhead = std::to_string(ctx.overhead_ns / 1000);
-  std::vector<http::Header> headers{{"X-Request-Id", ctx.request_id}, {"x-infergate-overhead-us", overhead}};
+  boost::container::small_vector<http::Header, 16> headers{{"X-Request-Id", ctx.request_id},
+                                                           {"x-infergate-overhead-us", overhead}};
   // A caller limited by its key sees its key's limits, not the provider's.
   const bool own_limits = ctx.ticket && !ctx.ticket->headers().empty();
   if (own_limits) {
@@ -505,9 +517,10 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       headers.push_back({name, value});
     }
   }
-  for (const auto& [name, value] : head.headers) {
-    if (passes_through(name) && !(own_limits && !header_is(name, "retry-after"))) {
-      headers.push_back({name, value});
+  for (std::size_t i = 0; i < head.header_count(); ++i) {
+    const http::Header h = head.header_at(i);
+    if (passes_through(h.name) && !(own_limits && !header_is(h.name, "retry-after"))) {
+      headers.push_back(h);
     }
   }
   if (co_await ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers)) {
@@ -515,7 +528,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   }
 
   std::string out;
-  std::string scanned;  // a non-streamed body, kept (bounded) to read its usage at the end
+  openai::UsageScanner usage_scanner;  // a non-streamed body's usage, read as it passes
   SseRelay events(ctx.strip_usage);
   std::int64_t now = 0;
   // Each read from the upstream becomes one write to the client; the last one carries the
@@ -548,22 +561,23 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     }
     const bool done = piece->empty() || conn.body_complete();
     if (sse) {
-      out.clear();
-      events.feed(*piece, now, out);
+      std::string_view data = events.feed(*piece, now, out);
       if (done) {
+        if (data.data() != out.data()) {
+          out.assign(data);
+        }
         events.finish(now, out);
+        data = out;
       }
       ctx.first_token_ns = events.first_token_ns();
       ctx.last_token_ns = events.last_token_ns();
       ctx.usage = events.usage();
       ctx.text_events = events.text_events();
-      if (co_await ex.write_chunk(out, done)) {
+      if (co_await ex.write_chunk(data, done)) {
         co_return;
       }
     } else {
-      if (scanned.size() < kMaxUsageScan) {
-        scanned.append(piece->substr(0, kMaxUsageScan - scanned.size()));
-      }
+      usage_scanner.feed(*piece);
       if (co_await ex.write_chunk(*piece, done)) {
         co_return;
       }
@@ -572,12 +586,9 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       break;
     }
   }
-  if (!sse) {
-    openai::ChunkView view;
-    if (!openai::parse_completion_response(scanned, view)) {
-      ctx.usage = view.usage;
-      ctx.first_token_ns = ctx.last_token_ns = now;
-    }
+  if (!sse && usage_scanner.complete_object()) {
+    ctx.usage = usage_scanner.usage();
+    ctx.first_token_ns = ctx.last_token_ns = now;
   }
 }
 

@@ -1,40 +1,72 @@
 #include "gateway/sse_relay.hpp"
 
+#include <boost/container/small_vector.hpp>
+
+#include <utility>
+
 namespace infergate::gateway {
 
-void SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std::string& out) {
-  parser_.feed(bytes, [&](const http::SseEvent& event) { on_event(event, now_ns, out); });
+std::string_view SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std::string& scratch) {
+  // Events to remove, as ranges of `bytes`; the first event completed here began in held_.
+  boost::container::small_vector<std::pair<std::size_t, std::size_t>, 2> cuts;
+  bool drop_held = false;
+  std::size_t event_start = 0;
+  const std::size_t complete = parser_.feed(bytes, [&](const http::SseEvent& event) {
+    const std::size_t end = parser_.position();
+    if (observe(event, now_ns)) {
+      drop_held = drop_held || event_start == 0;
+      cuts.emplace_back(event_start, end);
+    }
+    event_start = end;
+  });
+  if (complete == std::string_view::npos) {
+    held_.append(bytes);
+    return {};
+  }
+  if (held_.empty() && cuts.empty()) {
+    held_.assign(bytes.substr(complete));
+    return bytes.substr(0, complete);
+  }
+  scratch.clear();
+  if (!drop_held) {
+    scratch.append(held_);
+  }
+  std::size_t at = 0;
+  for (const auto& [from, to] : cuts) {
+    scratch.append(bytes.substr(at, from - at));
+    at = to;
+  }
+  scratch.append(bytes.substr(at, complete - at));
+  held_.assign(bytes.substr(complete));
+  return scratch;
 }
 
 void SseRelay::finish(std::int64_t now_ns, std::string& out) {
-  parser_.finish([&](const http::SseEvent& event) { on_event(event, now_ns, out); });
+  bool drop = false;
+  parser_.finish([&](const http::SseEvent& event) { drop = observe(event, now_ns) || drop; });
+  if (!drop && !held_.empty()) {
+    out.append(held_);
+    out.append(held_.back() == '\n' || held_.back() == '\r' ? "\n" : "\n\n");
+  }
+  held_.clear();
 }
 
-void SseRelay::on_event(const http::SseEvent& event, std::int64_t now_ns, std::string& out) {
-  if (event.data != "[DONE]") {
-    const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);
-    if (glance.text) {
-      first_token_ns_ = first_token_ns_ != 0 ? first_token_ns_ : now_ns;
-      last_token_ns_ = now_ns;
-      ++text_events_;
-    }
-    openai::ChunkView view;
-    if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {
-      usage_ = view.usage;
-      if (strip_usage_ && !view.has_choices) {
-        return;
-      }
-    }
+bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {
+  if (event.data == "[DONE]") {
+    return false;
   }
-  if (!event.event.empty()) {
-    out.append("event: ").append(event.event).push_back('\n');
+  const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);
+  if (glance.text) {
+    first_token_ns_ = first_token_ns_ != 0 ? first_token_ns_ : now_ns;
+    last_token_ns_ = now_ns;
+    ++text_events_;
   }
-  std::string_view data = event.data;
-  for (std::size_t newline = data.find('\n'); newline != std::string_view::npos; newline = data.find('\n')) {
-    out.append("data: ").append(data.substr(0, newline)).push_back('\n');
-    data.remove_prefix(newline + 1);
+  openai::ChunkView view;
+  if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {
+    usage_ = view.usage;
+    return strip_usage_ && !view.has_choices;
   }
-  out.append("data: ").append(data).append("\n\n");
+  return false;
 }
 
 }  // namespace infergate::gateway

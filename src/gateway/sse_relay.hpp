@@ -1,7 +1,10 @@
 #pragma once
-// What the client gets of an upstream's event stream: every event, re-framed as it came, except the
-// usage-only chunk the gateway asked for on the client's behalf. On the way it notes when text
-// arrived and the token usage. Pure logic on bytes: the proxy feeds it each read.
+// What the client gets of an upstream's event stream: the upstream's own bytes, unchanged (line
+// endings, comments and ids included), except the usage-only chunk the gateway asked for on the
+// client's behalf. Bytes go out as soon as the event they belong to is complete; an incomplete
+// event at the end of a read is held back until its end arrives, so that a chunk to be removed
+// was never partly sent. On the way it notes when text arrived and the token usage. Pure logic on
+// bytes: the proxy feeds it each read.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,10 +19,12 @@ class SseRelay {
  public:
   explicit SseRelay(bool strip_usage) : strip_usage_(strip_usage) {}
 
-  // Appends to `out` what the client should receive for these upstream bytes; `now_ns` stamps the
-  // text-carrying events among them.
-  void feed(std::string_view bytes, std::int64_t now_ns, std::string& out);
-  // The end of the upstream body (delivers an event left without its final blank line).
+  // What the client should receive for these upstream bytes; `now_ns` stamps the text-carrying
+  // events among them. Usually a view of `bytes` itself (nothing copied); assembled in `scratch`
+  // when an event spans reads or one is removed. Valid until the next call.
+  std::string_view feed(std::string_view bytes, std::int64_t now_ns, std::string& scratch);
+  // The end of the upstream body: appends to `out` an event held back for want of its final blank
+  // line, with that line added.
   void finish(std::int64_t now_ns, std::string& out);
 
   [[nodiscard]] std::int64_t first_token_ns() const { return first_token_ns_; }
@@ -30,9 +35,11 @@ class SseRelay {
   [[nodiscard]] std::int64_t text_events() const { return text_events_; }
 
  private:
-  void on_event(const http::SseEvent& event, std::int64_t now_ns, std::string& out);
+  // Notes what the event tells; true when it is the usage chunk to remove.
+  bool observe(const http::SseEvent& event, std::int64_t now_ns);
 
   http::SseParser parser_;
+  std::string held_;  // the start of an event whose end has not arrived yet
   bool strip_usage_;
   std::int64_t first_token_ns_ = 0;
   std::int64_t last_token_ns_ = 0;

@@ -33,8 +33,16 @@ class UpstreamPool {
   void release(const http::Url& url, std::unique_ptr<http::Connection> connection);
 
  private:
+  // Keyed by the URL's parts rather than its text, so a lookup builds no string.
+  struct UrlHash {
+    std::size_t operator()(const http::Url& url) const;
+  };
+  struct UrlEqual {
+    bool operator()(const http::Url& a, const http::Url& b) const;
+  };
+
   std::size_t max_idle_;
-  std::unordered_map<std::string, std::vector<std::unique_ptr<http::Connection>>> idle_;
+  std::unordered_map<http::Url, std::vector<std::unique_ptr<http::Connection>>, UrlHash, UrlEqual> idle_;
 };
 
 }  // namespace infergate::gateway

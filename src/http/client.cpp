@@ -1,6 +1,5 @@
 #include "http/client.hpp"
 
-#include <fmt/format.h>
 #include <openssl/ssl.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
@@ -21,6 +20,9 @@
 #include <array>
 #include <optional>
 
+#include "core/append_number.hpp"
+#include "http/io_deadline.hpp"
+
 namespace infergate::http {
 
 namespace net = boost::asio;
@@ -33,10 +35,24 @@ using net::awaitable;
 using net::ip::tcp;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
+void ResponseHead::add_header(std::string_view name, std::string_view value) {
+  const auto at = static_cast<std::uint32_t>(text_.size());
+  text_.append(name).append(value);
+  spans_.push_back(Span{at, static_cast<std::uint32_t>(name.size()), static_cast<std::uint32_t>(at + name.size()),
+                        static_cast<std::uint32_t>(value.size())});
+}
+
+Header ResponseHead::header_at(std::size_t index) const {
+  const Span& s = spans_[index];
+  const std::string_view text(text_);
+  return Header{text.substr(s.name_at, s.name_size), text.substr(s.value_at, s.value_size)};
+}
+
 std::string_view ResponseHead::header(std::string_view name) const {
-  for (const auto& [key, value] : headers) {
-    if (key.size() == name.size() && ::strncasecmp(key.data(), name.data(), name.size()) == 0) {
-      return value;
+  for (std::size_t i = 0; i < spans_.size(); ++i) {
+    const Header h = header_at(i);
+    if (h.name.size() == name.size() && ::strncasecmp(h.name.data(), name.data(), name.size()) == 0) {
+      return h.value;
     }
   }
   return {};
@@ -55,38 +71,47 @@ template <class Stream>
 class StreamConnection final : public Connection {
  public:
   StreamConnection(Stream stream, std::string authority)
-      : stream_(std::move(stream)), authority_(std::move(authority)) {
-    buffer_.reserve(kReadBytes);  // Beast would otherwise read 512 bytes at a time
+      : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_).socket()) {
+    lowest(stream_).expires_never();  // the deadline below times each operation instead
+    buffer_.reserve(kReadBytes);      // Beast would otherwise read 512 bytes at a time
   }
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::string_view body) override {
     head_.clear();
-    fmt::format_to(std::back_inserter(head_), "{} {} HTTP/1.1\r\nHost: {}\r\n", method, target, authority_);
+    head_.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ").append(authority_).append("\r\n");
     for (const auto& h : headers) {
-      fmt::format_to(std::back_inserter(head_), "{}: {}\r\n", h.name, h.value);
+      head_.append(h.name).append(": ").append(h.value).append("\r\n");
     }
-    fmt::format_to(std::back_inserter(head_), "Content-Length: {}\r\n\r\n", body.size());
-    arm();
+    head_ += "Content-Length: ";
+    append_decimal(head_, static_cast<std::int64_t>(body.size()));
+    head_ += "\r\n\r\n";
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
+    parser_.reset();  // the last response is over; the next one has not begun
+    deadline_.begin(timeout_);
     auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple);
-    co_return ec;
+    co_return finished(ec);
   }
 
   awaitable<result<ResponseHead>> read_head() override {
     parser_.emplace();
     parser_->body_limit(boost::none);
-    arm();
+    deadline_.begin(timeout_);
     auto [ec, n] = co_await bhttp::async_read_header(stream_, buffer_, *parser_, as_tuple);
-    if (ec) {
-      co_return ec;
+    if (const error_code failed = finished(ec)) {
+      co_return failed;
     }
     const auto& message = parser_->get();
     ResponseHead head;
+    std::size_t text_bytes = 0;
+    for (const auto& field : message) {
+      text_bytes += field.name_string().size() + field.value().size();
+    }
+    head.reserve_text(text_bytes);
     head.status = static_cast<int>(message.result_int());
     head.keep_alive = message.keep_alive();
     for (const auto& field : message) {
-      head.headers.emplace_back(field.name_string(), field.value());
+      head.add_header(field.name_string(), field.value());
     }
     keep_alive_ = head.keep_alive;
     co_return head;
@@ -103,11 +128,9 @@ class StreamConnection final : public Connection {
       auto& body = parser_->get().body();
       body.data = chunk_.get();
       body.size = kReadBytes;
-      arm();
-      auto [ec, n] = co_await bhttp::async_read_some(stream_, buffer_, *parser_, as_tuple);
-      if (ec == bhttp::error::need_buffer) {
-        ec = {};
-      }
+      deadline_.begin(timeout_);
+      auto [read_ec, n] = co_await bhttp::async_read_some(stream_, buffer_, *parser_, as_tuple);
+      error_code ec = read_ec == bhttp::error::need_buffer ? error_code{} : finished(read_ec);
       if (ec) {
         keep_alive_ = false;
         co_return ec;
@@ -131,7 +154,16 @@ class StreamConnection final : public Connection {
   }
 
  private:
-  void arm() { lowest(stream_).expires_after(timeout_); }
+  // Ends the timed operation; an operation cancelled by the deadline reports a timeout. A read
+  // that completes the response leaves the connection idle.
+  error_code finished(error_code ec) {
+    if (!ec && parser_ && parser_->is_done()) {
+      deadline_.disarm();
+    } else {
+      deadline_.end();
+    }
+    return ec && deadline_.expired() ? error_code(beast::error::timeout) : ec;
+  }
 
   Stream stream_;
   std::string authority_;
@@ -144,6 +176,7 @@ class StreamConnection final : public Connection {
   static constexpr std::size_t kReadBytes = std::size_t{16} << 10;
   std::unique_ptr<char[]> chunk_{new char[kReadBytes]};
   std::chrono::milliseconds timeout_{std::chrono::minutes(10)};
+  IoDeadline deadline_;
   bool keep_alive_ = true;
 };
 

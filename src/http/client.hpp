@@ -3,10 +3,12 @@
 // is handed over piece by piece as it arrives, never buffered whole.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/container/small_vector.hpp>
 #include <boost/system/error_code.hpp>
 #include <boost/system/result.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,13 +24,31 @@ struct TlsOptions {
   bool verify_peer = true;  // against the system's certificate store, with the URL's host name
 };
 
-struct ResponseHead {
+// The status line and headers of a response. The headers share one buffer (one allocation per
+// response, not one per header); the views handed out live as long as the head.
+class ResponseHead {
+ public:
   int status = 0;
   bool keep_alive = true;
-  std::vector<std::pair<std::string, std::string>> headers;
+
+  // Room for `bytes` of names and values, so that adding them does not reallocate.
+  void reserve_text(std::size_t bytes) { text_.reserve(bytes); }
+  void add_header(std::string_view name, std::string_view value);
 
   // Value of the named header (case-insensitive), "" when absent.
   [[nodiscard]] std::string_view header(std::string_view name) const;
+  [[nodiscard]] std::size_t header_count() const { return spans_.size(); }
+  [[nodiscard]] Header header_at(std::size_t index) const;
+
+ private:
+  struct Span {
+    std::uint32_t name_at;
+    std::uint32_t name_size;
+    std::uint32_t value_at;
+    std::uint32_t value_size;
+  };
+  std::string text_;
+  boost::container::small_vector<Span, 12> spans_;
 };
 
 class Connection {

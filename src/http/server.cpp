@@ -18,10 +18,11 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include <array>
-#include <cerrno>
+#include <charconv>
 #include <functional>
 #include <optional>
 
+#include "core/append_number.hpp"
 #include "core/clock.hpp"
 
 namespace infergate::http {
@@ -52,9 +53,10 @@ std::string error_body(std::string_view message, std::string_view code) {
 
 class SessionExchange final : public Exchange {
  public:
-  SessionExchange(beast::tcp_stream& stream, bhttp::request<bhttp::string_body>& request, std::int64_t received_ns,
-                  bool keep_alive)
-      : stream_(stream), request_(request), received_ns_(received_ns), keep_alive_(keep_alive) {}
+  // `head` is the session's buffer for response heads, reused from one request to the next.
+  SessionExchange(beast::tcp_stream& stream, bhttp::request<bhttp::string_body>& request, std::string& head,
+                  std::int64_t received_ns, bool keep_alive)
+      : stream_(stream), request_(request), head_(head), received_ns_(received_ns), keep_alive_(keep_alive) {}
 
   std::string_view method() const override { return request_.method_string(); }
   std::string_view target() const override { return request_.target(); }
@@ -70,7 +72,9 @@ class SessionExchange final : public Exchange {
     started_ = true;
     head_.clear();
     append_head(status, content_type, extra);
-    fmt::format_to(std::back_inserter(head_), "Content-Length: {}\r\n\r\n", body.size());
+    head_ += "Content-Length: ";
+    append_decimal(head_, static_cast<std::int64_t>(body.size()));
+    head_ += "\r\n\r\n";
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
     auto [ec, n] = co_await net::async_write(stream_.socket(), buffers, as_tuple);
     finished_ = !ec;
@@ -95,7 +99,9 @@ class SessionExchange final : public Exchange {
     }
     char size_line[24];
     if (!data.empty()) {  // an empty chunk would end the body
-      auto* end = fmt::format_to(size_line, "{:x}\r\n", data.size());
+      auto* end = std::to_chars(size_line, size_line + 16, data.size(), 16).ptr;
+      *end++ = '\r';
+      *end++ = '\n';
       buffers[count++] = net::buffer(size_line, static_cast<std::size_t>(end - size_line));
       buffers[count++] = net::buffer(data);
       buffers[count++] = net::buffer("\r\n", 2);
@@ -142,10 +148,15 @@ class SessionExchange final : public Exchange {
 
  private:
   void append_head(int status, std::string_view content_type, std::span<const Header> extra) {
-    fmt::format_to(std::back_inserter(head_), "HTTP/1.1 {} {}\r\nContent-Type: {}\r\n", status, reason(status),
-                   content_type);
+    head_ += "HTTP/1.1 ";
+    append_decimal(head_, status);
+    head_ += ' ';
+    head_ += reason(status);
+    head_ += "\r\nContent-Type: ";
+    head_ += content_type;
+    head_ += "\r\n";
     for (const auto& h : extra) {
-      fmt::format_to(std::back_inserter(head_), "{}: {}\r\n", h.name, h.value);
+      head_.append(h.name).append(": ").append(h.value).append("\r\n");
     }
     if (!keep_alive_) {
       head_ += "Connection: close\r\n";
@@ -155,41 +166,36 @@ class SessionExchange final : public Exchange {
   struct PeerWatch {
     bool active;
     std::function<void()> on_close;
+    char peeked = 0;
   };
 
-  // While the watch is active the socket outlives it (stop_watching() runs before the session
-  // moves on), so the handler touches the socket only then.
+  // A peeking receive rather than async_wait: the request has just been read to the end, so the
+  // reactor knows the socket is drained and queues the receive without a system call, where
+  // async_wait re-arms the descriptor in epoll (one epoll_ctl per request). While the watch is
+  // active the socket outlives it (stop_watching() runs before the session moves on).
   static void arm_watch(const std::shared_ptr<PeerWatch>& watch, tcp::socket& socket) {
-    socket.async_wait(tcp::socket::wait_read, [watch, &socket](error_code ec) {
-      if (!watch->active) {
-        return;
-      }
-      if (!ec) {
-        char byte = 0;
-        const ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n > 0) {
-          watch->active = false;  // a pipelined request: the client is alive; stop watching
-          return;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-          arm_watch(watch, socket);
-          return;
-        }
-      }
-      watch->active = false;
-      watch->on_close();
-    });
+    socket.async_receive(net::buffer(&watch->peeked, 1), tcp::socket::message_peek,
+                         [watch](error_code ec, std::size_t n) {
+                           if (!watch->active) {
+                             return;
+                           }
+                           watch->active = false;
+                           if (!ec && n > 0) {
+                             return;  // a pipelined request: the client is alive; stop watching
+                           }
+                           watch->on_close();  // end of stream or an error: the client is gone
+                         });
   }
 
   beast::tcp_stream& stream_;
   bhttp::request<bhttp::string_body>& request_;
+  std::string& head_;
   std::int64_t received_ns_;
   bool keep_alive_;
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
   std::shared_ptr<PeerWatch> watch_;
-  std::string head_;
 };
 
 // Cancels the pending read when the deadline passes. Unlike tcp_stream's own timeout it leaves the
@@ -253,6 +259,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     beast::flat_buffer buffer;
     buffer.reserve(kReadBufferBytes);
     ReadDeadline deadline(stream.socket());
+    std::string head;
     for (;;) {
       bhttp::request_parser<bhttp::string_body> parser;
       parser.body_limit(limits.max_body_bytes);
@@ -274,7 +281,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       }
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
-      SessionExchange exchange(stream, request, monotonic_ns(), keep_alive);
+      SessionExchange exchange(stream, request, head, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);

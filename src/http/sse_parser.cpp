@@ -21,8 +21,9 @@ std::size_t line_end(std::string_view bytes, std::size_t pos) {
 
 }  // namespace
 
-void SseParser::feed(std::string_view bytes, const Callback& on_event) {
+std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
   std::size_t pos = 0;
+  std::size_t last_blank = std::string_view::npos;
   if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') {
     pos = 1;  // the LF of a CRLF split across two reads
   }
@@ -31,24 +32,31 @@ void SseParser::feed(std::string_view bytes, const Callback& on_event) {
     const std::size_t end = line_end(bytes, pos);
     if (end == std::string_view::npos) {
       line_.append(bytes.substr(pos));
-      return;
+      break;
     }
     std::string_view line = bytes.substr(pos, end - pos);
     if (!line_.empty()) {
       line_.append(line);
       line = line_;
     }
-    process_line(line, on_event);
-    line_.clear();
-    pos = end + 1;
+    std::size_t next = end + 1;
     if (bytes[end] == '\r') {
-      if (pos == bytes.size()) {
+      if (next == bytes.size()) {
         last_was_cr_ = true;
-      } else if (bytes[pos] == '\n') {
-        ++pos;
+      } else if (bytes[next] == '\n') {
+        ++next;
       }
     }
+    position_ = next;
+    if (line.empty()) {
+      last_blank = next;
+    }
+    process_line(line, on_event);
+    line_.clear();
+    pos = next;
   }
+  position_ = std::string_view::npos;
+  return last_blank;
 }
 
 void SseParser::finish(const Callback& on_event) {

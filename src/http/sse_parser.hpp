@@ -18,8 +18,14 @@ class SseParser {
  public:
   using Callback = std::function<void(const SseEvent&)>;
 
-  // Feeds the next bytes of the body; calls `on_event` for every event they complete.
-  void feed(std::string_view bytes, const Callback& on_event);
+  // Feeds the next bytes of the body; calls `on_event` for every event they complete. Returns the
+  // offset in `bytes` just past the last blank line (the end of an event, or of a block of
+  // comments), npos when they hold none: a proxy can forward everything before it unchanged.
+  std::size_t feed(std::string_view bytes, const Callback& on_event);
+
+  // Inside an `on_event` called from feed(): the offset in its `bytes` just past the blank line
+  // that completed the event. npos inside finish().
+  [[nodiscard]] std::size_t position() const { return position_; }
 
   // End of the body. A final event not followed by a blank line is still delivered: the spec says
   // to drop it, but a server that omits the last newline should not lose its usage chunk.
@@ -39,6 +45,7 @@ class SseParser {
   bool has_data_ = false;
   bool last_was_cr_ = false;
   std::size_t ignored_lines_ = 0;
+  std::size_t position_ = std::string_view::npos;
 };
 
 }  // namespace infergate::http

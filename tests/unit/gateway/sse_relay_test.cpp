@@ -23,8 +23,9 @@ struct Relayed {
 // Feeds `stream` in two pieces split at `cut`; the first piece arrives at t=100, the second at t=200.
 Relayed relay_split(const std::string& stream, std::size_t cut, bool strip) {
   Relayed r{{}, SseRelay(strip)};
-  r.relay.feed(std::string_view(stream).substr(0, cut), 100, r.out);
-  r.relay.feed(std::string_view(stream).substr(cut), 200, r.out);
+  std::string scratch;
+  r.out.append(r.relay.feed(std::string_view(stream).substr(0, cut), 100, scratch));
+  r.out.append(r.relay.feed(std::string_view(stream).substr(cut), 200, scratch));
   r.relay.finish(200, r.out);
   return r;
 }
@@ -59,10 +60,34 @@ TEST(SseRelay, UsageOnTheLastChoiceChunkIsKeptAndRead) {
   EXPECT_EQ(r.relay.usage()->completion_tokens, 3);
 }
 
-TEST(SseRelay, CrLfCommentsAndNamedEventsAreNormalised) {
-  const Relayed r =
-      relay_split(": keep-alive\r\n\r\nevent: error\r\ndata: {\"error\":{\"message\":\"x\"}}\r\n\r\n", 5, true);
-  EXPECT_EQ(r.out, "event: error\ndata: {\"error\":{\"message\":\"x\"}}\n\n");
+TEST(SseRelay, PassesTheUpstreamBytesThroughAsTheyCame) {
+  // Comments (keep-alives a client's idle timer relies on), CRLF and named events are kept as sent.
+  const std::string stream =
+      ": keep-alive\r\n\r\nevent: error\r\nid: 7\r\ndata: {\"error\":{\"message\":\"x\"}}\r\n\r\n" + kDone;
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    EXPECT_EQ(relay_split(stream, cut, true).out, stream) << "cut at " << cut;
+  }
+}
+
+TEST(SseRelay, WholeEventsGoOutWithoutACopyAndAPartialOneWaitsForItsEnd) {
+  SseRelay relay(true);
+  std::string scratch;
+  const std::string first = kRole + kToken + kToken.substr(0, 10);
+  const std::string_view out = relay.feed(first, 1, scratch);
+  EXPECT_EQ(out, kRole + kToken);
+  EXPECT_EQ(out.data(), first.data());  // a view of the read itself
+  const std::string rest = kToken.substr(10) + kUsage + kDone;
+  EXPECT_EQ(relay.feed(rest, 2, scratch), kToken + kDone);
+  EXPECT_EQ(relay.text_events(), 2);
+}
+
+TEST(SseRelay, ALastEventWithoutItsBlankLineIsDeliveredWithOne) {
+  const Relayed r = relay_split(kToken + "data: [DONE]", 3, true);
+  EXPECT_EQ(r.out, kToken + kDone);
+  const Relayed usage_last = relay_split(kToken + kUsage.substr(0, kUsage.size() - 1), 3, true);
+  EXPECT_EQ(usage_last.out, kToken);
+  ASSERT_TRUE(usage_last.relay.usage());
+  EXPECT_EQ(usage_last.relay.usage()->prompt_tokens, 7);
 }
 
 }  // namespace

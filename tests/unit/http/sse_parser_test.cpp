@@ -93,5 +93,20 @@ TEST(SseParser, UnknownFieldsAreCounted) {
   EXPECT_EQ(parser.ignored_lines(), 1u);
 }
 
+TEST(SseParser, ReportsWhereEventsEndAndThePointUpToWhichBytesAreComplete) {
+  SseParser parser;
+  std::vector<std::size_t> ends;
+  const std::string bytes = ": ping\r\n\r\ndata: a\r\n\r\ndata: b\n\ndata: c";
+  const std::size_t complete = parser.feed(bytes, [&](const SseEvent&) { ends.push_back(parser.position()); });
+  const std::size_t after_a = bytes.find("data: b");
+  EXPECT_EQ(ends, (std::vector<std::size_t>{after_a, bytes.find("data: c")}));
+  EXPECT_EQ(complete, bytes.find("data: c"));
+  EXPECT_EQ(parser.feed("more of c", [](const SseEvent&) {}), std::string_view::npos);
+  EXPECT_EQ(parser.position(), std::string_view::npos);
+  // A comment block alone completes bytes without an event.
+  SseParser comments;
+  EXPECT_EQ(comments.feed(": keep-alive\n\n: again", [](const SseEvent&) { FAIL(); }), 14U);
+}
+
 }  // namespace
 }  // namespace infergate::http

@@ -1,0 +1,47 @@
+#pragma once
+// The token usage of a non-streamed response, read as the body passes through a proxy, piece by
+// piece, without keeping the body or parsing it into a DOM. Only the top-level "usage" object (or
+// Groq's "x_groq": {"usage"}) is kept and parsed; everything else is skipped by a small state
+// machine that knows strings, escapes and nesting. A body of any size costs one pass and no
+// allocation beyond the usage object itself.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "openai/stream_chunk.hpp"
+
+namespace infergate::openai {
+
+class UsageScanner {
+ public:
+  void feed(std::string_view bytes);
+
+  // True once a whole top-level JSON object has gone by (the body was an object, not an error page).
+  [[nodiscard]] bool complete_object() const { return state_ == State::done; }
+
+  // The usage, once the object is complete and carried one.
+  [[nodiscard]] std::optional<Usage> usage() const;
+
+ private:
+  enum class State { start, object, done, not_object };
+  enum class Member { other, usage, x_groq };
+
+  void on_char(char c);
+  const char* skip_string(const char* p, const char* end);
+  void append_capture(Member member, const char* from, const char* to);
+
+  State state_ = State::start;
+  int depth_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;
+  bool expect_key_ = false;         // the next string at depth 1 names a member
+  bool reading_key_ = false;        // inside that string
+  std::string key_;                 // its text, kept only while it could still be a name of interest
+  Member pending_ = Member::other;  // the member whose value comes next
+  Member capturing_ = Member::other;
+  std::string usage_text_;
+  std::string groq_text_;
+};
+
+}  // namespace infergate::openai

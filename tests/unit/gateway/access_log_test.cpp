@@ -1,0 +1,93 @@
+#include "gateway/access_log.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace infergate::gateway {
+namespace {
+
+namespace json = boost::json;
+
+AccessRecord sample() {
+  AccessRecord r;
+  r.request_id = "req-1";
+  r.method = "POST";
+  r.path = "/v1/chat/completions";
+  r.model = "llama";
+  r.upstream_model = "llama-3.1-8b";
+  r.provider = "groq";
+  r.status = 200;
+  r.attempts = 2;
+  r.fallbacks = 1;
+  r.ttft_ms = 12.3456;
+  r.prompt_tokens = 128;
+  r.completion_tokens = 64;
+  r.duration_ms = 250.0004;
+  r.overhead_us = 31;
+  return r;
+}
+
+TEST(AccessRecord, IsOneJsonObjectWithEveryField) {
+  std::string line;
+  append_access_record(line, sample());
+  const json::object o = json::parse(line).as_object();
+  EXPECT_GT(o.at("ts_ms").as_int64(), 0);
+  EXPECT_EQ(o.at("request_id").as_string(), "req-1");
+  EXPECT_FALSE(o.contains("key_id"));
+  EXPECT_EQ(o.at("path").as_string(), "/v1/chat/completions");
+  EXPECT_EQ(o.at("upstream_model").as_string(), "llama-3.1-8b");
+  EXPECT_EQ(o.at("status").as_int64(), 200);
+  EXPECT_EQ(o.at("attempts").as_int64(), 2);
+  EXPECT_EQ(o.at("fallbacks").as_int64(), 1);
+  EXPECT_DOUBLE_EQ(o.at("ttft_ms").as_double(), 12.346);
+  EXPECT_TRUE(o.at("tpot_ms").is_null());
+  EXPECT_EQ(o.at("completion_tokens").as_int64(), 64);
+  EXPECT_DOUBLE_EQ(o.at("duration_ms").as_double(), 250.0);
+  EXPECT_EQ(o.at("overhead_us").as_int64(), 31);
+  EXPECT_FALSE(o.contains("error"));
+}
+
+TEST(AccessRecord, EscapesWhatJsonRequiresAndAppendsToWhatIsThere) {
+  AccessRecord r = sample();
+  r.key_id = "key_1";
+  const std::string error = std::string("upstream said \"no\"\n\tback\\slash ") + '\x01';
+  r.error = error;
+  std::string line = "previous\n";
+  append_access_record(line, r);
+  ASSERT_TRUE(line.starts_with("previous\n{"));
+  const json::object o = json::parse(std::string_view(line).substr(9)).as_object();
+  EXPECT_EQ(o.at("key_id").as_string(), "key_1");
+  EXPECT_EQ(o.at("error").as_string(), error);
+  EXPECT_NE(line.find("\\u0001"), std::string::npos);
+}
+
+TEST(AccessLog, WritesOneLinePerRecordByTheTimeItCloses) {
+  const auto path = std::filesystem::temp_directory_path() / "infergate-access-log-test.jsonl";
+  std::filesystem::remove(path);
+  {
+    AccessLog log(path.string(), std::chrono::milliseconds(5));
+    for (int i = 0; i < 3; ++i) {
+      AccessRecord r = sample();
+      r.status = 200 + i;
+      log.write(r);
+    }
+  }
+  std::ifstream in(path);
+  std::string text;
+  int lines = 0;
+  while (std::getline(in, text)) {
+    EXPECT_EQ(json::parse(text).as_object().at("status").as_int64(), 200 + lines);
+    ++lines;
+  }
+  EXPECT_EQ(lines, 3);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace infergate::gateway

@@ -1,0 +1,82 @@
+#include "openai/usage_scanner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace infergate::openai {
+namespace {
+
+const std::string kChat =
+    R"({"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":)"
+    R"({"role":"assistant","content":"a \"usage\":{\"prompt_tokens\":999} {[ and \\"},"finish_reason":"stop",)"
+    R"("usage":{"prompt_tokens":5}}],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46,)"
+    R"("prompt_tokens_details":{"cached_tokens":0}}})";
+
+std::optional<Usage> scan_in_pieces(std::string_view body, std::size_t piece) {
+  UsageScanner scanner;
+  for (std::size_t at = 0; at < body.size(); at += piece) {
+    scanner.feed(body.substr(at, piece));
+  }
+  return scanner.complete_object() ? scanner.usage() : std::nullopt;
+}
+
+TEST(UsageScanner, FindsTheTopLevelUsageAndNothingNestedOrQuoted) {
+  for (std::size_t piece : {std::size_t{1}, std::size_t{2}, std::size_t{7}, kChat.size()}) {
+    const auto usage = scan_in_pieces(kChat, piece);
+    ASSERT_TRUE(usage) << piece;
+    EXPECT_EQ(usage->prompt_tokens, 12) << piece;
+    EXPECT_EQ(usage->completion_tokens, 34) << piece;
+  }
+}
+
+TEST(UsageScanner, ReadsGroqsUsageUnderXGroq) {
+  UsageScanner scanner;
+  scanner.feed(R"( {"choices":[],"x_groq":{"id":"req_1","usage":{"prompt_tokens":3,"completion_tokens":4}}})");
+  ASSERT_TRUE(scanner.complete_object());
+  ASSERT_TRUE(scanner.usage());
+  EXPECT_EQ(scanner.usage()->completion_tokens, 4);
+}
+
+TEST(UsageScanner, AnEscapedNameIsNotUsage) {
+  UsageScanner scanner;
+  scanner.feed(R"({"a\"usage":{"prompt_tokens":1},"n":1})");
+  EXPECT_TRUE(scanner.complete_object());
+  EXPECT_FALSE(scanner.usage());
+}
+
+TEST(UsageScanner, ScalarOrArrayUsageIsIgnored) {
+  UsageScanner scanner;
+  scanner.feed(R"({"usage":"none","next":{"prompt_tokens":1},"x_groq":[{"usage":{}}]})");
+  EXPECT_TRUE(scanner.complete_object());
+  EXPECT_FALSE(scanner.usage());
+}
+
+TEST(UsageScanner, ATruncatedBodyOrAnotherDocumentHasNoUsage) {
+  UsageScanner truncated;
+  truncated.feed(std::string_view(kChat).substr(0, kChat.size() - 1));
+  EXPECT_FALSE(truncated.complete_object());
+  EXPECT_FALSE(truncated.usage());
+
+  UsageScanner html;
+  html.feed("<html>{\"usage\":{\"prompt_tokens\":1}}</html>");
+  EXPECT_FALSE(html.complete_object());
+  EXPECT_FALSE(html.usage());
+}
+
+TEST(UsageScanner, ABodyLargerThanAnyBufferIsScannedWhole) {
+  // An embeddings answer of several megabytes with its usage at the very end.
+  std::string body = R"({"object":"list","data":[)";
+  for (int i = 0; i < 40'000; ++i) {
+    body += R"({"object":"embedding","index":0,"embedding":[0.125,-0.5,0.75,1e-3]},)";
+  }
+  body += R"({"index":1}],"model":"e","usage":{"prompt_tokens":77,"total_tokens":77}})";
+  ASSERT_GT(body.size(), std::size_t{2} << 20);
+  const auto usage = scan_in_pieces(body, 16 << 10);
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(usage->prompt_tokens, 77);
+  EXPECT_EQ(usage->completion_tokens, 0);
+}
+
+}  // namespace
+}  // namespace infergate::openai
