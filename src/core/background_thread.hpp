@@ -4,7 +4,8 @@
 
 namespace infergate {
 
-// Lowers the calling thread's scheduling priority (nice +10). Best effort: a failure is ignored.
-void lower_this_thread_priority();
+// Names the calling thread (as top -H and /proc show it; at most 15 characters) and lowers its
+// scheduling priority (nice +10). Best effort: a failure is ignored.
+void become_background_thread(const char* name);
 
 }  // namespace infergate

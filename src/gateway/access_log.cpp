@@ -117,7 +117,7 @@ AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_in
     throw std::runtime_error(fmt::format("cannot open the access log '{}': {}", path, std::strerror(errno)));
   }
   writer_ = std::thread([this] {
-    lower_this_thread_priority();
+    become_background_thread("ig-access-log");
     run();
   });
 }

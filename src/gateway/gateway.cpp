@@ -1,5 +1,7 @@
 #include "gateway/gateway.hpp"
 
+#include <pthread.h>
+
 #include <prometheus/registry.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
@@ -100,7 +102,9 @@ std::uint16_t Gateway::listen() {
 
 void Gateway::run() {
   for (std::size_t i = 1; i < workers_.size(); ++i) {
-    workers_[i]->thread = std::thread([io = &workers_[i]->io] {
+    workers_[i]->thread = std::thread([io = &workers_[i]->io, i] {
+      const std::string name = "ig-io-" + std::to_string(i);  // the first I/O thread is the main one
+      (void)pthread_setname_np(pthread_self(), name.c_str());
       auto guard = net::make_work_guard(*io);
       io->run();
     });

@@ -10,7 +10,7 @@ KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::fun
     : store_(store), interval_(interval), also_(std::move(also)) {
   refresh();
   thread_ = std::thread([this] {
-    lower_this_thread_priority();
+    become_background_thread("ig-key-refresh");
     loop();
   });
 }
@@ -63,7 +63,7 @@ AuthResult KeyCache::authenticate(std::string_view authorization, std::int64_t n
     return result;
   }
   const auto keys = keys_.load();
-  const auto it = keys->find(std::string(*id));
+  const auto it = keys->find(*id);
   // The hash is computed and compared even for an unknown id, so that timing tells nothing.
   const KeyHash presented = hash_key(key);
   if (it == keys->end() || !same_hash(presented, it->second->hash)) {

@@ -44,7 +44,12 @@ class KeyCache {
   [[nodiscard]] std::chrono::milliseconds refresh_interval() const { return interval_; }
 
  private:
-  using Keys = std::unordered_map<std::string, std::shared_ptr<const KeyRecord>>;
+  // Looked up by a view of the presented key's id, without copying it into a string.
+  struct IdHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+  };
+  using Keys = std::unordered_map<std::string, std::shared_ptr<const KeyRecord>, IdHash, std::equal_to<>>;
   void loop();
 
   KeyStore& store_;

@@ -50,7 +50,7 @@ Ledger::Ledger(const std::string& path, std::chrono::milliseconds flush)
   spend_.store(std::make_shared<const Spend>());
   refresh_spend();
   thread_ = std::thread([this] {
-    lower_this_thread_priority();
+    become_background_thread("ig-ledger");
     loop();
   });
 }
@@ -122,29 +122,64 @@ void Ledger::flush() {
   }
 }
 
+namespace {
+
+constexpr int kColumns = 13;
+// Rows per INSERT statement: one statement for many rows costs SQLite a third less per row than a
+// statement per row (bench/RESULTS.md, "Control-plane overhead").
+constexpr std::size_t kRowsPerInsert = 32;
+
+std::string insert_sql(std::size_t rows) {
+  std::string sql =
+      "INSERT INTO ledger (ts_ms, request_id, key_id, model, upstream_model, provider, prompt_tokens,"
+      " completion_tokens, token_source, cost_usd, status, ttft_ms, duration_ms) VALUES ";
+  for (std::size_t r = 0; r < rows; ++r) {
+    sql += r == 0 ? "(?,?,?,?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  }
+  return sql;
+}
+
+// Binds `row` as the `slot`-th row of a multi-row INSERT. The texts are bound in place: the rows
+// outlive the statement's run.
+void bind_row(Statement& insert, std::size_t slot, const LedgerRow& r) {
+  const int base = static_cast<int>(slot) * kColumns;
+  insert.bind(base + 1, r.ts_ms);
+  insert.bind_static(base + 2, r.request_id);
+  insert.bind_static(base + 3, r.key_id);
+  insert.bind_static(base + 4, r.model);
+  insert.bind_static(base + 5, r.upstream_model);
+  insert.bind_static(base + 6, r.provider);
+  insert.bind(base + 7, r.prompt_tokens);
+  insert.bind(base + 8, r.completion_tokens);
+  insert.bind_static(base + 9, r.token_source);
+  insert.bind(base + 10, r.cost_usd);
+  insert.bind(base + 11, static_cast<std::int64_t>(r.status));
+  insert.bind(base + 12, r.ttft_ms);
+  insert.bind(base + 13, r.duration_ms);
+}
+
+}  // namespace
+
 std::int64_t Ledger::write(const std::vector<LedgerRow>& rows) {
   writer_.exec("BEGIN IMMEDIATE");
   try {
-    Statement insert(writer_,
-                     "INSERT INTO ledger (ts_ms, request_id, key_id, model, upstream_model, provider, prompt_tokens,"
-                     " completion_tokens, token_source, cost_usd, status, ttft_ms, duration_ms)"
-                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-    for (const LedgerRow& r : rows) {
-      insert.bind(1, r.ts_ms);
-      insert.bind(2, r.request_id);
-      insert.bind(3, r.key_id);
-      insert.bind(4, r.model);
-      insert.bind(5, r.upstream_model);
-      insert.bind(6, r.provider);
-      insert.bind(7, r.prompt_tokens);
-      insert.bind(8, r.completion_tokens);
-      insert.bind(9, r.token_source);
-      insert.bind(10, r.cost_usd);
-      insert.bind(11, static_cast<std::int64_t>(r.status));
-      insert.bind(12, r.ttft_ms);
-      insert.bind(13, r.duration_ms);
-      insert.step();
-      insert.reset();
+    std::size_t at = 0;
+    if (rows.size() >= kRowsPerInsert) {
+      Statement many(writer_, insert_sql(kRowsPerInsert));
+      for (; rows.size() - at >= kRowsPerInsert; at += kRowsPerInsert) {
+        for (std::size_t slot = 0; slot < kRowsPerInsert; ++slot) {
+          bind_row(many, slot, rows[at + slot]);
+        }
+        many.step();
+        many.reset();
+      }
+    }
+    if (at < rows.size()) {
+      Statement rest(writer_, insert_sql(rows.size() - at));
+      for (std::size_t slot = 0; at + slot < rows.size(); ++slot) {
+        bind_row(rest, slot, rows[at + slot]);
+      }
+      rest.step();
     }
   } catch (...) {
     writer_.exec("ROLLBACK");

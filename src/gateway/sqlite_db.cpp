@@ -55,6 +55,10 @@ void Statement::bind(int i, const std::string& text) {
   check(sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
 }
 
+void Statement::bind_static(int i, std::string_view text) {
+  check(sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_STATIC));
+}
+
 void Statement::bind(int i, std::int64_t value) {
   check(sqlite3_bind_int64(stmt_, i, value));
 }
@@ -80,7 +84,6 @@ bool Statement::step() {
 
 void Statement::reset() {
   sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
 }
 
 std::string Statement::text(int column) const {

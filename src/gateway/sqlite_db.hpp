@@ -39,6 +39,9 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   void bind(int i, const std::string& text);
+  // Text SQLite reads in place, without a copy: it must stay unchanged until the statement is
+  // reset.
+  void bind_static(int i, std::string_view text);
   void bind(int i, std::int64_t value);
   void bind(int i, double value);
   void bind_null(int i);
@@ -53,7 +56,7 @@ class Statement {
 
   // True while rows come.
   bool step();
-  // Makes the statement ready to run again with new bindings.
+  // Makes the statement ready to run again. Bindings are kept: the next run binds anew what changes.
   void reset();
 
   [[nodiscard]] std::string text(int column) const;

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <memory>
 #include <stdexcept>
 
 namespace infergate::gateway {
@@ -59,10 +60,15 @@ std::string display_prefix(std::string_view id) {
 KeyHash hash_key(std::string_view key) {
   // Fetched once: OpenSSL 3 looks the algorithm up in its providers on every implicit fetch.
   static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  // One digest context per thread, reused: EVP_Digest would allocate and free one per call, and
+  // this runs for every request that carries a key.
+  thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                                     &EVP_MD_CTX_free);
   KeyHash out{};
   unsigned int length = 0;
-  if (sha256 == nullptr || EVP_Digest(key.data(), key.size(), out.data(), &length, sha256, nullptr) != 1 ||
-      length != out.size()) {
+  if (sha256 == nullptr || context == nullptr || EVP_DigestInit_ex2(context.get(), sha256, nullptr) != 1 ||
+      EVP_DigestUpdate(context.get(), key.data(), key.size()) != 1 ||
+      EVP_DigestFinal_ex(context.get(), out.data(), &length) != 1 || length != out.size()) {
     throw std::runtime_error("SHA-256 failed");
   }
   return out;

@@ -61,6 +61,36 @@ TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
   EXPECT_EQ(ledger.usage("b").size(), 1u);
 }
 
+TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
+  // More rows than one multi-row INSERT takes, and not a multiple of it.
+  Ledger ledger(path, std::chrono::hours(1));
+  std::int64_t prompt_sum = 0;
+  for (int i = 0; i < 75; ++i) {
+    LedgerRow r = row(i % 2 == 0 ? "even" : "odd", "m", i, 2 * i, 0.001 * i);
+    r.request_id = "req-" + std::to_string(i);
+    if (i % 3 == 0) {
+      r.ttft_ms = 12.5;
+    }
+    prompt_sum += i;
+    ledger.append(std::move(r));
+  }
+  ledger.flush();
+  EXPECT_EQ(ledger.rows_written(), 75u);
+  std::int64_t requests = 0;
+  std::int64_t prompt = 0;
+  std::int64_t completion = 0;
+  for (const auto& group : ledger.usage("")) {
+    requests += group.requests;
+    prompt += group.prompt_tokens;
+    completion += group.completion_tokens;
+  }
+  EXPECT_EQ(requests, 75);
+  EXPECT_EQ(prompt, prompt_sum);
+  EXPECT_EQ(completion, 2 * prompt_sum);
+  ASSERT_EQ(ledger.usage("odd").size(), 1u);
+  EXPECT_EQ(ledger.usage("odd")[0].requests, 37);
+}
+
 TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
   Ledger ledger(path, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 2.0));
