@@ -19,8 +19,11 @@
 
 #include <array>
 #include <charconv>
+#include <cstddef>
 #include <functional>
+#include <memory_resource>
 #include <optional>
+#include <tuple>
 
 #include "core/append_number.hpp"
 #include "core/clock.hpp"
@@ -42,6 +45,13 @@ namespace {
 // what every open connection costs small (the buffer grows when a request needs more).
 constexpr std::size_t kReadBufferBytes = std::size_t{4} << 10;
 
+// A request's header fields and body come from an arena of the session's, emptied before each
+// request: Beast would otherwise allocate every field separately.
+using Allocator = std::pmr::polymorphic_allocator<char>;
+using RequestBody = bhttp::basic_string_body<char, std::char_traits<char>, Allocator>;
+using Request = bhttp::request<RequestBody, bhttp::basic_fields<Allocator>>;
+constexpr std::size_t kArenaBytes = 2048;  // the fields and body of a typical chat request
+
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
 }
@@ -54,8 +64,8 @@ std::string error_body(std::string_view message, std::string_view code) {
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
-  SessionExchange(beast::tcp_stream& stream, bhttp::request<bhttp::string_body>& request, std::string& head,
-                  std::int64_t received_ns, bool keep_alive)
+  SessionExchange(beast::tcp_stream& stream, Request& request, std::string& head, std::int64_t received_ns,
+                  bool keep_alive)
       : stream_(stream), request_(request), head_(head), received_ns_(received_ns), keep_alive_(keep_alive) {}
 
   std::string_view method() const override { return request_.method_string(); }
@@ -188,7 +198,7 @@ class SessionExchange final : public Exchange {
   }
 
   beast::tcp_stream& stream_;
-  bhttp::request<bhttp::string_body>& request_;
+  Request& request_;
   std::string& head_;
   std::int64_t received_ns_;
   bool keep_alive_;
@@ -260,8 +270,13 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     buffer.reserve(kReadBufferBytes);
     ReadDeadline deadline(stream.socket());
     std::string head;
+    alignas(std::max_align_t) std::byte arena_bytes[kArenaBytes];
+    std::pmr::monotonic_buffer_resource arena(arena_bytes, sizeof(arena_bytes));
     for (;;) {
-      bhttp::request_parser<bhttp::string_body> parser;
+      arena.release();  // the last request is gone: its memory is free again
+      const Allocator allocator(&arena);
+      bhttp::parser<true, RequestBody, Allocator> parser(std::piecewise_construct, std::make_tuple(allocator),
+                                                         std::make_tuple(allocator));
       parser.body_limit(limits.max_body_bytes);
       parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
       deadline.arm(limits.header_timeout);
