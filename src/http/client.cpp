@@ -180,7 +180,7 @@ class StreamConnection final : public Connection {
   std::string authority_;
   std::string head_;
   beast::flat_buffer buffer_;
-  alignas(std::max_align_t) std::byte arena_bytes_[1024];  // a typical response head fits
+  alignas(std::max_align_t) std::byte arena_bytes_[1024]{};  // a typical response head fits
   std::pmr::monotonic_buffer_resource arena_{arena_bytes_, sizeof(arena_bytes_)};
   std::optional<ResponseParser> parser_;
   // What one read hands over: large enough for a burst of events in one piece. Left uninitialised,
