@@ -5,6 +5,8 @@
 #include <cmath>
 #include <functional>
 
+#include "core/append_number.hpp"
+
 namespace infergate {
 
 Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
@@ -98,29 +100,34 @@ HeaderList rate_limit_headers(const Admission& admission) {
   return headers;
 }
 
+// Built in place rather than from temporaries: every limited response carries two of these.
 std::string format_reset(std::chrono::milliseconds duration) {
   const std::int64_t ms = std::max<std::int64_t>(0, duration.count());
+  std::string out;
   if (ms < 1000) {
-    return std::to_string(ms) + "ms";
+    append_decimal(out, ms);
+    out += "ms";
+    return out;
   }
   // Seconds with up to three decimals and no trailing zeros: 1.5s, 47.62s, 6m0s.
-  auto seconds = [](std::int64_t part_ms) {
-    std::string out = std::to_string(part_ms / 1000);
-    if (std::int64_t frac = part_ms % 1000; frac != 0) {
-      int digits = 3;
-      while (frac % 10 == 0) {
-        frac /= 10;
-        --digits;
-      }
-      std::string decimals = std::to_string(frac);
-      out += '.' + std::string(static_cast<std::size_t>(digits) - decimals.size(), '0') + decimals;
-    }
-    return out + 's';
-  };
-  if (ms < 60'000) {
-    return seconds(ms);
+  if (ms >= 60'000) {
+    append_decimal(out, ms / 60'000);
+    out += 'm';
   }
-  return std::to_string(ms / 60'000) + 'm' + seconds(ms % 60'000);
+  const std::int64_t part = ms % 60'000;
+  append_decimal(out, part / 1000);
+  if (const std::int64_t frac = part % 1000; frac != 0) {
+    const char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                            static_cast<char>('0' + frac % 10)};
+    std::size_t length = 3;
+    while (digits[length - 1] == '0') {
+      --length;
+    }
+    out += '.';
+    out.append(digits, length);
+  }
+  out += 's';
+  return out;
 }
 
 std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {

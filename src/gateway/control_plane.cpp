@@ -33,6 +33,7 @@ std::string retry_after_seconds(std::chrono::milliseconds wait) {
 
 ControlPlane::ControlPlane(const AuthConfig& config)
     : config_(config),
+      shared_state_(config.state != "local"),
       master_hash_(hash_key(config.master_key)),
       store_(config.keys_db),
       ledger_(config.keys_db, config.ledger_flush),

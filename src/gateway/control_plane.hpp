@@ -73,7 +73,7 @@ class ControlPlane {
 
   // Shared state (auth.state: redis://): admit() leaves the RPM/TPM check to the caller, which
   // asks Redis and hands the answer to conclude().
-  [[nodiscard]] bool shared_state() const { return config_.state != "local"; }
+  [[nodiscard]] bool shared_state() const { return shared_state_; }
   [[nodiscard]] const AuthConfig& config() const { return config_; }
   static RateLimits limits_of(const KeyRecord& key) { return RateLimits{key.settings.rpm, key.settings.tpm}; }
   static std::string bucket(const KeyRecord& key, std::string_view model);
@@ -96,6 +96,7 @@ class ControlPlane {
   std::shared_ptr<std::atomic<std::int64_t>> parallel_counter(const std::string& key_id);
 
   AuthConfig config_;
+  bool shared_state_;
   KeyHash master_hash_;
   KeyStore store_;
   Ledger ledger_;

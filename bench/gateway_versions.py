@@ -1,0 +1,109 @@
+"""Two infergate builds, one load: which spends less CPU per proxied request.
+
+The machines here drift by tens of percent from minute to minute (shared hosts), more than most
+single changes move the gateway's cost. This runs a baseline and a candidate build side by side
+against the instant nginx upstream of gateway_overhead.py, in interleaved rounds (A B, B A, ...),
+each gateway alone on core 1 and wrk with the upstream on core 0, and reports the medians of the
+gateways' user and system CPU per request and their ratio. Build the baseline from another commit
+in a separate tree, for example:
+
+  git worktree add /tmp/base <commit> && cmake -S /tmp/base -B /tmp/base/build -G Ninja \\
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo && ninja -C /tmp/base/build infergate
+
+Usage: /usr/bin/python3 bench/gateway_versions.py --baseline /tmp/base/build/src/cli/infergate
+           [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16]
+Needs nginx and wrk (apt-get install nginx-light wrk)."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gateway_overhead import free_port, run_wrk, stop_all, wait_port, write_upstream  # noqa: E402
+
+
+def cpu_split(pid):
+    """User and system CPU seconds of every thread of `pid`."""
+    user = system = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        user += int(fields[11])
+        system += int(fields[12])
+    tick = os.sysconf("SC_CLK_TCK")
+    return user / tick, system / tick
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--baseline", required=True)
+    p.add_argument("--candidate", default="build/src/cli/infergate")
+    p.add_argument("--seconds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=6)
+    p.add_argument("--connections", type=int, default=16)
+    args = p.parse_args()
+    tmp = tempfile.mkdtemp(prefix="ig-versions-")
+    upstream = free_port()
+    procs = [subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", write_upstream(tmp, upstream)],
+                              stderr=subprocess.DEVNULL)]
+    try:
+        wait_port(upstream)
+        gateways = {}
+        for name, binary in (("baseline", args.baseline), ("candidate", args.candidate)):
+            port = free_port()
+            config = os.path.join(tmp, name + ".yaml")
+            with open(config, "w") as f:
+                f.write("server: {access_log: '%s/%s.jsonl', threads: 1}\n"
+                        "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
+                        "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
+                        "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
+                        "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, name, upstream, upstream))
+            proc = subprocess.Popen(["taskset", "-c", "1", binary, "serve", "--config", config, "--port", str(port)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            procs.append(proc)
+            wait_port(port)
+            gateways[name] = (proc.pid, port)
+        for mode in ("plain", "stream"):
+            body = {"model": "plain" if mode == "plain" else "sse",
+                    "messages": [{"role": "user", "content": "hello " * 100}], "max_tokens": 64,
+                    "stream": mode == "stream"}
+            lua = os.path.join(tmp, mode + ".lua")
+            with open(lua, "w") as f:
+                f.write('wrk.method = "POST"\nwrk.path = "/v1/chat/completions"\nwrk.body = %s\n'
+                        'wrk.headers["Content-Type"] = "application/json"\n' % json.dumps(json.dumps(body)))
+            runs = {name: [] for name in gateways}
+            for r in range(args.rounds):
+                for name in (("baseline", "candidate") if r % 2 == 0 else ("candidate", "baseline")):
+                    pid, port = gateways[name]
+                    user0, system0 = cpu_split(pid)
+                    w = run_wrk("http://127.0.0.1:%d" % port, lua, args.connections, args.seconds)
+                    user1, system1 = cpu_split(pid)
+                    n = w["requests"]
+                    runs[name].append({"user": (user1 - user0) * 1e6 / n, "system": (system1 - system0) * 1e6 / n,
+                                       "rps": w["rps"], "p50": w["p50"], "p99": w["p99"]})
+
+            def median(name, field):
+                return statistics.median(run[field] for run in runs[name])
+
+            print("\n%s, %d connections (medians of %d interleaved rounds)" % (mode, args.connections, args.rounds))
+            print("  %-10s %10s %12s %12s %10s %9s %9s" % ("build", "req/s", "user us/req", "sys us/req",
+                                                          "CPU us/req", "p50 ms", "p99 ms"))
+            for name in gateways:
+                print("  %-10s %10.0f %12.1f %12.1f %10.1f %9.3f %9.3f" % (
+                    name, median(name, "rps"), median(name, "user"), median(name, "system"),
+                    median(name, "user") + median(name, "system"), median(name, "p50"), median(name, "p99")))
+            print("  candidate / baseline: user %.2f, CPU %.2f, req/s %.2f" % (
+                median("candidate", "user") / median("baseline", "user"),
+                (median("candidate", "user") + median("candidate", "system")) /
+                (median("baseline", "user") + median("baseline", "system")),
+                median("candidate", "rps") / median("baseline", "rps")))
+            sys.stdout.flush()
+    finally:
+        stop_all(procs)
+
+
+if __name__ == "__main__":
+    main()
