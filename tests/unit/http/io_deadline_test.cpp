@@ -27,6 +27,14 @@ struct SocketPair {
   tcp::socket far;
 };
 
+// Reads one byte under `deadline`; `result` gets how the read ended.
+void read_one(tcp::socket& socket, IoDeadline& deadline, char& byte, boost::system::error_code& result) {
+  net::async_read(socket, net::buffer(&byte, 1), [&](boost::system::error_code ec, std::size_t) {
+    deadline.end();
+    result = ec;
+  });
+}
+
 TEST(IoDeadline, AReadPastItsDeadlineIsCancelledAndReportedExpired) {
   net::io_context io;
   SocketPair pair(io);
@@ -35,10 +43,7 @@ TEST(IoDeadline, AReadPastItsDeadlineIsCancelledAndReportedExpired) {
   boost::system::error_code result;
   deadline.begin(30ms);
   const auto started = std::chrono::steady_clock::now();
-  net::async_read(pair.near, net::buffer(&byte, 1), [&](boost::system::error_code ec, std::size_t) {
-    deadline.end();
-    result = ec;
-  });
+  read_one(pair.near, deadline, byte, result);
   io.run_for(5s);
   EXPECT_EQ(result, net::error::operation_aborted);
   EXPECT_TRUE(deadline.expired());
@@ -94,10 +99,7 @@ TEST(IoDeadline, AnIdleConnectionIsNotCancelledAndAShorterDeadlineTakesEffect) {
   deadline.begin(20ms);  // a shorter limit than the one the timer waits for
   char byte = 0;
   boost::system::error_code result;
-  net::async_read(pair.near, net::buffer(&byte, 1), [&](boost::system::error_code ec, std::size_t) {
-    deadline.end();
-    result = ec;
-  });
+  read_one(pair.near, deadline, byte, result);
   const auto started = std::chrono::steady_clock::now();
   io.run_for(5s);
   EXPECT_EQ(result, net::error::operation_aborted);
