@@ -10,7 +10,13 @@ std::string_view SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std
   // Events to remove, as ranges of `bytes`; the first event completed here began in held_.
   boost::container::small_vector<std::pair<std::size_t, std::size_t>, 2> cuts;
   bool drop_held = false;
-  std::size_t event_start = 0;
+  // The LF of a CRLF whose CR ended the last read belongs to what went before: sent with it, or
+  // removed with it.
+  const bool lf_of_previous = ended_with_cr_ && held_.empty() && !bytes.empty() && bytes.front() == '\n';
+  if (lf_of_previous && ended_in_cut_) {
+    cuts.emplace_back(0, 1);
+  }
+  std::size_t event_start = lf_of_previous ? 1 : 0;
   const std::size_t complete = parser_.feed(bytes, [&](const http::SseEvent& event) {
     const std::size_t end = parser_.position();
     if (observe(event, now_ns)) {
@@ -19,9 +25,11 @@ std::string_view SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std
     }
     event_start = end;
   });
+  ended_with_cr_ = !bytes.empty() && bytes.back() == '\r';
+  ended_in_cut_ = !cuts.empty() && cuts.back().second == bytes.size();
   if (complete == std::string_view::npos) {
-    held_.append(bytes);
-    return {};
+    held_.append(bytes.substr(event_start));
+    return cuts.empty() ? bytes.substr(0, event_start) : std::string_view{};
   }
   if (held_.empty() && cuts.empty()) {
     held_.assign(bytes.substr(complete));

@@ -39,7 +39,9 @@ class SseRelay {
   bool observe(const http::SseEvent& event, std::int64_t now_ns);
 
   http::SseParser parser_;
-  std::string held_;  // the start of an event whose end has not arrived yet
+  std::string held_;            // the start of an event whose end has not arrived yet
+  bool ended_with_cr_ = false;  // the last read ended between the CR and LF of a line ending
+  bool ended_in_cut_ = false;   // ... and what it ended was removed
   bool strip_usage_;
   std::int64_t first_token_ns_ = 0;
   std::int64_t last_token_ns_ = 0;

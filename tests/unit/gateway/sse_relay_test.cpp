@@ -60,6 +60,22 @@ TEST(SseRelay, UsageOnTheLastChoiceChunkIsKeptAndRead) {
   EXPECT_EQ(r.relay.usage()->completion_tokens, 3);
 }
 
+TEST(SseRelay, StripsTheUsageChunkFromACrLfStreamAtEverySplit) {
+  auto crlf = [](std::string text) {
+    for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 2)) {
+      text.replace(at, 1, "\r\n");
+    }
+    return text;
+  };
+  const std::string stream = crlf(kToken + kFinish + kUsage + kDone);
+  const std::string expected = crlf(kToken + kFinish + kDone);
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true);
+    ASSERT_EQ(r.out, expected) << "cut at " << cut;
+    ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+  }
+}
+
 TEST(SseRelay, PassesTheUpstreamBytesThroughAsTheyCame) {
   // Comments (keep-alives a client's idle timer relies on), CRLF and named events are kept as sent.
   const std::string stream =

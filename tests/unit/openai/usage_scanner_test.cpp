@@ -30,6 +30,18 @@ TEST(UsageScanner, FindsTheTopLevelUsageAndNothingNestedOrQuoted) {
   }
 }
 
+TEST(UsageScanner, ReadsPrettyPrintedBodies) {
+  const std::string body =
+      "{\n  \"model\" : \"m\",\n  \"choices\" : [ { \"text\" : \"a\" } ],\n"
+      "  \"usage\" : {\n    \"prompt_tokens\" : 9,\n    \"completion_tokens\" : 1\n  }\n}\n";
+  for (std::size_t piece : {std::size_t{1}, std::size_t{3}, body.size()}) {
+    const auto usage = scan_in_pieces(body, piece);
+    ASSERT_TRUE(usage) << piece;
+    EXPECT_EQ(usage->prompt_tokens, 9);
+    EXPECT_EQ(usage->completion_tokens, 1);
+  }
+}
+
 TEST(UsageScanner, ReadsGroqsUsageUnderXGroq) {
   UsageScanner scanner;
   scanner.feed(R"( {"choices":[],"x_groq":{"id":"req_1","usage":{"prompt_tokens":3,"completion_tokens":4}}})");
