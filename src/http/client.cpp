@@ -5,26 +5,26 @@
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/error.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
 #include <strings.h>
+#include <algorithm>
 #include <array>
 #include <cstddef>
-#include <memory_resource>
 #include <optional>
-#include <tuple>
 
 #include "core/append_number.hpp"
+#include "http/chunked_decoder.hpp"
 #include "http/io_deadline.hpp"
+#include "http/message_head.hpp"
+#include "http/read_buffer.hpp"
 
 namespace infergate::http {
 
@@ -63,26 +63,23 @@ std::string_view ResponseHead::header(std::string_view name) const {
 
 namespace {
 
-beast::tcp_stream& lowest(beast::tcp_stream& s) {
+tcp::socket& lowest(tcp::socket& s) {
   return s;
 }
-beast::tcp_stream& lowest(beast::ssl_stream<beast::tcp_stream>& s) {
-  return s.next_layer();
+tcp::socket& lowest(beast::ssl_stream<beast::tcp_stream>& s) {
+  return s.next_layer().socket();
 }
 
-// Beast allocates every header field of a response separately; these allocate from an arena of
-// the connection's, emptied before each response, so a response head costs no heap allocation.
-using ArenaFields = bhttp::basic_fields<std::pmr::polymorphic_allocator<char>>;
-using ResponseParser = bhttp::parser<false, bhttp::buffer_body, std::pmr::polymorphic_allocator<char>>;
+// A response head larger than this is not one an inference API sends.
+constexpr std::size_t kMaxHeadBytes = std::size_t{64} << 10;
+// What one read takes: large enough for a burst of stream events in one piece.
+constexpr std::size_t kReadBytes = std::size_t{16} << 10;
 
 template <class Stream>
 class StreamConnection final : public Connection {
  public:
   StreamConnection(Stream stream, std::string authority)
-      : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_).socket()) {
-    lowest(stream_).expires_never();  // the deadline below times each operation instead
-    buffer_.reserve(kReadBytes);      // Beast would otherwise read 512 bytes at a time
-  }
+      : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {}
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::string_view body) override {
@@ -95,101 +92,197 @@ class StreamConnection final : public Connection {
     append_decimal(head_, static_cast<std::int64_t>(body.size()));
     head_ += "\r\n\r\n";
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
-    parser_.reset();  // the last response is over; the next one has not begun
+    head_request_ = method == "HEAD";
+    in_response_ = false;  // the last response is over; the next one has not begun
+    buffer_.consume(handed_out_);
+    handed_out_ = 0;
     deadline_.begin(timeout_);
     auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple);
     co_return finished(ec);
   }
 
   awaitable<result<ResponseHead>> read_head() override {
-    parser_.reset();
-    arena_.release();
-    parser_.emplace(std::piecewise_construct, std::make_tuple(),
-                    std::make_tuple(std::pmr::polymorphic_allocator<char>(&arena_)));
-    parser_->body_limit(boost::none);
-    deadline_.begin(timeout_);
-    auto [ec, n] = co_await bhttp::async_read_header(stream_, buffer_, *parser_, as_tuple);
-    if (const error_code failed = finished(ec)) {
-      co_return failed;
+    in_response_ = true;
+    body_done_ = false;
+    std::size_t scanned = 0;
+    for (;;) {
+      const std::string_view data(buffer_.data(), buffer_.size());
+      const std::size_t end = find_head_end(data, scanned);
+      if (end != std::string_view::npos) {
+        if (const error_code ec = parse_response_head(data.substr(0, end), head_request_, parsed_)) {
+          keep_alive_ = false;
+          co_return ec;
+        }
+        if (parsed_.status < 200 && parsed_.status != 101) {  // interim (100 Continue, 103): the real one follows
+          buffer_.consume(end);
+          scanned = 0;
+          continue;
+        }
+        ResponseHead head = to_response_head(parsed_);
+        buffer_.consume(end);
+        keep_alive_ = parsed_.keep_alive;
+        framing_ = parsed_.framing;
+        remaining_ = parsed_.content_length;
+        chunked_.reset();
+        if (framing_ == BodyFraming::none) {
+          body_done_ = true;
+          deadline_.disarm();
+        }
+        co_return head;
+      }
+      if (buffer_.size() >= kMaxHeadBytes) {
+        keep_alive_ = false;
+        co_return error_code(bhttp::error::header_limit);
+      }
+      if (const error_code ec = co_await read_more()) {
+        co_return ec;
+      }
     }
-    const auto& message = parser_->get();
-    ResponseHead head;
-    std::size_t text_bytes = 0;
-    for (const auto& field : message) {
-      text_bytes += field.name_string().size() + field.value().size();
-    }
-    head.reserve_text(text_bytes);
-    head.status = static_cast<int>(message.result_int());
-    head.keep_alive = message.keep_alive();
-    for (const auto& field : message) {
-      head.add_header(field.name_string(), field.value());
-    }
-    keep_alive_ = head.keep_alive;
-    co_return head;
   }
 
   awaitable<result<std::string_view>> read_body_some() override {
-    if (!parser_) {
-      co_return std::string_view{};
+    buffer_.consume(handed_out_);  // the caller is done with the last piece
+    handed_out_ = 0;
+    while (in_response_ && !body_done_) {
+      if (buffer_.size() > 0) {
+        if (auto piece = take_piece()) {
+          co_return *piece;
+        }
+        if (failed_) {
+          keep_alive_ = false;
+          co_return failed_;
+        }
+        if (body_done_) {
+          break;
+        }
+      }
+      if (const error_code ec = co_await read_more()) {
+        if (ec == bhttp::error::end_of_stream && framing_ == BodyFraming::until_close) {
+          body_done_ = true;  // the end of the connection is the end of this body
+          break;
+        }
+        co_return ec == bhttp::error::end_of_stream ? error_code(bhttp::error::partial_message) : ec;
+      }
     }
-    for (;;) {
-      if (parser_->is_done()) {
-        co_return std::string_view{};
-      }
-      auto& body = parser_->get().body();
-      body.data = chunk_.get();
-      body.size = kReadBytes;
-      deadline_.begin(timeout_);
-      auto [read_ec, n] = co_await bhttp::async_read_some(stream_, buffer_, *parser_, as_tuple);
-      error_code ec = read_ec == bhttp::error::need_buffer ? error_code{} : finished(read_ec);
-      if (ec) {
-        keep_alive_ = false;
-        co_return ec;
-      }
-      const std::size_t got = kReadBytes - parser_->get().body().size;
-      if (got > 0) {
-        co_return std::string_view(chunk_.get(), got);
-      }
-    }
+    co_return std::string_view{};
   }
 
   void set_io_timeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
 
-  bool body_complete() const override { return parser_ && parser_->is_done(); }
+  bool body_complete() const override { return !in_response_ || body_done_; }
 
-  bool reusable() const override { return keep_alive_ && body_complete(); }
+  // Bytes left over after a response would be the start of one nobody asked for.
+  bool reusable() const override { return keep_alive_ && body_complete() && buffer_.size() == handed_out_; }
 
   void close() override {
     keep_alive_ = false;
-    lowest(stream_).close();
+    error_code ignored;
+    lowest(stream_).close(ignored);
   }
 
  private:
-  // Ends the timed operation; an operation cancelled by the deadline reports a timeout. A read
-  // that completes the response leaves the connection idle.
-  error_code finished(error_code ec) {
-    if (!ec && parser_ && parser_->is_done()) {
-      deadline_.disarm();
-    } else {
-      deadline_.end();
+  static ResponseHead to_response_head(const MessageHead& parsed) {
+    ResponseHead head;
+    std::size_t text_bytes = 0;
+    for (const Header& field : parsed.fields) {
+      text_bytes += field.name.size() + field.value.size();
     }
+    head.reserve_text(text_bytes);
+    head.status = parsed.status;
+    head.keep_alive = parsed.keep_alive;
+    for (const Header& field : parsed.fields) {
+      head.add_header(field.name, field.value);
+    }
+    return head;
+  }
+
+  // The body bytes in the buffer, as one piece handed out until the next call; nothing when they
+  // were all framing (or the decoder failed: `failed_`).
+  std::optional<std::string_view> take_piece() {
+    char* data = buffer_.data();
+    const std::size_t size = buffer_.size();
+    switch (framing_) {
+      case BodyFraming::length: {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, size));
+        remaining_ -= n;
+        handed_out_ = n;
+        if (remaining_ == 0) {
+          complete_body();
+        }
+        return std::string_view(data, n);
+      }
+      case BodyFraming::chunked: {
+        const auto step = chunked_.decode(data, size, data);
+        if (step.error) {
+          failed_ = step.error;
+          return std::nullopt;
+        }
+        if (chunked_.done()) {
+          complete_body();
+        }
+        if (step.produced == 0) {
+          buffer_.consume(step.consumed);
+          return std::nullopt;
+        }
+        // The decoded bytes sit at the front of what was consumed: both go at the next call.
+        handed_out_ = step.consumed;
+        return std::string_view(data, step.produced);
+      }
+      case BodyFraming::until_close:
+        handed_out_ = size;
+        return std::string_view(data, size);
+      case BodyFraming::none:
+        break;
+    }
+    return std::nullopt;
+  }
+
+  void complete_body() {
+    body_done_ = true;
+    deadline_.disarm();
+  }
+
+  // Reads what the peer sent next into the buffer; the end of the connection is end_of_stream.
+  awaitable<error_code> read_more() {
+    const std::span<char> room = buffer_.prepare(kReadBytes);
+    deadline_.begin(timeout_);
+    auto [ec, n] = co_await stream_.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+    if (ec == net::error::eof || (ec == ssl::error::stream_truncated && n == 0)) {
+      deadline_.end();
+      keep_alive_ = false;
+      co_return bhttp::error::end_of_stream;
+    }
+    buffer_.commit(n);
+    if (const error_code failed = finished(ec)) {
+      keep_alive_ = false;
+      co_return failed;
+    }
+    co_return error_code{};
+  }
+
+  // Ends the timed operation; an operation cancelled by the deadline reports a timeout.
+  error_code finished(error_code ec) {
+    deadline_.end();
     return ec && deadline_.expired() ? error_code(beast::error::timeout) : ec;
   }
 
   Stream stream_;
   std::string authority_;
   std::string head_;
-  beast::flat_buffer buffer_;
-  alignas(std::max_align_t) std::byte arena_bytes_[1024]{};  // a typical response head fits
-  std::pmr::monotonic_buffer_resource arena_{arena_bytes_, sizeof(arena_bytes_)};
-  std::optional<ResponseParser> parser_;
-  // What one read hands over: large enough for a burst of events in one piece. Left uninitialised,
-  // so a slow stream that only ever fills its first page costs one page of memory, not four
-  // (bench/gateway_memory.py).
-  static constexpr std::size_t kReadBytes = std::size_t{16} << 10;
-  std::unique_ptr<char[]> chunk_{new char[kReadBytes]};
+  // Left uninitialised, so a slow stream that only ever fills its first page costs one page of
+  // memory, not four (bench/gateway_memory.py).
+  ReadBuffer buffer_{kReadBytes};
+  MessageHead parsed_;
+  ChunkedDecoder chunked_;
+  BodyFraming framing_ = BodyFraming::none;
+  std::uint64_t remaining_ = 0;
+  std::size_t handed_out_ = 0;  // buffer bytes behind the last piece, released at the next call
+  error_code failed_;
   std::chrono::milliseconds timeout_{std::chrono::minutes(10)};
   IoDeadline deadline_;
+  bool head_request_ = false;
+  bool in_response_ = false;
+  bool body_done_ = false;
   bool keep_alive_ = true;
 };
 
@@ -223,7 +316,8 @@ awaitable<result<std::unique_ptr<Connection>>> Connection::open(net::any_io_exec
   error_code ignored;
   tcp_stream.socket().set_option(tcp::no_delay(true), ignored);
   if (!url.tls) {
-    co_return std::make_unique<StreamConnection<beast::tcp_stream>>(std::move(tcp_stream), url.authority());
+    tcp_stream.expires_never();
+    co_return std::make_unique<StreamConnection<tcp::socket>>(tcp_stream.release_socket(), url.authority());
   }
   beast::ssl_stream<beast::tcp_stream> tls_stream(std::move(tcp_stream), client_tls_context(tls.verify_peer));
   if (!SSL_set_tlsext_host_name(tls_stream.native_handle(), url.host.c_str())) {
@@ -237,6 +331,7 @@ awaitable<result<std::unique_ptr<Connection>>> Connection::open(net::any_io_exec
   if (hec) {
     co_return hec;
   }
+  tls_stream.next_layer().expires_never();  // the connection's own deadline times each operation
   co_return std::make_unique<StreamConnection<beast::ssl_stream<beast::tcp_stream>>>(std::move(tls_stream),
                                                                                      url.authority());
 }

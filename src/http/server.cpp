@@ -10,23 +10,18 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include <array>
 #include <charconv>
 #include <cstddef>
 #include <functional>
-#include <memory_resource>
-#include <optional>
-#include <tuple>
 
 #include "core/append_number.hpp"
 #include "core/clock.hpp"
+#include "http/request_reader.hpp"
 
 namespace infergate::http {
 
@@ -41,16 +36,9 @@ constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
 
-// Beast starts reading 512 bytes at a time. 4 KiB holds a typical request in one read while keeping
-// what every open connection costs small (the buffer grows when a request needs more).
+// 4 KiB holds a typical request in one read while keeping what every open connection costs small
+// (the buffer grows when a request needs more).
 constexpr std::size_t kReadBufferBytes = std::size_t{4} << 10;
-
-// A request's header fields and body come from an arena of the session's, emptied before each
-// request: Beast would otherwise allocate every field separately.
-using Allocator = std::pmr::polymorphic_allocator<char>;
-using RequestBody = bhttp::basic_string_body<char, std::char_traits<char>, Allocator>;
-using Request = bhttp::request<RequestBody, bhttp::basic_fields<Allocator>>;
-constexpr std::size_t kArenaBytes = 2048;  // the fields and body of a typical chat request
 
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
@@ -64,16 +52,13 @@ std::string error_body(std::string_view message, std::string_view code) {
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
-  SessionExchange(beast::tcp_stream& stream, Request& request, std::string& head, std::int64_t received_ns,
+  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head, std::int64_t received_ns,
                   bool keep_alive)
-      : stream_(stream), request_(request), head_(head), received_ns_(received_ns), keep_alive_(keep_alive) {}
+      : socket_(socket), request_(request), head_(head), received_ns_(received_ns), keep_alive_(keep_alive) {}
 
-  std::string_view method() const override { return request_.method_string(); }
-  std::string_view target() const override { return request_.target(); }
-  std::string_view header(std::string_view name) const override {
-    auto it = request_.find(name);
-    return it == request_.end() ? std::string_view{} : std::string_view(it->value());
-  }
+  std::string_view method() const override { return request_.head().method; }
+  std::string_view target() const override { return request_.head().target; }
+  std::string_view header(std::string_view name) const override { return request_.head().header(name); }
   std::string_view body() const override { return request_.body(); }
   std::int64_t received_ns() const override { return received_ns_; }
 
@@ -86,7 +71,7 @@ class SessionExchange final : public Exchange {
     append_decimal(head_, static_cast<std::int64_t>(body.size()));
     head_ += "\r\n\r\n";
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
-    auto [ec, n] = co_await net::async_write(stream_.socket(), buffers, as_tuple);
+    auto [ec, n] = co_await net::async_write(socket_, buffers, as_tuple);
     finished_ = !ec;
     co_return ec;
   }
@@ -122,7 +107,7 @@ class SessionExchange final : public Exchange {
     if (count == 0) {
       co_return error_code{};
     }
-    auto [ec, n] = co_await net::async_write(stream_.socket(), std::span(buffers.data(), count), as_tuple);
+    auto [ec, n] = co_await net::async_write(socket_, std::span(buffers.data(), count), as_tuple);
     head_pending_ = false;
     if (last) {
       finished_ = !ec;
@@ -134,14 +119,14 @@ class SessionExchange final : public Exchange {
 
   void reset() override {
     error_code ignored;
-    stream_.socket().set_option(net::socket_base::linger(true, 0), ignored);  // close() then sends RST
-    stream_.socket().close(ignored);
+    socket_.set_option(net::socket_base::linger(true, 0), ignored);  // close() then sends RST
+    socket_.close(ignored);
     finished_ = false;
   }
 
   void watch_peer(std::function<void()> on_close) override {
     watch_ = std::make_shared<PeerWatch>(PeerWatch{true, std::move(on_close)});
-    arm_watch(watch_, stream_.socket());
+    arm_watch(watch_, socket_);
   }
 
   void stop_watching() override {
@@ -149,7 +134,7 @@ class SessionExchange final : public Exchange {
       watch_->active = false;
       watch_.reset();
       error_code ignored;
-      stream_.socket().cancel(ignored);  // the pending wait completes (aborted) and lets go of its state
+      socket_.cancel(ignored);  // the pending wait completes (aborted) and lets go of its state
     }
   }
 
@@ -197,8 +182,8 @@ class SessionExchange final : public Exchange {
                          });
   }
 
-  beast::tcp_stream& stream_;
-  Request& request_;
+  tcp::socket& socket_;
+  const RequestReader& request_;
   std::string& head_;
   std::int64_t received_ns_;
   bool keep_alive_;
@@ -232,14 +217,13 @@ class ReadDeadline {
   bool expired_ = false;
 };
 
-awaitable<void> send_plain_error(beast::tcp_stream& stream, int status, std::string_view message,
-                                 std::string_view code) {
+awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {
   const std::string body = error_body(message, code);
   const std::string response = fmt::format(
       "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
       "Connection: close\r\n\r\n{}",
       status, reason(status), body.size(), body);
-  co_await net::async_write(stream.socket(), net::buffer(response), as_tuple);
+  co_await net::async_write(socket, net::buffer(response), as_tuple);
 }
 
 }  // namespace
@@ -265,44 +249,45 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
   awaitable<void> session(tcp::socket socket) {
     auto self = shared_from_this();
-    beast::tcp_stream stream(std::move(socket));
-    beast::flat_buffer buffer;
-    buffer.reserve(kReadBufferBytes);
-    ReadDeadline deadline(stream.socket());
+    RequestReader reader(limits.max_header_bytes, limits.max_body_bytes, kReadBufferBytes);
+    ReadDeadline deadline(socket);
     std::string head;
-    alignas(std::max_align_t) std::byte arena_bytes[kArenaBytes];
-    std::pmr::monotonic_buffer_resource arena(arena_bytes, sizeof(arena_bytes));
     for (;;) {
-      arena.release();  // the last request is gone: its memory is free again
-      const Allocator allocator(&arena);
-      bhttp::parser<true, RequestBody, Allocator> parser(std::piecewise_construct, std::make_tuple(allocator),
-                                                         std::make_tuple(allocator));
-      parser.body_limit(limits.max_body_bytes);
-      parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
       deadline.arm(limits.header_timeout);
-      auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, as_tuple);
-      if (!ec && parser.get()[bhttp::field::expect] == "100-continue") {
-        co_await net::async_write(stream.socket(), net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
-      }
-      if (!ec && !parser.is_done()) {
-        deadline.arm(limits.body_timeout);
-        std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, as_tuple);
+      error_code ec;
+      bool reading_body = false;
+      RequestReader::Status status = RequestReader::Status::need_more;
+      while ((status = reader.advance()) == RequestReader::Status::need_more) {
+        if (reader.head_ready() && !reading_body) {
+          reading_body = true;
+          deadline.arm(limits.body_timeout);
+          if (reader.expect_continue()) {
+            co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
+          }
+        }
+        const std::span<char> room = reader.prepare();
+        auto [read_ec, n] = co_await socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+        if (read_ec) {
+          ec = read_ec;
+          break;
+        }
+        reader.commit(n);
       }
       deadline.disarm();
+      if (status == RequestReader::Status::failed) {
+        ec = reader.error();
+      }
       if (ec) {
-        co_await reject(stream, parser.got_some() || buffer.size() > 0,
-                        deadline.expired() ? beast::error::timeout : ec);
+        co_await reject(socket, reader.got_some(), deadline.expired() ? beast::error::timeout : ec);
         break;
       }
-      auto request = parser.release();
-      const bool keep_alive = request.keep_alive();
-      SessionExchange exchange(stream, request, head, monotonic_ns(), keep_alive);
+      const bool keep_alive = reader.head().keep_alive;
+      SessionExchange exchange(socket, reader, head, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);
       } catch (const std::exception& e) {
-        spdlog::error("handler failed on {} {}: {}", std::string_view(request.method_string()),
-                      std::string_view(request.target()), e.what());
+        spdlog::error("handler failed on {} {}: {}", reader.head().method, reader.head().target, e.what());
         failed = true;
       }
       if (failed && !exchange.started()) {
@@ -311,27 +296,27 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (!exchange.finished() || !keep_alive) {
         break;
       }
+      reader.next();
     }
     error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.close();
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
   }
 
-  awaitable<void> reject(beast::tcp_stream& stream, bool got_some, error_code ec) {
+  awaitable<void> reject(tcp::socket& socket, bool got_some, error_code ec) {
     if (ec == beast::error::timeout) {
       if (got_some) {
-        co_await send_plain_error(stream, 408, "the request was not received in time", "request_timeout");
+        co_await send_plain_error(socket, 408, "the request was not received in time", "request_timeout");
       }
     } else if (ec == bhttp::error::body_limit) {
       const std::string message =
           fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes);
-      co_await send_plain_error(stream, 413, message, "request_too_large");
+      co_await send_plain_error(socket, 413, message, "request_too_large");
     } else if (ec == bhttp::error::header_limit) {
-      co_await send_plain_error(stream, 431, "request headers are too large", "headers_too_large");
-    } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
-               ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+      co_await send_plain_error(socket, 431, "request headers are too large", "headers_too_large");
+    } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {
       const std::string message = fmt::format("malformed HTTP request: {}", ec.message());
-      co_await send_plain_error(stream, 400, message, "bad_request");
+      co_await send_plain_error(socket, 400, message, "bad_request");
     }
   }
 

@@ -13,12 +13,9 @@
 #include <span>
 #include <string_view>
 
-namespace infergate::http {
+#include "http/header.hpp"
 
-struct Header {
-  std::string_view name;
-  std::string_view value;
-};
+namespace infergate::http {
 
 struct ServerLimits {
   std::size_t max_body_bytes = std::size_t{8} << 20;

@@ -1,0 +1,264 @@
+#include "http/message_head.hpp"
+
+#include <strings.h>
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+namespace infergate::http {
+
+namespace bhttp = boost::beast::http;
+using boost::system::error_code;
+
+namespace {
+
+// RFC 9110 tchar: the characters of methods, field names and transfer codings.
+constexpr std::array<bool, 256> kToken = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) {
+    t[c] = true;
+  }
+  for (int c = 'a'; c <= 'z'; ++c) {
+    t[c] = true;
+    t[c - 'a' + 'A'] = true;
+  }
+  for (const char c : std::string_view("!#$%&'*+-.^_`|~")) {
+    t[static_cast<unsigned char>(c)] = true;
+  }
+  return t;
+}();
+
+// Field values and reason phrases: HTAB, SP, visible characters and obs-text; no controls.
+constexpr std::array<bool, 256> kText = [] {
+  std::array<bool, 256> t{};
+  t['\t'] = true;
+  for (int c = 0x20; c < 256; ++c) {
+    t[c] = c != 0x7f;
+  }
+  return t;
+}();
+
+bool all_of(std::string_view s, const std::array<bool, 256>& table) {
+  for (const char c : s) {
+    if (!table[static_cast<unsigned char>(c)]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_token(std::string_view s) {
+  return !s.empty() && all_of(s, kToken);
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+// Calls `f` with each element of a comma-separated list, trimmed; empty elements are skipped.
+template <class F>
+void for_each_element(std::string_view list, F f) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view element = trim(list.substr(0, comma));
+    if (!element.empty()) {
+      f(element);
+    }
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    list.remove_prefix(comma + 1);
+  }
+}
+
+// "HTTP/1.0" or "HTTP/1.1"; -1 for anything else.
+int minor_version(std::string_view version) {
+  if (version.size() == 8 && version.starts_with("HTTP/1.") && (version[7] == '0' || version[7] == '1')) {
+    return version[7] - '0';
+  }
+  return -1;
+}
+
+struct Framing {
+  bool has_length = false;
+  bool chunked = false;
+  bool other_coding = false;
+};
+
+// Reads the header fields after the start line, through the empty line that ends the head.
+error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framing) {
+  out.keep_alive = out.minor_version >= 1;
+  for (;;) {
+    const std::size_t eol = rest.find("\r\n");
+    if (eol == std::string_view::npos) {
+      return bhttp::error::bad_line_ending;
+    }
+    if (eol == 0) {
+      return rest.size() == 2 ? error_code{} : error_code(bhttp::error::bad_line_ending);
+    }
+    const std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol + 2);
+    if (line.front() == ' ' || line.front() == '\t') {
+      return bhttp::error::bad_obs_fold;
+    }
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !is_token(line.substr(0, colon))) {
+      return bhttp::error::bad_field;
+    }
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = trim(line.substr(colon + 1));
+    if (!all_of(value, kText)) {
+      return bhttp::error::bad_value;
+    }
+    out.fields.push_back(Header{name, value});
+    if (iequals(name, "content-length")) {
+      std::uint64_t length = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
+      if (value.empty() || ec != std::errc() || end != value.data() + value.size() || value.front() == '+' ||
+          value.front() == '-' || length > (std::uint64_t{1} << 62)) {
+        return bhttp::error::bad_content_length;
+      }
+      if (framing.has_length && length != out.content_length) {
+        return bhttp::error::multiple_content_length;
+      }
+      framing.has_length = true;
+      out.content_length = length;
+    } else if (iequals(name, "transfer-encoding")) {
+      bool valid = true;
+      for_each_element(value, [&](std::string_view coding) {
+        valid = valid && is_token(coding) && !framing.chunked;  // nothing may follow chunked
+        if (iequals(coding, "chunked")) {
+          framing.chunked = true;
+        } else {
+          framing.other_coding = true;
+        }
+      });
+      if (!valid) {
+        return bhttp::error::bad_transfer_encoding;
+      }
+    } else if (iequals(name, "connection")) {
+      for_each_element(value, [&](std::string_view option) {
+        if (iequals(option, "close")) {
+          out.keep_alive = false;
+        } else if (iequals(option, "keep-alive") && out.minor_version == 0) {
+          out.keep_alive = true;
+        }
+      });
+    } else if (iequals(name, "expect")) {
+      out.expect_continue = iequals(value, "100-continue");
+    }
+  }
+}
+
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string_view MessageHead::header(std::string_view name) const {
+  for (const Header& h : fields) {
+    if (iequals(h.name, name)) {
+      return h.value;
+    }
+  }
+  return {};
+}
+
+std::size_t find_head_end(std::string_view data, std::size_t& scanned) {
+  const std::size_t from = scanned > 3 ? scanned - 3 : 0;  // the empty line may straddle two reads
+  const std::size_t at = data.find("\r\n\r\n", from);
+  if (at == std::string_view::npos) {
+    scanned = data.size();
+    return std::string_view::npos;
+  }
+  return at + 4;
+}
+
+error_code parse_request_head(std::string_view head, MessageHead& out) {
+  out = MessageHead{};
+  const std::size_t eol = head.find("\r\n");
+  const std::string_view line = head.substr(0, eol);
+  const std::size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos || !is_token(line.substr(0, sp1))) {
+    return bhttp::error::bad_method;
+  }
+  const std::size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) {
+    return bhttp::error::bad_target;
+  }
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u > 0x20 && u != 0x7f;
+      })) {
+    return bhttp::error::bad_target;
+  }
+  out.minor_version = minor_version(line.substr(sp2 + 1));
+  if (out.minor_version < 0) {
+    return bhttp::error::bad_version;
+  }
+  out.method = line.substr(0, sp1);
+  out.target = target;
+  Framing framing;
+  if (const error_code ec = parse_fields(head.substr(eol + 2), out, framing)) {
+    return ec;
+  }
+  // A request with both, or with a coding we cannot undo, could be framed differently by another
+  // server on its way: refuse it rather than guess (RFC 9112 section 6.3).
+  if (framing.other_coding || (framing.chunked && framing.has_length)) {
+    return bhttp::error::bad_transfer_encoding;
+  }
+  if (framing.chunked) {
+    out.framing = BodyFraming::chunked;
+  } else if (out.content_length > 0) {
+    out.framing = BodyFraming::length;
+  }
+  return {};
+}
+
+error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out) {
+  out = MessageHead{};
+  const std::size_t eol = head.find("\r\n");
+  const std::string_view line = head.substr(0, eol);
+  out.minor_version = minor_version(line.substr(0, 8));
+  if (out.minor_version < 0 || line.size() < 12 || line[8] != ' ') {
+    return bhttp::error::bad_version;
+  }
+  const std::string_view code = line.substr(9, 3);
+  const auto [end, ec] = std::from_chars(code.data(), code.data() + 3, out.status);
+  if (ec != std::errc() || end != code.data() + 3 || out.status < 100 || (line.size() > 12 && line[12] != ' ')) {
+    return bhttp::error::bad_status;
+  }
+  if (!all_of(line.substr(12), kText)) {
+    return bhttp::error::bad_reason;
+  }
+  Framing framing;
+  if (const error_code failed = parse_fields(head.substr(eol + 2), out, framing)) {
+    return failed;
+  }
+  if (framing.other_coding) {
+    return bhttp::error::bad_transfer_encoding;
+  }
+  if (head_request || out.status < 200 || out.status == 204 || out.status == 304) {
+    out.framing = BodyFraming::none;
+  } else if (framing.chunked) {
+    out.framing = BodyFraming::chunked;
+  } else if (framing.has_length) {
+    out.framing = out.content_length > 0 ? BodyFraming::length : BodyFraming::none;
+  } else {
+    out.framing = BodyFraming::until_close;
+    out.keep_alive = false;
+  }
+  return {};
+}
+
+}  // namespace infergate::http

@@ -1,0 +1,49 @@
+#pragma once
+// HTTP/1.1 message heads (RFC 9112), parsed from a contiguous buffer into views of it. Strict
+// where leniency would let a request be smuggled past another proxy: CRLF line ends only, no
+// obsolete line folding, no control characters in a field value, one Content-Length, never beside
+// Transfer-Encoding in a request. Errors are Beast's http::error codes, which the rest of the
+// program already tells apart.
+#include <boost/container/small_vector.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "http/header.hpp"
+
+namespace infergate::http {
+
+// How the body after a head is delimited.
+enum class BodyFraming { none, length, chunked, until_close };
+
+struct MessageHead {
+  std::string_view method;  // requests
+  std::string_view target;  // requests
+  int status = 0;           // responses
+  int minor_version = 1;    // HTTP/1.<minor>
+  boost::container::small_vector<Header, 16> fields;
+  BodyFraming framing = BodyFraming::none;
+  std::uint64_t content_length = 0;
+  bool keep_alive = true;
+  bool expect_continue = false;  // a request's "Expect: 100-continue"
+
+  // Value of the named field (case-insensitive), "" when absent.
+  [[nodiscard]] std::string_view header(std::string_view name) const;
+};
+
+// Where the head at the start of `data` ends (just past its empty line), or npos while it is
+// incomplete. `scanned` carries the search from one call to the next, so that a head arriving in
+// many pieces is searched once; start it at 0 for each head.
+std::size_t find_head_end(std::string_view data, std::size_t& scanned);
+
+// Parse a complete head, up to and including its empty line; the views in `out` point into it.
+boost::system::error_code parse_request_head(std::string_view head, MessageHead& out);
+// A response to HEAD has no body, whatever its fields say.
+boost::system::error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out);
+
+// Case-insensitive comparison of ASCII names.
+bool iequals(std::string_view a, std::string_view b);
+
+}  // namespace infergate::http

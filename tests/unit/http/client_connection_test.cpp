@@ -1,0 +1,193 @@
+#include <gtest/gtest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/client.hpp"
+
+namespace infergate::http {
+namespace {
+
+namespace net = boost::asio;
+namespace bhttp = boost::beast::http;
+using net::ip::tcp;
+using namespace std::chrono_literals;
+
+// A peer on loopback that answers each request on one connection with the next of `responses`,
+// each written in pieces of `step` bytes with a pause between them, so that the client sees
+// framing cut at many places.
+class ScriptedPeer {
+ public:
+  ScriptedPeer(std::vector<std::string> responses, std::size_t step)
+      : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
+    url.host = "127.0.0.1";
+    url.port = acceptor_.local_endpoint().port();
+    thread_ = std::thread([this, responses = std::move(responses), step] {
+      tcp::socket socket(io_);
+      acceptor_.accept(socket);
+      socket.set_option(tcp::no_delay(true));
+      std::string request;
+      for (const std::string& response : responses) {
+        boost::system::error_code ec;
+        const std::size_t n = net::read_until(socket, net::dynamic_buffer(request), "\r\n\r\n", ec);
+        if (ec) {
+          return;
+        }
+        request.erase(0, n);
+        for (std::size_t at = 0; at < response.size(); at += step) {
+          net::write(socket, net::buffer(response.substr(at, step)), ec);
+          std::this_thread::sleep_for(200us);
+        }
+      }
+      socket.shutdown(tcp::socket::shutdown_send);
+      char byte = 0;
+      boost::system::error_code ignored;
+      socket.read_some(net::buffer(&byte, 1), ignored);  // until the client lets go
+    });
+  }
+  ~ScriptedPeer() { thread_.join(); }
+
+  Url url;
+
+ private:
+  net::io_context io_;
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
+struct Received {
+  int status = 0;
+  std::string body;
+  boost::system::error_code error;
+  bool reusable = false;
+};
+
+// Sends `method` requests on one connection to the peer and reads each response whole.
+std::vector<Received> exchange(const Url& url, std::size_t count, std::string_view method = "POST") {
+  net::io_context io;
+  std::vector<Received> got;
+  net::co_spawn(
+      io,
+      [&]() -> net::awaitable<void> {
+        auto opened = co_await Connection::open(io.get_executor(), url, 5s);
+        if (!opened) {
+          ADD_FAILURE() << opened.error().message();
+          co_return;
+        }
+        auto& conn = **opened;
+        conn.set_io_timeout(5s);
+        for (std::size_t i = 0; i < count; ++i) {
+          Received r;
+          if (const auto ec = co_await conn.send(method, "/v1/x", {}, "{}")) {
+            r.error = ec;
+            got.push_back(r);
+            co_return;
+          }
+          auto head = co_await conn.read_head();
+          if (!head) {
+            r.error = head.error();
+            got.push_back(r);
+            co_return;
+          }
+          r.status = head->status;
+          for (;;) {
+            auto piece = co_await conn.read_body_some();
+            if (!piece) {
+              r.error = piece.error();
+              break;
+            }
+            if (piece->empty()) {
+              break;
+            }
+            r.body.append(*piece);
+          }
+          r.reusable = conn.reusable();
+          got.push_back(r);
+        }
+      },
+      [](const std::exception_ptr& e) {
+        if (e) {
+          std::rethrow_exception(e);
+        }
+      });
+  io.run_for(20s);
+  return got;
+}
+
+const std::string kChunked =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    "f\r\ndata: {\"a\":1}\n\n\r\n11;ext\r\ndata: {\"bb\":22}\n\n\r\n0\r\nX-Trailer: 1\r\n\r\n";
+const std::string kLength = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 5\r\n\r\nslow!";
+
+TEST(ClientConnection, ReadsChunkedAndSizedBodiesOnOneKeptAliveConnection) {
+  for (const std::size_t step : {std::size_t{1}, std::size_t{3}, std::size_t{4096}}) {
+    ScriptedPeer peer({kChunked, kLength, "HTTP/1.1 100 Continue\r\n\r\n" + kLength}, step);
+    const auto got = exchange(peer.url, 3);
+    ASSERT_EQ(got.size(), 3U) << "step " << step;
+    EXPECT_FALSE(got[0].error) << got[0].error.message();
+    EXPECT_EQ(got[0].status, 200);
+    EXPECT_EQ(got[0].body, "data: {\"a\":1}\n\ndata: {\"bb\":22}\n\n");
+    EXPECT_TRUE(got[0].reusable);
+    EXPECT_EQ(got[1].status, 429);
+    EXPECT_EQ(got[1].body, "slow!");
+    EXPECT_TRUE(got[1].reusable);
+    EXPECT_EQ(got[2].status, 429);  // after the interim 100 Continue
+    EXPECT_EQ(got[2].body, "slow!");
+  }
+}
+
+TEST(ClientConnection, ABodyWithoutLengthEndsWithTheConnection) {
+  ScriptedPeer peer({"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"until\":\"close\"}"}, 4);
+  const auto got = exchange(peer.url, 1);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_FALSE(got[0].error) << got[0].error.message();
+  EXPECT_EQ(got[0].body, "{\"until\":\"close\"}");
+  EXPECT_FALSE(got[0].reusable);
+}
+
+TEST(ClientConnection, ABodyCutShortIsAPartialMessage) {
+  ScriptedPeer peer({"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this"}, 4096);
+  const auto got = exchange(peer.url, 1);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].error, bhttp::error::partial_message);
+  EXPECT_EQ(got[0].body, "only this");
+}
+
+TEST(ClientConnection, BytesBeyondTheResponseMakeTheConnectionUnfitForReuse) {
+  ScriptedPeer peer({kLength + "HTTP/1.1 200 OK\r\n"}, 4096);
+  const auto got = exchange(peer.url, 1);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].body, "slow!");
+  EXPECT_FALSE(got[0].reusable);
+}
+
+TEST(ClientConnection, AResponseToHeadHasNoBody) {
+  ScriptedPeer peer({"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n", kLength}, 4096);
+  const auto got = exchange(peer.url, 2, "HEAD");
+  ASSERT_EQ(got.size(), 2U);
+  EXPECT_EQ(got[0].status, 200);
+  EXPECT_EQ(got[0].body, "");
+  EXPECT_TRUE(got[0].reusable);
+  EXPECT_EQ(got[1].status, 429);
+}
+
+TEST(ClientConnection, AMalformedHeadIsAnErrorNotAGuess) {
+  ScriptedPeer peer({"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef"}, 4096);
+  const auto got = exchange(peer.url, 1);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].error, bhttp::error::multiple_content_length);
+}
+
+}  // namespace
+}  // namespace infergate::http

@@ -1,0 +1,158 @@
+#include "http/message_head.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/beast/http/error.hpp>
+
+#include <string>
+
+namespace infergate::http {
+namespace {
+
+namespace bhttp = boost::beast::http;
+using boost::system::error_code;
+
+error_code request(std::string_view text, MessageHead& out) {
+  return parse_request_head(text, out);
+}
+
+error_code request(const std::string& text) {
+  MessageHead head;
+  return parse_request_head(text, head);
+}
+
+error_code response(std::string_view text, MessageHead& out, bool head_request = false) {
+  return parse_response_head(text, head_request, out);
+}
+
+TEST(MessageHead, ParsesARequestIntoViewsOfItsText) {
+  const std::string text =
+      "POST /v1/chat/completions?x=1 HTTP/1.1\r\nHost: gw\r\nContent-Type:application/json \r\n"
+      "Content-Length: 12\r\nX-Empty:\r\n\r\n";
+  MessageHead head;
+  ASSERT_FALSE(request(text, head));
+  EXPECT_EQ(head.method, "POST");
+  EXPECT_EQ(head.target, "/v1/chat/completions?x=1");
+  EXPECT_EQ(head.minor_version, 1);
+  ASSERT_EQ(head.fields.size(), 4U);
+  EXPECT_EQ(head.header("content-type"), "application/json");  // optional whitespace trimmed
+  EXPECT_EQ(head.header("X-EMPTY"), "");
+  EXPECT_EQ(head.header("Accept"), "");
+  EXPECT_EQ(head.framing, BodyFraming::length);
+  EXPECT_EQ(head.content_length, 12U);
+  EXPECT_TRUE(head.keep_alive);
+  EXPECT_FALSE(head.expect_continue);
+  EXPECT_GE(head.method.data(), text.data());
+  EXPECT_LT(head.method.data(), text.data() + text.size());
+}
+
+TEST(MessageHead, KeepAliveFollowsTheVersionAndTheConnectionField) {
+  MessageHead head;
+  ASSERT_FALSE(request("GET / HTTP/1.0\r\n\r\n", head));
+  EXPECT_FALSE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", head));
+  EXPECT_TRUE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: upgrade, close\r\n\r\n", head));
+  EXPECT_FALSE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.1\r\n\r\n", head));
+  EXPECT_TRUE(head.keep_alive);
+  EXPECT_EQ(head.framing, BodyFraming::none);
+}
+
+TEST(MessageHead, ReadsChunkedFramingAndExpectContinue) {
+  MessageHead head;
+  ASSERT_FALSE(request("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-Continue\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::chunked);
+  EXPECT_TRUE(head.expect_continue);
+}
+
+TEST(MessageHead, RefusesRequestsThatAnotherServerCouldFrameDifferently) {
+  EXPECT_EQ(request("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            bhttp::error::bad_transfer_encoding);
+  EXPECT_EQ(request("POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+            bhttp::error::bad_transfer_encoding);
+  EXPECT_EQ(request("POST / HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+            bhttp::error::bad_transfer_encoding);
+  EXPECT_EQ(request("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"),
+            bhttp::error::multiple_content_length);
+  EXPECT_FALSE(request("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n"));
+  for (const char* length : {"", "+5", "-5", "5a", "0x5", "5 5", "99999999999999999999"}) {
+    EXPECT_EQ(request(std::string("POST / HTTP/1.1\r\nContent-Length: ") + length + "\r\n\r\n"),
+              bhttp::error::bad_content_length)
+        << length;
+  }
+}
+
+TEST(MessageHead, RefusesMalformedLines) {
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: 1\r\n continued\r\n\r\n"), bhttp::error::bad_obs_fold);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: a\x01 b\r\n\r\n"), bhttp::error::bad_value);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: a\rInjected: 1\r\n\r\n"), bhttp::error::bad_value);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: a\nInjected: 1\r\n\r\n"), bhttp::error::bad_value);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nX A: 1\r\n\r\n"), bhttp::error::bad_field);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\n: 1\r\n\r\n"), bhttp::error::bad_field);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\nNoColon\r\n\r\n"), bhttp::error::bad_field);
+  EXPECT_EQ(request("G(T / HTTP/1.1\r\n\r\n"), bhttp::error::bad_method);
+  EXPECT_EQ(request("GET\r\n\r\n"), bhttp::error::bad_method);
+  EXPECT_EQ(request("GET /a\x7f HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  EXPECT_EQ(request("GET  / HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  EXPECT_EQ(request("GET / HTTP/2.0\r\n\r\n"), bhttp::error::bad_version);
+  EXPECT_EQ(request("GET / HTTP/1.1 \r\n\r\n"), bhttp::error::bad_version);
+  EXPECT_EQ(request("GET / HTTP/1.1\r\n\xff\xfe\r\n\r\n"), bhttp::error::bad_field);
+  // Values may carry obs-text (UTF-8 from a careless client): it is not a control character.
+  EXPECT_FALSE(request("GET / HTTP/1.1\r\nX-Name: caf\xc3\xa9\r\n\r\n"));
+}
+
+TEST(MessageHead, FramesResponseBodiesByStatusLengthCodingOrClose) {
+  MessageHead head;
+  ASSERT_FALSE(response("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", head));
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.framing, BodyFraming::length);
+  ASSERT_FALSE(response("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", head, true));
+  EXPECT_EQ(head.framing, BodyFraming::none);  // a response to HEAD
+  ASSERT_FALSE(response("HTTP/1.1 204 No Content\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::none);
+  ASSERT_FALSE(response("HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::none);
+  ASSERT_FALSE(response("HTTP/1.1 100 Continue\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::none);
+  ASSERT_FALSE(response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::chunked);  // the coding wins over the length
+  ASSERT_FALSE(response("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", head));
+  EXPECT_EQ(head.framing, BodyFraming::none);
+  ASSERT_FALSE(response("HTTP/1.1 200\r\n\r\n", head));  // no reason phrase at all
+  EXPECT_EQ(head.framing, BodyFraming::until_close);
+  EXPECT_FALSE(head.keep_alive);
+  const std::string limited = "HTTP/1.1 429 \r\nRetry-After: 2\r\n\r\n";  // the views point into it
+  ASSERT_FALSE(response(limited, head));
+  EXPECT_EQ(head.status, 429);
+  EXPECT_EQ(head.header("retry-after"), "2");
+}
+
+TEST(MessageHead, RefusesMalformedStatusLines) {
+  MessageHead head;
+  EXPECT_EQ(response("HTTP/2 200 OK\r\n\r\n", head), bhttp::error::bad_version);
+  EXPECT_EQ(response("HTTP/1.1 20 OK\r\n\r\n", head), bhttp::error::bad_status);
+  EXPECT_EQ(response("HTTP/1.1 2000 OK\r\n\r\n", head), bhttp::error::bad_status);
+  EXPECT_EQ(response("HTTP/1.1 abc OK\r\n\r\n", head), bhttp::error::bad_status);
+  EXPECT_EQ(response("HTTP/1.1 200 O\x01K\r\n\r\n", head), bhttp::error::bad_reason);
+  EXPECT_EQ(response("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", head), bhttp::error::bad_transfer_encoding);
+}
+
+TEST(MessageHead, FindsTheEndOfAHeadThatArrivesInPieces) {
+  const std::string text = "GET / HTTP/1.1\r\nHost: a\r\n\r\nNEXT";
+  const std::size_t end = text.find("NEXT");
+  for (std::size_t step = 1; step <= text.size(); ++step) {
+    std::size_t scanned = 0;
+    std::size_t found = std::string::npos;
+    for (std::size_t have = step; found == std::string::npos; have = std::min(text.size(), have + step)) {
+      found = find_head_end(std::string_view(text).substr(0, have), scanned);
+      if (found == std::string::npos) {
+        ASSERT_LT(have, end) << "step " << step;
+      }
+    }
+    EXPECT_EQ(found, end) << "step " << step;
+  }
+}
+
+}  // namespace
+}  // namespace infergate::http

@@ -1,0 +1,119 @@
+#include "http/request_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/beast/http/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace infergate::http {
+namespace {
+
+namespace bhttp = boost::beast::http;
+
+struct Request {
+  std::string method;
+  std::string target;
+  std::string content_type;
+  std::string body;
+};
+
+// Feeds `input` to a reader in reads of at most `step` bytes and collects every request it
+// completes; stops at the first failure, which `error` gets.
+std::vector<Request> read_all(RequestReader& reader, const std::string& input, std::size_t step,
+                              boost::system::error_code& error) {
+  std::vector<Request> got;
+  std::size_t at = 0;
+  for (;;) {
+    const auto status = reader.advance();
+    if (status == RequestReader::Status::failed) {
+      error = reader.error();
+      return got;
+    }
+    if (status == RequestReader::Status::complete) {
+      got.push_back(Request{std::string(reader.head().method), std::string(reader.head().target),
+                            std::string(reader.head().header("Content-Type")), std::string(reader.body())});
+      reader.next();
+      continue;
+    }
+    if (at == input.size()) {
+      return got;
+    }
+    const auto room = reader.prepare();
+    const std::size_t n = std::min({step, room.size(), input.size() - at});
+    std::memcpy(room.data(), input.data() + at, n);
+    reader.commit(n);
+    at += n;
+  }
+}
+
+TEST(RequestReader, ReadsPipelinedRequestsHoweverTheyArrive) {
+  const std::string body(3000, 'b');  // beyond the first buffer: it has to grow while views exist
+  const std::string input =
+      "\r\nPOST /one HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\n\r\n" + body +
+      "POST /two HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain\r\n\r\n"
+      "4\r\nabcd\r\n3;x=y\r\nefg\r\n0\r\n\r\n"
+      "GET /three HTTP/1.1\r\n\r\n";
+  for (const std::size_t step : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{100}, std::size_t{5000}}) {
+    RequestReader reader(1024, 1 << 20, 512);
+    boost::system::error_code error;
+    const auto got = read_all(reader, input, step, error);
+    ASSERT_FALSE(error) << error.message() << " step " << step;
+    ASSERT_EQ(got.size(), 3U) << "step " << step;
+    EXPECT_EQ(got[0].target, "/one");
+    EXPECT_EQ(got[0].content_type, "application/json");
+    EXPECT_EQ(got[0].body, body);
+    EXPECT_EQ(got[1].target, "/two");
+    EXPECT_EQ(got[1].content_type, "text/plain");
+    EXPECT_EQ(got[1].body, "abcdefg");
+    EXPECT_EQ(got[2].method, "GET");
+    EXPECT_EQ(got[2].body, "");
+    EXPECT_FALSE(reader.got_some());
+  }
+}
+
+TEST(RequestReader, SaysWhenTheHeadIsInBeforeTheBody) {
+  RequestReader reader(1024, 1024);
+  const std::string head = "POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+  auto room = reader.prepare();
+  std::memcpy(room.data(), head.data(), head.size());
+  reader.commit(head.size());
+  EXPECT_EQ(reader.advance(), RequestReader::Status::need_more);
+  EXPECT_TRUE(reader.head_ready());
+  EXPECT_TRUE(reader.expect_continue());
+  room = reader.prepare();
+  std::memcpy(room.data(), "body", 4);
+  reader.commit(4);
+  ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+  EXPECT_EQ(reader.body(), "body");
+}
+
+TEST(RequestReader, EnforcesTheHeaderAndBodyLimits) {
+  boost::system::error_code error;
+  RequestReader small_head(64, 1024);
+  read_all(small_head, "GET / HTTP/1.1\r\nX-Long: " + std::string(100, 'x') + "\r\n\r\n", 10, error);
+  EXPECT_EQ(error, bhttp::error::header_limit);
+
+  error = {};
+  RequestReader declared(1024, 10);
+  read_all(declared, "POST / HTTP/1.1\r\nContent-Length: 11\r\n\r\n", 100, error);
+  EXPECT_EQ(error, bhttp::error::body_limit);  // refused before any of the body is read
+
+  error = {};
+  RequestReader chunked(1024, 10);
+  read_all(chunked, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\nghijkl\r\n0\r\n\r\n", 3,
+           error);
+  EXPECT_EQ(error, bhttp::error::body_limit);
+
+  error = {};
+  RequestReader garbage(1024, 1024);
+  read_all(garbage, "\x16\x03\x01\x02\x01\x01\xfc\x03\x03\r\n\r\n", 100, error);  // TLS to a plain port
+  EXPECT_EQ(error, bhttp::error::bad_method);
+}
+
+}  // namespace
+}  // namespace infergate::http
