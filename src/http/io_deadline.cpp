@@ -30,10 +30,14 @@ IoDeadline::~IoDeadline() {
 }
 
 void IoDeadline::begin(std::chrono::milliseconds timeout) {
+  begin_until(monotonic_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
+}
+
+void IoDeadline::begin_until(std::int64_t deadline_ns) {
   State& s = *state_;
   s.busy = true;
   s.expired = false;
-  s.deadline_ns = monotonic_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count();
+  s.deadline_ns = deadline_ns;
   if (s.deadline_ns < s.scheduled_ns) {  // not waiting, or waiting for a later time than now needed
     schedule(state_, s.deadline_ns);
   }

@@ -22,8 +22,10 @@ class IoDeadline {
   IoDeadline(const IoDeadline&) = delete;
   IoDeadline& operator=(const IoDeadline&) = delete;
 
-  // Brackets one operation: it must end within `timeout` of begin().
+  // Brackets one operation: it must end within `timeout` of begin(), or by CLOCK_MONOTONIC
+  // `deadline_ns` (a limit on several operations together, such as the reads of one request head).
   void begin(std::chrono::milliseconds timeout);
+  void begin_until(std::int64_t deadline_ns);
   void end();
   // The connection goes quiet (a response read to its end): the timer stops waiting, so that an
   // idle connection holds no pending work that would keep its io_context running.

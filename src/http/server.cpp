@@ -7,7 +7,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
@@ -21,6 +20,7 @@
 
 #include "core/append_number.hpp"
 #include "core/clock.hpp"
+#include "http/io_deadline.hpp"
 #include "http/request_reader.hpp"
 
 namespace infergate::http {
@@ -40,6 +40,10 @@ namespace {
 // (the buffer grows when a request needs more).
 constexpr std::size_t kReadBufferBytes = std::size_t{4} << 10;
 
+std::int64_t nanoseconds(std::chrono::milliseconds ms) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(ms).count();
+}
+
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
 }
@@ -49,12 +53,27 @@ std::string error_body(std::string_view message, std::string_view code) {
                      message, code);
 }
 
+// The client-disconnect watch of one connection, reused by each of its requests. A cancelled
+// receive may complete after the watch has been armed for the next request: its generation tells
+// it apart.
+struct PeerWatch {
+  std::uint64_t generation = 0;
+  bool active = false;
+  std::function<void()> on_close;
+  char peeked = 0;
+};
+
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
-  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head, std::int64_t received_ns,
-                  bool keep_alive)
-      : socket_(socket), request_(request), head_(head), received_ns_(received_ns), keep_alive_(keep_alive) {}
+  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head,
+                  const std::shared_ptr<PeerWatch>& watch, std::int64_t received_ns, bool keep_alive)
+      : socket_(socket),
+        request_(request),
+        head_(head),
+        received_ns_(received_ns),
+        keep_alive_(keep_alive),
+        watch_(watch) {}
 
   std::string_view method() const override { return request_.head().method; }
   std::string_view target() const override { return request_.head().target; }
@@ -124,17 +143,35 @@ class SessionExchange final : public Exchange {
     finished_ = false;
   }
 
+  // A peeking receive rather than async_wait: async_wait re-arms the descriptor in epoll (one
+  // epoll_ctl per request). While the watch is active the socket outlives it (stop_watching() runs
+  // before the session moves on).
   void watch_peer(std::function<void()> on_close) override {
-    watch_ = std::make_shared<PeerWatch>(PeerWatch{true, std::move(on_close)});
-    arm_watch(watch_, socket_);
+    PeerWatch& w = *watch_;
+    w.on_close = std::move(on_close);
+    w.active = true;
+    ++w.generation;
+    watching_ = true;
+    socket_.async_receive(net::buffer(&w.peeked, 1), tcp::socket::message_peek,
+                          [watch = watch_, generation = w.generation](error_code ec, std::size_t n) {
+                            if (!watch->active || watch->generation != generation) {
+                              return;  // stopped, and perhaps watching a later request by now
+                            }
+                            watch->active = false;
+                            if (!ec && n > 0) {
+                              return;  // a pipelined request: the client is alive; stop watching
+                            }
+                            watch->on_close();  // end of stream or an error: the client is gone
+                          });
   }
 
   void stop_watching() override {
-    if (watch_) {
+    if (watching_) {
+      watching_ = false;
       watch_->active = false;
-      watch_.reset();
+      watch_->on_close = nullptr;
       error_code ignored;
-      socket_.cancel(ignored);  // the pending wait completes (aborted) and lets go of its state
+      socket_.cancel(ignored);  // the pending receive completes (aborted) and lets go of the state
     }
   }
 
@@ -158,30 +195,6 @@ class SessionExchange final : public Exchange {
     }
   }
 
-  struct PeerWatch {
-    bool active;
-    std::function<void()> on_close;
-    char peeked = 0;
-  };
-
-  // A peeking receive rather than async_wait: the request has just been read to the end, so the
-  // reactor knows the socket is drained and queues the receive without a system call, where
-  // async_wait re-arms the descriptor in epoll (one epoll_ctl per request). While the watch is
-  // active the socket outlives it (stop_watching() runs before the session moves on).
-  static void arm_watch(const std::shared_ptr<PeerWatch>& watch, tcp::socket& socket) {
-    socket.async_receive(net::buffer(&watch->peeked, 1), tcp::socket::message_peek,
-                         [watch](error_code ec, std::size_t n) {
-                           if (!watch->active) {
-                             return;
-                           }
-                           watch->active = false;
-                           if (!ec && n > 0) {
-                             return;  // a pipelined request: the client is alive; stop watching
-                           }
-                           watch->on_close();  // end of stream or an error: the client is gone
-                         });
-  }
-
   tcp::socket& socket_;
   const RequestReader& request_;
   std::string& head_;
@@ -190,31 +203,8 @@ class SessionExchange final : public Exchange {
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
-  std::shared_ptr<PeerWatch> watch_;
-};
-
-// Cancels the pending read when the deadline passes. Unlike tcp_stream's own timeout it leaves the
-// socket open, so the client can still be told 408.
-class ReadDeadline {
- public:
-  explicit ReadDeadline(tcp::socket& socket) : socket_(socket), timer_(socket.get_executor()) {}
-  void arm(std::chrono::milliseconds timeout) {
-    expired_ = false;
-    timer_.expires_after(timeout);
-    timer_.async_wait([this](error_code ec) {
-      if (!ec) {  // an aborted wait may outlive this object: touch nothing then
-        expired_ = true;
-        socket_.cancel();
-      }
-    });
-  }
-  void disarm() { timer_.cancel(); }
-  [[nodiscard]] bool expired() const { return expired_; }
-
- private:
-  tcp::socket& socket_;
-  net::steady_timer timer_;
-  bool expired_ = false;
+  bool watching_ = false;
+  const std::shared_ptr<PeerWatch>& watch_;
 };
 
 awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {
@@ -250,30 +240,33 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   awaitable<void> session(tcp::socket socket) {
     auto self = shared_from_this();
     RequestReader reader(limits.max_header_bytes, limits.max_body_bytes, kReadBufferBytes);
-    ReadDeadline deadline(socket);
+    // Kept armed between requests: the next request's reads only move it (no timer system call).
+    IoDeadline deadline(socket);
+    auto peer_watch = std::make_shared<PeerWatch>();
     std::string head;
     for (;;) {
-      deadline.arm(limits.header_timeout);
+      std::int64_t deadline_ns = monotonic_ns() + nanoseconds(limits.header_timeout);
       error_code ec;
       bool reading_body = false;
       RequestReader::Status status = RequestReader::Status::need_more;
       while ((status = reader.advance()) == RequestReader::Status::need_more) {
         if (reader.head_ready() && !reading_body) {
           reading_body = true;
-          deadline.arm(limits.body_timeout);
+          deadline_ns = monotonic_ns() + nanoseconds(limits.body_timeout);
           if (reader.expect_continue()) {
             co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
           }
         }
         const std::span<char> room = reader.prepare();
+        deadline.begin_until(deadline_ns);
         auto [read_ec, n] = co_await socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+        deadline.end();
         if (read_ec) {
           ec = read_ec;
           break;
         }
         reader.commit(n);
       }
-      deadline.disarm();
       if (status == RequestReader::Status::failed) {
         ec = reader.error();
       }
@@ -282,7 +275,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         break;
       }
       const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, reader, head, monotonic_ns(), keep_alive);
+      SessionExchange exchange(socket, reader, head, peer_watch, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);
