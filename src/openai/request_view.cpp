@@ -2,105 +2,345 @@
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
 
 namespace infergate::openai {
 
 namespace json = boost::json;
+using boost::system::error_code;
 
 namespace {
 
 constexpr std::int64_t kCharsPerToken = 4;
 constexpr std::int64_t kTokensPerMessage = 4;  // role and the chat template's markers
 
-// Text characters and token ids in a prompt, messages or embeddings input, however nested.
-void count_prompt(const json::value& v, std::int64_t& chars, std::int64_t& token_ids) {
-  if (v.is_string()) {
-    chars += static_cast<std::int64_t>(v.get_string().size());
-  } else if (v.is_int64() || v.is_uint64()) {
-    ++token_ids;
-  } else if (v.is_array()) {
-    for (const auto& item : v.get_array()) {
-      count_prompt(item, chars, token_ids);
+// What a value is to the gateway, from where it sits in the request.
+enum class Role : std::uint8_t {
+  other,
+  model,
+  stream,
+  stream_options,
+  include_usage,
+  max_tokens,
+  max_completion_tokens,
+  messages,
+  prompt,  // "prompt" or "input": counted whatever its type
+};
+
+// The type check of one field, last occurrence winning as in a DOM.
+enum class Seen : std::uint8_t { absent, valid, wrong };
+
+// Reads the request in one pass of Boost.JSON's validating parser without building a DOM: the
+// routing fields, their types, and the prompt size (text characters and token ids inside
+// messages[].content / .text, prompt and input, however nested).
+class RequestHandler {
+ public:
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+
+  explicit RequestHandler(RequestView& out) : out_(out) {}
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_object_begin(error_code&) { return begin(true); }
+  bool on_object_end(std::size_t, error_code&) { return end(); }
+  bool on_array_begin(error_code&) { return begin(false); }
+  bool on_array_end(std::size_t n, error_code&) {
+    if (depth_ == 2 && frames_[1].role == Role::messages) {
+      messages_ = static_cast<std::int64_t>(n);
     }
-  } else if (v.is_object()) {
-    const auto& o = v.get_object();
-    for (const char* field : {"content", "text"}) {
-      if (const auto* part = o.if_contains(field)) {
-        count_prompt(*part, chars, token_ids);
+    return end();
+  }
+  bool on_key_part(json::string_view part, std::size_t, error_code&) {
+    append_key(part);
+    return true;
+  }
+  bool on_key(json::string_view part, std::size_t, error_code&) {
+    append_key(part);
+    Frame& f = frames_[depth_ - 1];
+    const std::string_view key = key_long_ ? std::string_view{} : std::string_view(key_, key_size_);
+    f.next_counts = f.counting && (key == "content" || key == "text");
+    f.next_role = Role::other;
+    if (depth_ == 1) {
+      f.next_role = key == "model"                      ? Role::model
+                    : key == "stream"                   ? Role::stream
+                    : key == "stream_options"           ? Role::stream_options
+                    : key == "max_tokens"               ? Role::max_tokens
+                    : key == "max_completion_tokens"    ? Role::max_completion_tokens
+                    : key == "messages"                 ? Role::messages
+                    : key == "prompt" || key == "input" ? Role::prompt
+                                                        : Role::other;
+    } else if (depth_ == 2 && f.role == Role::stream_options && key == "include_usage") {
+      f.next_role = Role::include_usage;
+    }
+    key_size_ = 0;
+    key_long_ = false;
+    return true;
+  }
+  bool on_string_part(json::string_view part, std::size_t, error_code&) {
+    string_part(part);
+    return true;
+  }
+  bool on_string(json::string_view part, std::size_t, error_code&) {
+    string_part(part);
+    in_string_ = false;
+    return true;
+  }
+  bool on_number_part(json::string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t v, json::string_view, error_code&) { return integer(v); }
+  bool on_uint64(std::uint64_t v, json::string_view, error_code&) { return integer(static_cast<std::int64_t>(v)); }
+  bool on_double(double, json::string_view, error_code&) {
+    mistype(place().first);
+    return true;
+  }
+  bool on_bool(bool v, error_code&) {
+    const Role role = place().first;
+    if (role == Role::stream) {
+      stream_ = Seen::valid;
+      out_.stream = v;
+    } else if (role == Role::include_usage) {
+      include_usage_ = Seen::valid;
+      out_.include_usage = v;
+    } else {
+      mistype(role);
+    }
+    return true;
+  }
+  // Null is as good as absent, except for the one field that is required.
+  bool on_null(error_code&) {
+    switch (place().first) {
+      case Role::model:
+        model_ = Seen::wrong;
+        break;
+      case Role::stream:
+        stream_ = Seen::absent;
+        out_.stream = false;
+        break;
+      case Role::stream_options:
+        stream_options_ = Seen::absent;
+        out_.has_stream_options = false;
+        break;
+      case Role::include_usage:
+        include_usage_ = Seen::absent;
+        out_.include_usage = false;
+        break;
+      case Role::max_tokens:
+        max_tokens_ = Seen::absent;
+        break;
+      case Role::max_completion_tokens:
+        max_completion_tokens_ = Seen::absent;
+        break;
+      default:
+        break;
+    }
+    return true;
+  }
+  bool on_comment_part(json::string_view, error_code&) { return true; }
+  bool on_comment(json::string_view, error_code&) { return true; }
+
+  // The first problem with the fields, in the order a user fixes them; nullopt when none.
+  std::optional<ApiError> finish() {
+    if (!root_object_) {
+      return invalid_request("the request body must be a JSON object");
+    }
+    if (model_ == Seen::absent) {
+      return invalid_request("'model' is required", "model");
+    }
+    if (model_ == Seen::wrong) {
+      return invalid_request("'model' must be a string", "model");
+    }
+    if (stream_ == Seen::wrong) {
+      return invalid_request("'stream' must be a boolean", "stream");
+    }
+    if (stream_options_ == Seen::wrong) {
+      return invalid_request("'stream_options' must be an object", "stream_options");
+    }
+    if (include_usage_ == Seen::wrong) {
+      return invalid_request("'stream_options.include_usage' must be a boolean", "stream_options.include_usage");
+    }
+    if (max_tokens_ == Seen::wrong) {
+      return invalid_request("'max_tokens' must be an integer", "max_tokens");
+    }
+    if (max_completion_tokens_ == Seen::wrong) {
+      return invalid_request("'max_completion_tokens' must be an integer", "max_completion_tokens");
+    }
+    // max_completion_tokens (OpenAI's newer name) wins over max_tokens.
+    if (max_completion_tokens_ == Seen::valid) {
+      out_.max_tokens = max_completion_value_;
+    } else if (max_tokens_ == Seen::valid) {
+      out_.max_tokens = max_tokens_value_;
+    }
+    out_.prompt_tokens_estimate = std::max<std::int64_t>(
+        1, (chars_ + kCharsPerToken - 1) / kCharsPerToken + token_ids_ + messages_ * kTokensPerMessage);
+    return std::nullopt;
+  }
+
+ private:
+  struct Frame {
+    Role role = Role::other;  // of the container itself
+    bool object = false;
+    bool counting = false;     // its values count towards the prompt (arrays: all; objects: see below)
+    bool next_counts = false;  // objects: the value after the last key counts
+    Role next_role = Role::other;
+  };
+  static constexpr int kMaxDepth = 64;  // beyond Boost.JSON's default limit of 32
+
+  // The role of the value now starting, and whether it counts towards the prompt.
+  std::pair<Role, bool> place() const {
+    if (depth_ == 0) {
+      return {Role::other, false};
+    }
+    const Frame& parent = frames_[depth_ - 1];
+    if (parent.object) {
+      return {parent.next_role, parent.next_counts || parent.next_role == Role::prompt};
+    }
+    return {Role::other, parent.counting};
+  }
+
+  bool begin(bool object) {
+    auto [role, counts] = place();
+    if (depth_ == 0) {
+      root_object_ = object;
+    }
+    if (role == Role::messages && !object) {
+      counts = true;  // messages counts only as an array
+    }
+    if (role == Role::stream_options && object) {
+      stream_options_ = Seen::valid;
+      out_.has_stream_options = true;
+      include_usage_ = Seen::absent;
+      out_.include_usage = false;
+    } else {
+      mistype(role);
+    }
+    if (depth_ >= kMaxDepth) {
+      return false;
+    }
+    frames_[depth_++] = Frame{role, object, counts, false, Role::other};
+    return true;
+  }
+
+  bool end() {
+    --depth_;
+    return true;
+  }
+
+  // A value of a type its field does not take marks the field (other roles take anything).
+  void mistype(Role role) {
+    switch (role) {
+      case Role::model:
+        model_ = Seen::wrong;
+        break;
+      case Role::stream:
+        stream_ = Seen::wrong;
+        break;
+      case Role::stream_options:
+        stream_options_ = Seen::wrong;
+        break;
+      case Role::include_usage:
+        include_usage_ = Seen::wrong;
+        break;
+      case Role::max_tokens:
+        max_tokens_ = Seen::wrong;
+        break;
+      case Role::max_completion_tokens:
+        max_completion_tokens_ = Seen::wrong;
+        break;
+      default:
+        break;
+    }
+  }
+
+  bool integer(std::int64_t v) {
+    const auto [role, counts] = place();
+    if (counts) {
+      ++token_ids_;
+    }
+    if (role == Role::max_tokens) {
+      max_tokens_ = Seen::valid;
+      max_tokens_value_ = v;
+    } else if (role == Role::max_completion_tokens) {
+      max_completion_tokens_ = Seen::valid;
+      max_completion_value_ = v;
+    } else {
+      mistype(role);
+    }
+    return true;
+  }
+
+  void string_part(json::string_view part) {
+    if (!in_string_) {  // the first part of a string value
+      in_string_ = true;
+      const auto [role, counts] = place();
+      string_role_ = role;
+      string_counts_ = counts;
+      if (role == Role::model) {
+        model_ = Seen::valid;
+        out_.model.clear();
+      } else {
+        mistype(role);
       }
     }
-  }
-}
-
-std::int64_t estimate_prompt_tokens(const json::object& body) {
-  std::int64_t chars = 0;
-  std::int64_t token_ids = 0;
-  std::int64_t messages = 0;
-  if (const auto* m = body.if_contains("messages"); m && m->is_array()) {
-    messages = static_cast<std::int64_t>(m->get_array().size());
-    count_prompt(*m, chars, token_ids);
-  }
-  for (const char* field : {"prompt", "input"}) {
-    if (const auto* p = body.if_contains(field)) {
-      count_prompt(*p, chars, token_ids);
+    if (string_counts_) {
+      chars_ += static_cast<std::int64_t>(part.size());
+    }
+    if (string_role_ == Role::model) {
+      out_.model.append(part.data(), part.size());
     }
   }
-  return std::max<std::int64_t>(
-      1, (chars + kCharsPerToken - 1) / kCharsPerToken + token_ids + messages * kTokensPerMessage);
-}
+
+  void append_key(json::string_view part) {
+    if (key_size_ + part.size() > sizeof(key_)) {
+      key_long_ = true;  // longer than any key this reads
+      return;
+    }
+    std::memcpy(key_ + key_size_, part.data(), part.size());
+    key_size_ += part.size();
+  }
+
+  RequestView& out_;
+  Frame frames_[kMaxDepth];
+  int depth_ = 0;
+  bool root_object_ = false;
+  char key_[24] = {};
+  std::size_t key_size_ = 0;
+  bool key_long_ = false;
+  bool in_string_ = false;
+  Role string_role_ = Role::other;
+  bool string_counts_ = false;
+  Seen model_ = Seen::absent;
+  Seen stream_ = Seen::absent;
+  Seen stream_options_ = Seen::absent;
+  Seen include_usage_ = Seen::absent;
+  Seen max_tokens_ = Seen::absent;
+  Seen max_completion_tokens_ = Seen::absent;
+  std::int64_t max_tokens_value_ = 0;
+  std::int64_t max_completion_value_ = 0;
+  std::int64_t chars_ = 0;
+  std::int64_t token_ids_ = 0;
+  std::int64_t messages_ = 0;
+};
 
 }  // namespace
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out) {
   out = RequestView{};
-  // Most requests fit a stack buffer; larger ones spill to the heap through the same resource.
-  unsigned char scratch[8192];
-  json::monotonic_resource resource(scratch, sizeof(scratch));
+  json::basic_parser<RequestHandler> parser(json::parse_options{}, out);
   boost::system::error_code ec;
-  json::value parsed = json::parse(body, ec, &resource);
+  const std::size_t n = parser.write_some(false, body.data(), body.size(), ec);
+  if (!ec && n < body.size()) {
+    ec = json::error::extra_data;
+  }
   if (ec) {
     return invalid_request(fmt::format("the request body is not valid JSON: {}", ec.message()));
   }
-  if (!parsed.is_object()) {
-    return invalid_request("the request body must be a JSON object");
-  }
-  const auto& object = parsed.get_object();
-  const auto* model = object.if_contains("model");
-  if (model == nullptr) {
-    return invalid_request("'model' is required", "model");
-  }
-  if (!model->is_string()) {
-    return invalid_request("'model' must be a string", "model");
-  }
-  out.model = model->get_string();
-  if (const auto* stream = object.if_contains("stream"); stream && !stream->is_null()) {
-    if (!stream->is_bool()) {
-      return invalid_request("'stream' must be a boolean", "stream");
-    }
-    out.stream = stream->get_bool();
-  }
-  if (const auto* options = object.if_contains("stream_options"); options && !options->is_null()) {
-    if (!options->is_object()) {
-      return invalid_request("'stream_options' must be an object", "stream_options");
-    }
-    out.has_stream_options = true;
-    if (const auto* usage = options->get_object().if_contains("include_usage"); usage && !usage->is_null()) {
-      if (!usage->is_bool()) {
-        return invalid_request("'stream_options.include_usage' must be a boolean", "stream_options.include_usage");
-      }
-      out.include_usage = usage->get_bool();
-    }
-  }
-  for (const char* field : {"max_tokens", "max_completion_tokens"}) {
-    if (const auto* v = object.if_contains(field); v && !v->is_null()) {
-      if (!v->is_int64() && !v->is_uint64()) {
-        return invalid_request(fmt::format("'{}' must be an integer", field), std::string(field));
-      }
-      out.max_tokens = v->is_int64() ? v->get_int64() : static_cast<std::int64_t>(v->get_uint64());
-    }
-  }
-  out.prompt_tokens_estimate = estimate_prompt_tokens(object);
-  return std::nullopt;
+  return parser.handler().finish();
 }
 
 std::string with_usage_requested(std::string_view body) {

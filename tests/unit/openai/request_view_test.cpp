@@ -4,6 +4,9 @@
 
 #include <boost/json.hpp>
 
+#include <string>
+#include <vector>
+
 namespace infergate::openai {
 namespace {
 
@@ -46,6 +49,160 @@ TEST(RequestView, ModelIsRenamedInPlace) {
             R"({"tools":[{"model":"inner"}],"model":"u"})");
   EXPECT_EQ(with_model(R"({"meta":{"model":"inner"}})", "u"), std::nullopt);
   EXPECT_EQ(with_model(R"({"model":7})", "u"), std::nullopt);
+}
+
+// The reading this file's parser replaced, over a JSON DOM: the oracle for the one-pass reading.
+namespace dom {
+
+namespace json = boost::json;
+
+void count_prompt(const json::value& v, std::int64_t& chars, std::int64_t& token_ids) {
+  if (v.is_string()) {
+    chars += static_cast<std::int64_t>(v.get_string().size());
+  } else if (v.is_int64() || v.is_uint64()) {
+    ++token_ids;
+  } else if (v.is_array()) {
+    for (const auto& item : v.get_array()) {
+      count_prompt(item, chars, token_ids);
+    }
+  } else if (v.is_object()) {
+    for (const char* field : {"content", "text"}) {
+      if (const auto* part = v.get_object().if_contains(field)) {
+        count_prompt(*part, chars, token_ids);
+      }
+    }
+  }
+}
+
+// "" when the body is accepted, else the param named (or "json" / "object" for the body itself).
+std::string read(std::string_view body, RequestView& out) {
+  out = RequestView{};
+  boost::system::error_code ec;
+  const json::value parsed = json::parse(body, ec);
+  if (ec) {
+    return "json";
+  }
+  if (!parsed.is_object()) {
+    return "object";
+  }
+  const auto& o = parsed.get_object();
+  const auto* model = o.if_contains("model");
+  if (model == nullptr || !model->is_string()) {
+    return "model";
+  }
+  out.model = model->get_string();
+  if (const auto* v = o.if_contains("stream"); v && !v->is_null()) {
+    if (!v->is_bool()) {
+      return "stream";
+    }
+    out.stream = v->get_bool();
+  }
+  if (const auto* v = o.if_contains("stream_options"); v && !v->is_null()) {
+    if (!v->is_object()) {
+      return "stream_options";
+    }
+    out.has_stream_options = true;
+    if (const auto* u = v->get_object().if_contains("include_usage"); u && !u->is_null()) {
+      if (!u->is_bool()) {
+        return "stream_options.include_usage";
+      }
+      out.include_usage = u->get_bool();
+    }
+  }
+  for (const char* field : {"max_tokens", "max_completion_tokens"}) {
+    if (const auto* v = o.if_contains(field); v && !v->is_null()) {
+      if (!v->is_int64() && !v->is_uint64()) {
+        return field;
+      }
+      out.max_tokens = v->is_int64() ? v->get_int64() : static_cast<std::int64_t>(v->get_uint64());
+    }
+  }
+  std::int64_t chars = 0;
+  std::int64_t ids = 0;
+  std::int64_t messages = 0;
+  if (const auto* m = o.if_contains("messages"); m && m->is_array()) {
+    messages = static_cast<std::int64_t>(m->get_array().size());
+    count_prompt(*m, chars, ids);
+  }
+  for (const char* field : {"prompt", "input"}) {
+    if (const auto* p = o.if_contains(field)) {
+      count_prompt(*p, chars, ids);
+    }
+  }
+  out.prompt_tokens_estimate = std::max<std::int64_t>(1, (chars + 3) / 4 + ids + messages * 4);
+  return "";
+}
+
+}  // namespace dom
+
+TEST(RequestView, ReadsWhatADomWouldInOnePass) {
+  const std::vector<std::string> bodies = {
+      R"({"model":"m","messages":[{"role":"user","content":"hello there, how are you today?"}]})",
+      R"({"model":"m","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"what is in this picture?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA","text":"x"}}]}],"stream":true,"max_tokens":64})",
+      R"({"model":"m","messages":[{"role":"user","content":"a\"b\\c\u00e9\ud83d\ude00"}],"stream":false,"stream_options":{"include_usage":true}})",
+      R"({"model":"m","messages":"not an array","prompt":"but this counts"})",
+      R"({"model":"m","prompt":["one","two",["three",[4,5]]],"max_completion_tokens":10,"max_tokens":99})",
+      R"({"model":"m","prompt":[1,2,3,18446744073709551615],"max_tokens":null,"stream":null})",
+      R"({"model":"m","input":[[1,2],[3]],"stream_options":null})",
+      R"({"model":"m","input":{"content":"nested","text":["a",1],"other":"ignored"}})",
+      R"({"model":"m","messages":[{"content":{"content":{"text":"deep"}}},{"name":"content"},[]],"tools":[{"content":"not counted"}]})",
+      R"({"model":"m","stream_options":{"include_usage":null,"content":"x"},"max_tokens":18446744073709551615})",
+      R"({"model":"m"})",
+      R"({"model":"m","messages":[]})",
+      R"( { "model" : "m" , "stream" : true } )",
+      R"({"model":null})",
+      R"({"model":7,"stream":"yes"})",
+      R"({"model":["m"]})",
+      R"({"model":{"name":"m"}})",
+      R"({"stream":true})",
+      R"({"model":"m","stream":1})",
+      R"({"model":"m","stream":[true]})",
+      R"({"model":"m","stream_options":true})",
+      R"({"model":"m","stream_options":[]})",
+      R"({"model":"m","stream_options":{"include_usage":"y"}})",
+      R"({"model":"m","stream_options":{"include_usage":{}}})",
+      R"({"model":"m","max_tokens":1.5})",
+      R"({"model":"m","max_tokens":"64"})",
+      R"({"model":"m","max_completion_tokens":true})",
+      R"({"model":"m","max_tokens":[1]})",
+      R"({"model":"m","max_tokens":-3})",
+      R"({"model":"m","messages":[{"content":"x"}],"stream":true,"stream":false})",
+      R"([{"model":"m"}])",
+      R"("model")",
+      R"(42)",
+      R"({"model":"m"} trailing)",
+      R"({"model":"m",})",
+      R"({"model":"m")",
+      R"({"model":"\x"})",
+      R"()",
+      "{\"model\":\"m\",\"messages\":[{\"content\":\"" + std::string(100000, 'z') + "\"}]}",
+      std::string(40, '[') + std::string(40, ']'),
+  };
+  for (const std::string& body : bodies) {
+    RequestView fast;
+    RequestView slow;
+    const auto error = parse_request_view(body, fast);
+    const std::string expected = dom::read(body, slow);
+    if (expected.empty()) {
+      ASSERT_FALSE(error) << body << ": " << error->message;
+      EXPECT_EQ(fast.model, slow.model) << body;
+      EXPECT_EQ(fast.stream, slow.stream) << body;
+      EXPECT_EQ(fast.has_stream_options, slow.has_stream_options) << body;
+      EXPECT_EQ(fast.include_usage, slow.include_usage) << body;
+      EXPECT_EQ(fast.max_tokens, slow.max_tokens) << body;
+      EXPECT_EQ(fast.prompt_tokens_estimate, slow.prompt_tokens_estimate) << body;
+    } else {
+      ASSERT_TRUE(error) << body;
+      EXPECT_EQ(error->status, 400) << body;
+      if (expected == "json") {
+        EXPECT_NE(error->message.find("not valid JSON"), std::string::npos) << body << ": " << error->message;
+      } else if (expected == "object") {
+        EXPECT_NE(error->message.find("must be a JSON object"), std::string::npos) << body << ": " << error->message;
+      } else {
+        EXPECT_EQ(error->param, expected) << body << ": " << error->message;
+      }
+    }
+  }
 }
 
 }  // namespace
