@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -17,12 +18,29 @@ constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
 
 namespace {
 
-// JSON string literal of `text`, quotes included. Only what JSON requires is escaped.
+// JSON string literal of `text`, quotes included. Only what JSON requires is escaped; runs of
+// other characters are copied whole.
 constexpr char kHexDigits[] = "0123456789abcdef";
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c) {
+    t[c] = true;
+  }
+  t['"'] = true;
+  t['\\'] = true;
+  return t;
+}();
 
 void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
-  for (const char c : text) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!kNeedsEscape[c]) {
+      continue;
+    }
+    out.append(text.substr(run, i - run));
+    run = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -40,15 +58,12 @@ void append_json_string(std::string& out, std::string_view text) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out.push_back(kHexDigits[static_cast<unsigned char>(c) >> 4]);
-          out.push_back(kHexDigits[static_cast<unsigned char>(c) & 0xf]);
-        } else {
-          out.push_back(c);
-        }
+        out += "\\u00";
+        out.push_back(kHexDigits[c >> 4]);
+        out.push_back(kHexDigits[c & 0xf]);
     }
   }
+  out.append(text.substr(run));
   out.push_back('"');
 }
 

@@ -1,6 +1,7 @@
 #include "openai/usage_scanner.hpp"
 
 #include <boost/json.hpp>
+#include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
 #include <array>
@@ -30,39 +31,129 @@ bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-std::int64_t int_member(const json::object& object, std::string_view key) {
-  const auto* v = object.if_contains(key);
-  if (v != nullptr && v->is_int64()) {
-    return v->get_int64();
-  }
-  if (v != nullptr && v->is_uint64()) {
-    return static_cast<std::int64_t>(v->get_uint64());
-  }
-  return 0;
-}
+// Reads prompt_tokens and completion_tokens from a usage object (`nested`: from the object under
+// "usage" in the object given) in one pass of the validating parser, without building a DOM. A
+// member that is not an integer counts 0, as a missing one does.
+class UsageHandler {
+ public:
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+  using error_code = boost::system::error_code;
 
-std::optional<Usage> usage_from(const json::value& value) {
-  if (!value.is_object()) {
-    return std::nullopt;
+  explicit UsageHandler(bool nested) : target_depth_(nested ? 2 : 1) {}
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_object_begin(error_code&) {
+    if (depth_ == 0) {
+      root_object_ = true;
+    }
+    if (target_depth_ == 2 && depth_ == 1 && next_ == Next::usage) {
+      usage_is_object_ = true;  // the last "usage" member decides, as in a DOM
+      in_usage_object_ = true;
+      prompt_ = completion_ = 0;
+    }
+    ++depth_;
+    next_ = Next::other;
+    return true;
   }
-  const auto& u = value.get_object();
-  return Usage{int_member(u, "prompt_tokens"), int_member(u, "completion_tokens")};
-}
+  bool on_object_end(std::size_t, error_code&) { return close(); }
+  bool on_array_begin(error_code&) {
+    member_value();
+    ++depth_;
+    next_ = Next::other;
+    return true;
+  }
+  bool on_array_end(std::size_t, error_code&) { return close(); }
+  bool on_key_part(json::string_view part, std::size_t, error_code&) {
+    key_.append(part.data(), std::min(part.size(), kKeyBytes - std::min(kKeyBytes, key_.size())));
+    return true;
+  }
+  bool on_key(json::string_view part, std::size_t n, error_code& ec) {
+    on_key_part(part, n, ec);
+    next_ = Next::other;
+    if (key_.size() < kKeyBytes) {
+      if (depth_ == target_depth_ && in_target()) {
+        next_ = key_ == "prompt_tokens" ? Next::prompt : key_ == "completion_tokens" ? Next::completion : Next::other;
+      } else if (target_depth_ == 2 && depth_ == 1 && key_ == "usage") {
+        next_ = Next::usage;
+      }
+    }
+    key_.clear();
+    return true;
+  }
+  bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
+  bool on_string(json::string_view, std::size_t, error_code&) { return scalar(0, false); }
+  bool on_number_part(json::string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t v, json::string_view, error_code&) { return scalar(v, true); }
+  bool on_uint64(std::uint64_t v, json::string_view, error_code&) { return scalar(static_cast<std::int64_t>(v), true); }
+  bool on_double(double, json::string_view, error_code&) { return scalar(0, false); }
+  bool on_bool(bool, error_code&) { return scalar(0, false); }
+  bool on_null(error_code&) { return scalar(0, false); }
+  bool on_comment_part(json::string_view, error_code&) { return true; }
+  bool on_comment(json::string_view, error_code&) { return true; }
+
+  [[nodiscard]] std::optional<Usage> result() const {
+    if (!root_object_ || (target_depth_ == 2 && !usage_is_object_)) {
+      return std::nullopt;
+    }
+    return Usage{prompt_, completion_};
+  }
+
+ private:
+  enum class Next : std::uint8_t { other, usage, prompt, completion };
+  static constexpr std::size_t kKeyBytes = 24;  // longer names are of no interest
+
+  [[nodiscard]] bool in_target() const { return target_depth_ == 1 || in_usage_object_; }
+
+  bool close() {
+    if (--depth_ == 1) {
+      in_usage_object_ = false;
+    }
+    next_ = Next::other;
+    return true;
+  }
+
+  // A value that is not an object ends what a "usage" member could be.
+  void member_value() {
+    if (target_depth_ == 2 && depth_ == 1 && next_ == Next::usage) {
+      usage_is_object_ = false;
+    }
+  }
+
+  bool scalar(std::int64_t value, bool integer) {
+    member_value();
+    if (next_ == Next::prompt) {
+      prompt_ = integer ? value : 0;
+    } else if (next_ == Next::completion) {
+      completion_ = integer ? value : 0;
+    }
+    next_ = Next::other;
+    return true;
+  }
+
+  int target_depth_;
+  int depth_ = 0;
+  bool root_object_ = false;
+  bool usage_is_object_ = false;
+  bool in_usage_object_ = false;
+  Next next_ = Next::other;
+  std::string key_;
+  std::int64_t prompt_ = 0;
+  std::int64_t completion_ = 0;
+};
 
 // Usage read from the captured text of a usage object, or of an object holding one under "usage".
 std::optional<Usage> parse_usage(std::string_view text, bool nested) {
-  unsigned char scratch[2048];  // a usage object parses without touching the heap
-  json::monotonic_resource resource(scratch, sizeof(scratch));
+  json::basic_parser<UsageHandler> parser(json::parse_options{}, nested);
   boost::system::error_code ec;
-  const json::value value = json::parse(text, ec, &resource);
-  if (ec || !value.is_object()) {
+  const std::size_t n = parser.write_some(false, text.data(), text.size(), ec);
+  if (ec || n < text.size()) {
     return std::nullopt;
   }
-  if (!nested) {
-    return usage_from(value);
-  }
-  const auto* usage = value.get_object().if_contains("usage");
-  return usage != nullptr ? usage_from(*usage) : std::nullopt;
+  return parser.handler().result();
 }
 
 }  // namespace

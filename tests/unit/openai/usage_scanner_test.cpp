@@ -50,6 +50,17 @@ TEST(UsageScanner, ReadsGroqsUsageUnderXGroq) {
   EXPECT_EQ(scanner.usage()->completion_tokens, 4);
 }
 
+TEST(UsageScanner, ReadsOnlyTheUsageObjectUnderXGroqAndOnlyIntegers) {
+  UsageScanner scanner;
+  scanner.feed(R"({"x_groq":{"other":{"prompt_tokens":99},"usage":{"prompt_tokens":3,"completion_tokens":"4",)"
+               R"("queue_time":0.1,"details":{"completion_tokens":5}},"after":{"completion_tokens":77}}})");
+  ASSERT_TRUE(scanner.complete_object());
+  const auto usage = scanner.usage();
+  ASSERT_TRUE(usage);
+  EXPECT_EQ(usage->prompt_tokens, 3);
+  EXPECT_EQ(usage->completion_tokens, 0);  // a string is not a count
+}
+
 TEST(UsageScanner, AnEscapedNameIsNotUsage) {
   UsageScanner scanner;
   scanner.feed(R"({"a\"usage":{"prompt_tokens":1},"n":1})");
