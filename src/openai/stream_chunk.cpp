@@ -1,5 +1,9 @@
 #include "openai/stream_chunk.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <boost/json.hpp>
 
 #include <cstring>
@@ -106,35 +110,76 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
 
 }  // namespace
 
-// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
-// every event a proxy forwards.
-ChunkGlance glance_stream_chunk(std::string_view data) {
+namespace {
+
+// What a key says about its event. The closing quote of the key sits just before `colon`.
+void glance_key(const char* begin, const char* end, const char* colon, ChunkGlance& g) {
+  const char* open = colon - 2;
+  while (open >= begin && *open != '"') {
+    --open;
+  }
+  if (open < begin) {
+    return;
+  }
+  const std::string_view key(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
+  if (key == "usage" || key == "error" || key == "x_groq" || key == "infergate_trace") {
+    g.needs_parse = true;
+  } else if (!g.text && (key == "content" || key == "text" || key == "reasoning_content" || key == "reasoning")) {
+    const char* value = colon + 1;
+    while (value < end && *value == ' ') {
+      ++value;
+    }
+    g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
+  }
+}
+
+}  // namespace
+
+ChunkGlance glance_stream_chunk_scalar(std::string_view data) {
   ChunkGlance g;
   const char* begin = data.data();
   const char* end = begin + data.size();
   for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon))); ++colon) {
-    if (colon - begin < 2 || colon[-1] != '"') {
-      continue;
-    }
-    const char* open = colon - 2;
-    while (open >= begin && *open != '"') {
-      --open;
-    }
-    if (open < begin) {
-      continue;
-    }
-    const std::string_view key(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
-    if (key == "usage" || key == "error" || key == "x_groq" || key == "infergate_trace") {
-      g.needs_parse = true;
-    } else if (!g.text && (key == "content" || key == "text" || key == "reasoning_content" || key == "reasoning")) {
-      const char* value = colon + 1;
-      while (value < end && *value == ' ') {
-        ++value;
-      }
-      g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
+    if (colon - begin >= 2 && colon[-1] == '"') {
+      glance_key(begin, end, colon, g);
     }
   }
   return g;
+}
+
+// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
+// every event a proxy forwards. Sixteen bytes at a time find each quote followed by a colon; the
+// scalar search above (a memchr per colon) cost a fifth of a streaming proxy's user time.
+ChunkGlance glance_stream_chunk(std::string_view data) {
+#if defined(__SSE2__)
+  ChunkGlance g;
+  const char* begin = data.data();
+  const char* end = begin + data.size();
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i colon = _mm_set1_epi8(':');
+  const char* p = begin;
+  unsigned quote_before = 0;  // the byte before this block is a quote
+  for (; end - p >= 16; p += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const auto quotes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)));
+    const auto colons = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, colon)));
+    for (unsigned hits = colons & ((quotes << 1) | quote_before); hits != 0; hits &= hits - 1) {
+      const char* at = p + __builtin_ctz(hits);
+      if (at - begin >= 2) {
+        glance_key(begin, end, at, g);
+      }
+    }
+    quote_before = (quotes >> 15) & 1;
+  }
+  for (; p < end; ++p) {
+    if (*p == ':' && p - begin >= 2 && p[-1] == '"') {
+      glance_key(begin, end, p, g);
+    }
+  }
+  return g;
+#else
+  return glance_stream_chunk_scalar(data);
+#endif
 }
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {

@@ -37,6 +37,8 @@ struct ChunkGlance {
   bool needs_parse = false;
 };
 ChunkGlance glance_stream_chunk(std::string_view data);
+// The same with a memchr per colon: what glance_stream_chunk does without SSE2, and its test oracle.
+ChunkGlance glance_stream_chunk_scalar(std::string_view data);
 
 // Returns a description of the problem when `data` is not a JSON object. With `content`, the
 // answer's text (chat content or completion text, not reasoning) is appended to it.

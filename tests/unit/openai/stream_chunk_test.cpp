@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <vector>
+
 #include "openai/model_list.hpp"
 
 namespace infergate::openai {
@@ -89,6 +93,32 @@ TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
     ChunkView v;
     ASSERT_FALSE(parse_stream_chunk(c.data, v));
     EXPECT_EQ(v.text_bytes > 0, c.text) << c.data;
+  }
+}
+
+TEST(StreamChunk, GlanceAgreesWithItsScalarFormOnRandomEvents) {
+  // Keys and values cut from real chunks and from the cases that make a glance wrong if it slips:
+  // names of interest inside strings, escaped quotes, colons in values, every block alignment.
+  const std::vector<std::string> keys = {
+      "id",    "content", "text",      "usage", "error", "x_groq", "reasoning", "reasoning_content", "infergate_trace",
+      "delta", "model",   "a\\\"usage"};
+  const std::vector<std::string> values = {R"("")",        R"(" hi")",         "null",   "1",  R"("a\"b:")",
+                                           R"({"k":"v"})", R"("\"usage\":1")", R"(":")", "[]", R"("content")",
+                                           R"("x":")"};
+  std::mt19937 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::string event = std::string(rng() % 17, ' ') + "{";
+    const int members = 1 + static_cast<int>(rng() % 8);
+    for (int m = 0; m < members; ++m) {
+      event += m == 0 ? "" : ",";
+      event += "\"" + keys[rng() % keys.size()] + "\"" + std::string(rng() % 2, ' ') + ":" +
+               std::string(rng() % 2, ' ') + values[rng() % values.size()];
+    }
+    event += "}";
+    const ChunkGlance fast = glance_stream_chunk(event);
+    const ChunkGlance scalar = glance_stream_chunk_scalar(event);
+    ASSERT_EQ(fast.text, scalar.text) << event;
+    ASSERT_EQ(fast.needs_parse, scalar.needs_parse) << event;
   }
 }
 
