@@ -112,24 +112,58 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
 
 namespace {
 
-// What a key says about its event. The closing quote of the key sits just before `colon`.
-void glance_key(const char* begin, const char* end, const char* colon, ChunkGlance& g) {
-  const char* open = colon - 2;
-  while (open >= begin && *open != '"') {
-    --open;
+// What a key says about its event: the key lies between the quotes at `open` and `colon - 1`.
+// Keys are told apart by length first, so that each comparison is of a known size (a load or two,
+// not a call to memcmp): most keys of a chunk are of no interest.
+enum class KeyKind { other, parse, text };
+
+template <std::size_t N>
+bool is(const char* key, const char (&name)[N]) {
+  return std::memcmp(key, name, N - 1) == 0;
+}
+
+KeyKind key_kind(const char* key, std::size_t size) {
+  switch (size) {
+    case 4:
+      return is(key, "text") ? KeyKind::text : KeyKind::other;
+    case 5:
+      return is(key, "usage") || is(key, "error") ? KeyKind::parse : KeyKind::other;
+    case 6:
+      return is(key, "x_groq") ? KeyKind::parse : KeyKind::other;
+    case 7:
+      return is(key, "content") ? KeyKind::text : KeyKind::other;
+    case 9:
+      return is(key, "reasoning") ? KeyKind::text : KeyKind::other;
+    case 15:
+      return is(key, "infergate_trace") ? KeyKind::parse : KeyKind::other;
+    case 17:
+      return is(key, "reasoning_content") ? KeyKind::text : KeyKind::other;
+    default:
+      return KeyKind::other;
   }
-  if (open < begin) {
-    return;
-  }
-  const std::string_view key(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
-  if (key == "usage" || key == "error" || key == "x_groq" || key == "infergate_trace") {
+}
+
+void glance_key(const char* open, const char* colon, const char* end, ChunkGlance& g) {
+  const KeyKind kind = key_kind(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
+  if (kind == KeyKind::parse) {
     g.needs_parse = true;
-  } else if (!g.text && (key == "content" || key == "text" || key == "reasoning_content" || key == "reasoning")) {
+  } else if (kind == KeyKind::text && !g.text) {
     const char* value = colon + 1;
     while (value < end && *value == ' ') {
       ++value;
     }
     g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
+  }
+}
+
+// The key whose closing quote sits just before `colon`, found by scanning back to its opening one.
+void glance_key_before(const char* begin, const char* end, const char* colon, ChunkGlance& g) {
+  const char* open = colon - 2;
+  while (open >= begin && *open != '"') {
+    --open;
+  }
+  if (open >= begin) {
+    glance_key(open, colon, end, g);
   }
 }
 
@@ -141,7 +175,7 @@ ChunkGlance glance_stream_chunk_scalar(std::string_view data) {
   const char* end = begin + data.size();
   for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon))); ++colon) {
     if (colon - begin >= 2 && colon[-1] == '"') {
-      glance_key(begin, end, colon, g);
+      glance_key_before(begin, end, colon, g);
     }
   }
   return g;
@@ -158,22 +192,39 @@ ChunkGlance glance_stream_chunk(std::string_view data) {
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i colon = _mm_set1_epi8(':');
   const char* p = begin;
-  unsigned quote_before = 0;  // the byte before this block is a quote
+  // The last two quotes before the block: the opening and closing quotes of a key can lie in
+  // earlier blocks than its colon.
+  const char* last_quote = nullptr;
+  const char* prior_quote = nullptr;
   for (; end - p >= 16; p += 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const auto quotes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)));
     const auto colons = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, colon)));
+    const unsigned quote_before = last_quote == p - 1 ? 1U : 0U;
     for (unsigned hits = colons & ((quotes << 1) | quote_before); hits != 0; hits &= hits - 1) {
-      const char* at = p + __builtin_ctz(hits);
-      if (at - begin >= 2) {
-        glance_key(begin, end, at, g);
+      const int at = __builtin_ctz(hits);  // the colon; its key's closing quote is at at - 1
+      const char* open = nullptr;
+      if (at == 0) {
+        open = prior_quote;
+      } else if (const unsigned below = quotes & ((1U << (at - 1)) - 1); below != 0) {
+        open = p + (31 - __builtin_clz(below));
+      } else {
+        open = last_quote;
+      }
+      if (open != nullptr) {
+        glance_key(open, p + at, end, g);
       }
     }
-    quote_before = (quotes >> 15) & 1;
+    if (quotes != 0) {
+      const int top = 31 - __builtin_clz(quotes);
+      const unsigned rest = quotes & ~(1U << top);
+      prior_quote = rest != 0 ? p + (31 - __builtin_clz(rest)) : last_quote;
+      last_quote = p + top;
+    }
   }
   for (; p < end; ++p) {
     if (*p == ':' && p - begin >= 2 && p[-1] == '"') {
-      glance_key(begin, end, p, g);
+      glance_key_before(begin, end, p, g);
     }
   }
   return g;
