@@ -69,8 +69,11 @@ bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {
     last_token_ns_ = now_ns;
     ++text_events_;
   }
+  if (!glance.needs_parse) {
+    return false;
+  }
   openai::ChunkView view;
-  if (glance.needs_parse && !openai::parse_stream_chunk(event.data, view) && view.usage) {
+  if (!openai::parse_stream_chunk(event.data, view) && view.usage) {
     usage_ = view.usage;
     return strip_usage_ && !view.has_choices;
   }

@@ -35,7 +35,8 @@ std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
       break;
     }
     std::string_view line = bytes.substr(pos, end - pos);
-    if (!line_.empty()) {
+    const bool in_bytes = line_.empty();
+    if (!in_bytes) {
       line_.append(line);
       line = line_;
     }
@@ -51,24 +52,25 @@ std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
     if (line.empty()) {
       last_blank = next;
     }
-    process_line(line, on_event);
+    process_line(line, in_bytes, on_event);
     line_.clear();
     pos = next;
   }
+  materialize();  // an event still open keeps its data past these bytes
   position_ = std::string_view::npos;
   return last_blank;
 }
 
 void SseParser::finish(const Callback& on_event) {
   if (!line_.empty()) {
-    process_line(line_, on_event);
+    process_line(line_, false, on_event);
     line_.clear();
   }
   dispatch(on_event);
   last_was_cr_ = false;
 }
 
-void SseParser::process_line(std::string_view line, const Callback& on_event) {
+void SseParser::process_line(std::string_view line, bool in_bytes, const Callback& on_event) {
   if (line.empty()) {
     dispatch(on_event);
     return;
@@ -76,7 +78,7 @@ void SseParser::process_line(std::string_view line, const Callback& on_event) {
   if (line.front() == ':') {
     return;  // comment, often used as a keep-alive
   }
-  const std::size_t colon = line.find(':');
+  const std::size_t colon = line.starts_with("data:") ? 4 : line.find(':');
   std::string_view field = line.substr(0, colon);
   std::string_view value;
   if (colon != std::string_view::npos) {
@@ -86,10 +88,15 @@ void SseParser::process_line(std::string_view line, const Callback& on_event) {
     }
   }
   if (field == "data") {
-    if (has_data_) {
-      data_.push_back('\n');
+    if (!has_data_ && in_bytes) {
+      data_view_ = value;  // the usual event, one data line: handed over without a copy
+    } else {
+      materialize();
+      if (has_data_) {
+        data_.push_back('\n');
+      }
+      data_.append(value);
     }
-    data_.append(value);
     has_data_ = true;
   } else if (field == "event") {
     event_.assign(value);
@@ -100,10 +107,18 @@ void SseParser::process_line(std::string_view line, const Callback& on_event) {
   }
 }
 
+void SseParser::materialize() {
+  if (data_view_.data() != nullptr) {
+    data_.assign(data_view_);
+    data_view_ = {};
+  }
+}
+
 void SseParser::dispatch(const Callback& on_event) {
   if (has_data_) {
-    on_event(SseEvent{event_, data_, id_});
+    on_event(SseEvent{event_, data_view_.data() != nullptr ? data_view_ : std::string_view(data_), id_});
   }
+  data_view_ = {};
   data_.clear();
   event_.clear();
   has_data_ = false;

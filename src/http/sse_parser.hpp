@@ -1,7 +1,7 @@
 #pragma once
 // Incremental parser for text/event-stream (WHATWG HTML "server-sent events"). Bytes may be split
 // anywhere, including between the CR and LF of a CRLF. Allocation-free in steady state: buffers
-// are reused from event to event.
+// are reused from event to event, and an event of one data line is handed over without a copy.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -35,10 +35,14 @@ class SseParser {
   [[nodiscard]] std::size_t ignored_lines() const { return ignored_lines_; }
 
  private:
-  void process_line(std::string_view line, const Callback& on_event);
+  // `in_bytes`: the line is a view of the bytes being fed, not of line_.
+  void process_line(std::string_view line, bool in_bytes, const Callback& on_event);
   void dispatch(const Callback& on_event);
+  // Copies a data line still held as a view of the fed bytes into data_.
+  void materialize();
 
   std::string line_;
+  std::string_view data_view_;  // the event's only data line, when it lies in the bytes being fed
   std::string data_;
   std::string event_;
   std::string id_;
