@@ -79,7 +79,7 @@ void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy
              (a.conn && a.head.status >= 500)) {
     result = UpstreamResult::failure;
   }
-  if (d.outlier.record(policy, result, monotonic_ns())) {
+  if (d.outlier.record(policy, result, coarse_monotonic_ns())) {
     metrics.ejected(d);
     spdlog::warn("deployment {} of {} ejected ({} in a row)", d.provider, d.upstream_model,
                  d.outlier.ejections_in_a_row());
@@ -125,8 +125,8 @@ namespace {
 // Time left before the deployment's total timeout, counted from the request's arrival (at least
 // 1 ms, so that an expired deadline still fails through the normal timeout path).
 std::chrono::milliseconds remaining(std::int64_t received_ns, const Deployment& d) {
-  const auto elapsed =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(monotonic_ns() - received_ns));
+  const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::nanoseconds(coarse_monotonic_ns() - received_ns));
   return std::max(std::chrono::milliseconds(1), d.total_timeout - elapsed);
 }
 
@@ -311,7 +311,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     // A deployment whose provider said its limit is spent gets nothing until the reset. Ejected
     // deployments sit out their cooldown, unless every available one is ejected (then all are
     // candidates again rather than failing outright: Envoy's panic mode).
-    const std::int64_t now = monotonic_ns();
+    const std::int64_t now = coarse_monotonic_ns();
     available.clear();
     healthy.clear();
     std::int64_t soonest = std::numeric_limits<std::int64_t>::max();
@@ -422,7 +422,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     }
     record_outcome(*d, a, options_.outlier, *ctx.snapshot->metrics);
     if (a.conn) {
-      if (auto until = provider_rest_until(a.head, monotonic_ns())) {
+      if (auto until = provider_rest_until(a.head, coarse_monotonic_ns())) {
         std::int64_t current = d->limited_until_ns.load(std::memory_order_relaxed);
         while (current < *until && !d->limited_until_ns.compare_exchange_weak(current, *until)) {
         }
