@@ -141,20 +141,72 @@ Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* ac
   }
 }
 
+namespace {
+
+// The target without its query, in OpenAI's layout (Groq's SDK calls <base>/openai/v1/...).
+std::string_view request_path(std::string_view target) {
+  std::string_view path = target.substr(0, target.find('?'));
+  if (path.starts_with("/openai/v1/")) {
+    path.remove_prefix(7);
+  }
+  return path;
+}
+
+bool is_inference(std::string_view path) {
+  return path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
+}
+
+}  // namespace
+
 awaitable<void> Proxy::handle(http::Exchange& ex) {
-  Context ctx;
+  const std::string_view path = request_path(ex.target());
+  if (ex.method() == "POST" && is_inference(path)) {
+    return serve(ex, path);
+  }
+  return handle_other(ex, path);
+}
+
+void Proxy::begin_context(http::Exchange& ex, std::string_view path, Context& ctx) const {
   ctx.snapshot = snapshot_.load();
   ctx.received_ns = ex.received_ns();
   const std::string_view client_id = ex.header("X-Request-Id");
   ctx.request_id = acceptable_request_id(client_id) ? std::string(client_id) : new_request_id();
   ctx.method = ex.method();
-  ctx.path = ex.target().substr(0, ex.target().find('?'));
-  if (ctx.path.starts_with("/openai/v1/")) {
-    ctx.path.remove_prefix(7);  // Groq's path layout: its SDK calls <base>/openai/v1/...
+  ctx.path = path;
+}
+
+awaitable<void> Proxy::serve(http::Exchange& ex, std::string_view path) {
+  Context ctx;
+  begin_context(ex, path, ctx);
+  ctx.endpoint = ctx.path.substr(3);
+  active_.fetch_add(1, std::memory_order_relaxed);
+  // A client that leaves cancels its upstream request at once: the watch closes the upstream
+  // connection (or cancels the backoff), which ends whatever the proxy was waiting for.
+  {
+    const http::PeerWatchScope watch(ex, [&ctx] {
+      ctx.client_gone = true;
+      if (ctx.upstream != nullptr) {
+        ctx.upstream->close();
+      }
+      if (ctx.backoff != nullptr) {
+        ctx.backoff->cancel();
+      }
+    });
+    co_await proxy(ex, ctx);
   }
+  if (ctx.client_gone) {
+    ctx.status = 499;  // nginx's code for "client closed request"
+    ctx.error = "client disconnected; upstream request cancelled";
+  }
+  finish(ctx);
+  active_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
+  Context ctx;
+  begin_context(ex, path, ctx);
   const http::Header id_header{"X-Request-Id", ctx.request_id};
   const bool get = ctx.method == "GET";
-  const bool post = ctx.method == "POST";
 
   if (get && ctx.path == "/health") {
     co_await ex.respond(200, "application/json", R"({"status":"ok"})", {&id_header, 1});
@@ -200,31 +252,6 @@ awaitable<void> Proxy::handle(http::Exchange& ex) {
     }
     const std::string body = openai::model_list_json(names, "infergate");
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
-    co_return;
-  }
-  if (post && (ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" || ctx.path == "/v1/embeddings")) {
-    ctx.endpoint = ctx.path.substr(3);
-    active_.fetch_add(1, std::memory_order_relaxed);
-    // A client that leaves cancels its upstream request at once: the watch closes the upstream
-    // connection (or cancels the backoff), which ends whatever the proxy was waiting for.
-    {
-      const http::PeerWatchScope watch(ex, [&ctx] {
-        ctx.client_gone = true;
-        if (ctx.upstream != nullptr) {
-          ctx.upstream->close();
-        }
-        if (ctx.backoff != nullptr) {
-          ctx.backoff->cancel();
-        }
-      });
-      co_await proxy(ex, ctx);
-    }
-    if (ctx.client_gone) {
-      ctx.status = 499;  // nginx's code for "client closed request"
-      ctx.error = "client disconnected; upstream request cancelled";
-    }
-    finish(ctx);
-    active_.fetch_sub(1, std::memory_order_relaxed);
     co_return;
   }
   const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
