@@ -4,6 +4,7 @@
 
 #include <boost/beast/http/error.hpp>
 
+#include <random>
 #include <string>
 
 namespace infergate::http {
@@ -151,6 +152,49 @@ TEST(MessageHead, FindsTheEndOfAHeadThatArrivesInPieces) {
       }
     }
     EXPECT_EQ(found, end) << "step " << step;
+  }
+}
+
+// Mangled heads (bytes flipped, inserted or dropped) parse to a clean error or to a head whose
+// every view lies inside the text, never to a crash (the sanitizer build runs this too).
+TEST(MessageHead, MangledHeadsFailCleanly) {
+  const std::string request = "POST /v1/x?y=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nConnection: close\r\n\r\n";
+  const std::string reply =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Ratelimit-Remaining-Requests: 9\r\n\r\n";
+  std::mt19937 rng(3);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = round % 2 == 0 ? request : reply;
+    for (int e = 1 + static_cast<int>(rng() % 3); e > 0; --e) {
+      const std::size_t at = rng() % (text.size() - 4);  // the final empty line stays
+      if (rng() % 2 == 0) {
+        text[at] = static_cast<char>(rng() % 256);
+      } else {
+        text.insert(at, 1, ":\r\n \t,0"[rng() % 7]);
+      }
+    }
+    std::size_t scanned = 0;
+    const std::size_t end = find_head_end(text, scanned);
+    if (end == std::string::npos) {
+      continue;
+    }
+    const std::string_view head = std::string_view(text).substr(0, end);
+    MessageHead parsed;
+    const auto ec = round % 2 == 0 ? parse_request_head(head, parsed) : parse_response_head(head, false, parsed);
+    if (ec) {
+      continue;
+    }
+    auto inside = [&](std::string_view v) {
+      return v.empty() || (v.data() >= head.data() && v.data() + v.size() <= head.data() + head.size());
+    };
+    ASSERT_TRUE(inside(parsed.method) && inside(parsed.target)) << text;
+    for (const Header& h : parsed.fields) {
+      ASSERT_TRUE(inside(h.name) && inside(h.value)) << text;
+      ASSERT_EQ(h.value.find_first_of("\r\n"), std::string_view::npos) << text;
+    }
+    if (round % 2 == 1) {
+      ASSERT_GE(parsed.status, 100) << text;
+      ASSERT_LE(parsed.status, 999) << text;
+    }
   }
 }
 
