@@ -130,6 +130,7 @@ TEST(RequestReader, SurvivesMangledInput) {
     boost::system::error_code error;
     ASSERT_EQ(read_all(reader, valid, 7, error).size(), 3U) << error.message();
   }
+  constexpr char kInserted[] = "\r\n:; 0123456789abcdefABCDEF\x00\x7f\xff";  // framing bytes and worse
   std::mt19937 rng(5);
   constexpr std::size_t kMaxBody = 64;
   int stats[4] = {};  // rounds by how many requests they completed
@@ -143,7 +144,7 @@ TEST(RequestReader, SurvivesMangledInput) {
           input[at] = static_cast<char>(rng() % 256);
           break;
         case 1:
-          input.insert(at, 1, "\r\n:; 0123456789abcdefABCDEF\x00\x7f\xff"[rng() % 32]);
+          input.insert(at, 1, kInserted[rng() % (sizeof(kInserted) - 1)]);
           break;
         default:
           input.erase(at, 1 + rng() % 8);
