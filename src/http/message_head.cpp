@@ -7,6 +7,8 @@
 #include <array>
 #include <charconv>
 
+#include "core/trim.hpp"
+
 namespace infergate::http {
 
 namespace bhttp = boost::beast::http;
@@ -53,22 +55,12 @@ bool is_token(std::string_view s) {
   return !s.empty() && all_of(s, kToken);
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
 // Calls `f` with each element of a comma-separated list, trimmed; empty elements are skipped.
 template <class F>
 void for_each_element(std::string_view list, F f) {
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
-    const std::string_view element = trim(list.substr(0, comma));
+    const std::string_view element = trim_blanks(list.substr(0, comma));
     if (!element.empty()) {
       f(element);
     }
@@ -114,7 +106,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
       return bhttp::error::bad_field;
     }
     const std::string_view name = line.substr(0, colon);
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = trim_blanks(line.substr(colon + 1));
     if (!all_of(value, kText)) {
       return bhttp::error::bad_value;
     }

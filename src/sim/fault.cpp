@@ -5,19 +5,11 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "core/trim.hpp"
+
 namespace infergate::sim {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
 
 std::optional<int> parse_int(std::string_view text, int minimum, int maximum) {
   int value = 0;
@@ -105,14 +97,15 @@ std::optional<std::string> FaultInjector::plan(std::string_view header, Fault& o
 
   while (!header.empty()) {
     const std::size_t comma = header.find(',');
-    const std::string_view entry = trim(header.substr(0, comma));
+    const std::string_view entry = trim_blanks(header.substr(0, comma));
     header = comma == std::string_view::npos ? std::string_view{} : header.substr(comma + 1);
     if (entry.empty()) {
       continue;
     }
     const std::size_t eq = entry.find('=');
-    const std::string_view key = trim(entry.substr(0, eq));
-    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : trim(entry.substr(eq + 1));
+    const std::string_view key = trim_blanks(entry.substr(0, eq));
+    const std::string_view value =
+        eq == std::string_view::npos ? std::string_view{} : trim_blanks(entry.substr(eq + 1));
     if (auto error = apply(key, value, eq != std::string_view::npos, f)) {
       return error;
     }
