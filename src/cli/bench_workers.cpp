@@ -92,6 +92,9 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, w.errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  // Nothing else of the parent's: a worker holding the embedded simulator's listening socket would
+  // keep its connections queued there for ever once the parent is gone.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   const int failed = posix_spawn(&w.pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (failed != 0) {

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 import unittest
 
 from processes import BIN, Sim, bench
@@ -67,6 +68,31 @@ class Report(unittest.TestCase):
             self.assertAlmostEqual(s["ttft_ms"]["p%d" % p], exact, delta=0.01 * exact + 0.02)
         self.assertAlmostEqual(s["ttft_ms"]["max"], max(ttft), places=6)
         self.assertIn("merged 2 runs", r.stdout)
+
+    def test_workers_end_when_their_parent_dies(self):
+        # The parent serves the embedded simulator; a worker that kept the parent's listening socket
+        # would wait for ever on connections nobody accepts.
+        parent = subprocess.Popen([BIN, "bench", "--sim-speedup", "2", "--concurrency", "4", "--requests", "100000",
+                                   "--workers", "2", "--json", self.path("gone.json")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        workers = []
+        deadline = time.monotonic() + 20
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            workers = subprocess.run(["pgrep", "-P", str(parent.pid)], capture_output=True, text=True).stdout.split()
+        self.assertEqual(len(workers), 2)
+        time.sleep(0.5)  # requests in flight
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 20
+        alive = workers
+        while alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+            alive = [pid for pid in alive if os.path.exists("/proc/%s" % pid) and
+                     open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"]
+        for pid in alive:
+            os.kill(int(pid), 9)
+        self.assertEqual(alive, [], "workers still running 20 s after their parent died")
 
     def test_workers_and_threads_split_one_load_and_merge_exactly(self):
         r = bench("--sim-speedup", "20", "--concurrency", "4", "--requests", "60", "--input-tokens", "32",
