@@ -38,10 +38,11 @@ class ReadBuffer {
   }
   void commit(std::size_t bytes) { end_ += bytes; }
 
-  // Drops bytes from the front; an emptied buffer starts again at its beginning.
-  void consume(std::size_t bytes) {
+  // Drops bytes from the front; an emptied buffer starts again at its beginning unless
+  // `keep_place` (a read into the room after the data is in flight: its bytes land there).
+  void consume(std::size_t bytes, bool keep_place = false) {
     begin_ += bytes;
-    if (begin_ == end_) {
+    if (begin_ == end_ && !keep_place) {
       begin_ = end_ = 0;
     }
   }

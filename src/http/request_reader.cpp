@@ -89,12 +89,25 @@ RequestReader::Status RequestReader::advance() {
       break;
     }
   }
-  if (head_at_ != buffer_.data()) {  // a read for the body moved the data: point at its new place
-    const std::string_view data(buffer_.data(), head_end_);
-    parse_request_head(data, head_);
+  repoint_head();
+  return Status::complete;
+}
+
+void RequestReader::repoint_head() {
+  if (head_at_ != buffer_.data()) {  // the data moved: point the head's views at its new place
+    parse_request_head(std::string_view(buffer_.data(), head_end_), head_);
     head_at_ = buffer_.data();
   }
-  return Status::complete;
+}
+
+bool RequestReader::pipelined() const {
+  return buffer_.size() > head_end_ + body().size();
+}
+
+std::span<char> RequestReader::spare(std::size_t bytes) {
+  const std::span<char> room = buffer_.prepare(bytes);
+  repoint_head();
+  return room;
 }
 
 std::string_view RequestReader::body() const {
@@ -104,8 +117,8 @@ std::string_view RequestReader::body() const {
   return {buffer_.data() + head_end_, size};
 }
 
-void RequestReader::next() {
-  buffer_.consume(head_end_ + body().size());
+void RequestReader::next(bool read_in_flight) {
+  buffer_.consume(head_end_ + body().size(), read_in_flight);
   head_ = MessageHead{};
   head_at_ = nullptr;
   scanned_ = head_end_ = body_size_ = 0;

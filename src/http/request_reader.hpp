@@ -39,11 +39,20 @@ class RequestReader {
   [[nodiscard]] const MessageHead& head() const { return head_; }
   [[nodiscard]] std::string_view body() const;
 
+  // Bytes of a further request have arrived after the complete one (pipelining).
+  [[nodiscard]] bool pipelined() const;
+  // Room after the complete request for reading the next one while this one is served: at least
+  // `bytes`, found without moving the data unless there is less (head() then points at its new
+  // place, before anyone has taken a view of it). commit() what the read got.
+  std::span<char> spare(std::size_t bytes);
+
   // Lets go of the complete request, keeping whatever came after it (a pipelined request).
-  void next();
+  // `read_in_flight`: a read into spare() has not completed yet; its bytes will follow what is kept.
+  void next(bool read_in_flight = false);
 
  private:
   Status fail(boost::system::error_code ec);
+  void repoint_head();
 
   std::size_t max_header_bytes_;
   std::size_t max_body_bytes_;

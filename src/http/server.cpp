@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
@@ -17,6 +20,9 @@
 #include <charconv>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <tuple>
 
 #include "core/append_number.hpp"
 #include "core/clock.hpp"
@@ -53,27 +59,84 @@ std::string error_body(std::string_view message, std::string_view code) {
                      message, code);
 }
 
-// The client-disconnect watch of one connection, reused by each of its requests. A cancelled
-// receive may complete after the watch has been armed for the next request: its generation tells
-// it apart.
-struct PeerWatch {
-  std::uint64_t generation = 0;
-  bool active = false;
-  std::function<void()> on_close;
-  char peeked = 0;
+// Bytes of the next request are read into room after the current one while its handler works.
+// That read is also the watch for the client leaving: an end of stream or an error while a handler
+// watches calls its on_close. The next request needs the read anyway, so the watch costs nothing
+// of its own (a peeking receive and its cancellation cost a system call and two completions per
+// request).
+struct ReadAhead {
+  bool pending = false;  // the read is in flight
+  bool arrived = false;  // it completed while nobody waited: `ec` and `bytes` are its result
+  error_code ec;
+  std::size_t bytes = 0;
+  std::function<void()> on_close;  // while a handler watches
+  // The session, waiting for it. In an optional because Boost 1.81's any_completion_handler
+  // cannot be move-assigned (its operator= wraps the handler in itself, endlessly).
+  std::optional<net::any_completion_handler<void(error_code, std::size_t)>> waiter;
 };
+
+// The least room the read ahead gets: a typical request head and body.
+constexpr std::size_t kReadAheadBytes = 1024;
+
+// Completes the read ahead: resumes the session if it waits, else keeps the result for it.
+class ReadAheadDone {
+ public:
+  explicit ReadAheadDone(std::shared_ptr<ReadAhead> state) : state_(std::move(state)) {}
+  ReadAheadDone(ReadAheadDone&&) = default;
+  ReadAheadDone& operator=(ReadAheadDone&&) = delete;
+  ReadAheadDone(const ReadAheadDone&) = delete;
+  ReadAheadDone& operator=(const ReadAheadDone&) = delete;
+  // Dropped without completing (its io_context destroyed first): the waiting session goes with
+  // it, which would otherwise keep itself alive through the state it holds.
+  ~ReadAheadDone() {
+    if (state_) {
+      state_->waiter.reset();
+    }
+  }
+
+  void operator()(error_code ec, std::size_t bytes) {
+    const std::shared_ptr<ReadAhead> state = std::move(state_);
+    state->pending = false;
+    if (state->waiter) {
+      auto waiter = std::move(*state->waiter);
+      state->waiter.reset();
+      waiter(ec, bytes);
+      return;
+    }
+    state->arrived = true;
+    state->ec = ec;
+    state->bytes = bytes;
+    if (ec && state->on_close) {
+      auto on_close = std::move(state->on_close);
+      on_close();  // end of stream or an error: the client is gone
+    }
+  }
+
+ private:
+  std::shared_ptr<ReadAhead> state_;
+};
+
+// Suspends until the pending read ahead completes, with its result.
+awaitable<std::tuple<error_code, std::size_t>> wait_for(ReadAhead& ahead) {
+  return net::async_initiate<decltype(as_tuple), void(error_code, std::size_t)>(
+      [&ahead](auto handler) { ahead.waiter.emplace(std::move(handler)); }, as_tuple);
+}
+
+awaitable<std::tuple<error_code, std::size_t>> read_some(tcp::socket& socket, std::span<char> room) {
+  return socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+}
 
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
-  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head,
-                  const std::shared_ptr<PeerWatch>& watch, std::int64_t received_ns, bool keep_alive)
+  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head, ReadAhead& ahead,
+                  std::int64_t received_ns, bool keep_alive)
       : socket_(socket),
         request_(request),
         head_(head),
         received_ns_(received_ns),
         keep_alive_(keep_alive),
-        watch_(watch) {}
+        ahead_(ahead) {}
 
   std::string_view method() const override { return request_.head().method; }
   std::string_view target() const override { return request_.head().target; }
@@ -143,37 +206,16 @@ class SessionExchange final : public Exchange {
     finished_ = false;
   }
 
-  // A peeking receive rather than async_wait: async_wait re-arms the descriptor in epoll (one
-  // epoll_ctl per request). While the watch is active the socket outlives it (stop_watching() runs
-  // before the session moves on).
   void watch_peer(std::function<void()> on_close) override {
-    PeerWatch& w = *watch_;
-    w.on_close = std::move(on_close);
-    w.active = true;
-    ++w.generation;
-    watching_ = true;
-    socket_.async_receive(net::buffer(&w.peeked, 1), tcp::socket::message_peek,
-                          [watch = watch_, generation = w.generation](error_code ec, std::size_t n) {
-                            if (!watch->active || watch->generation != generation) {
-                              return;  // stopped, and perhaps watching a later request by now
-                            }
-                            watch->active = false;
-                            if (!ec && n > 0) {
-                              return;  // a pipelined request: the client is alive; stop watching
-                            }
-                            watch->on_close();  // end of stream or an error: the client is gone
-                          });
+    if (ahead_.pending) {
+      ahead_.on_close = std::move(on_close);
+    } else if (ahead_.arrived && ahead_.ec) {  // gone before the handler looked
+      net::post(socket_.get_executor(), std::move(on_close));
+    }
+    // Otherwise more of the client's requests are here already: it is evidently still there.
   }
 
-  void stop_watching() override {
-    if (watching_) {
-      watching_ = false;
-      watch_->active = false;
-      watch_->on_close = nullptr;
-      error_code ignored;
-      socket_.cancel(ignored);  // the pending receive completes (aborted) and lets go of the state
-    }
-  }
+  void stop_watching() override { ahead_.on_close = nullptr; }
 
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
@@ -203,8 +245,7 @@ class SessionExchange final : public Exchange {
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
-  bool watching_ = false;
-  const std::shared_ptr<PeerWatch>& watch_;
+  ReadAhead& ahead_;
 };
 
 awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {
@@ -242,7 +283,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     RequestReader reader(limits.max_header_bytes, limits.max_body_bytes, kReadBufferBytes);
     // Kept armed between requests: the next request's reads only move it (no timer system call).
     IoDeadline deadline(socket);
-    auto peer_watch = std::make_shared<PeerWatch>();
+    auto ahead = std::make_shared<ReadAhead>();
     std::string head;
     for (;;) {
       std::int64_t deadline_ns = monotonic_ns() + nanoseconds(limits.header_timeout);
@@ -257,9 +298,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
           }
         }
-        const std::span<char> room = reader.prepare();
+        if (ahead->arrived) {  // what the read ahead got while the last handler worked: an error
+          ahead->arrived = false;
+          ec = ahead->ec;
+          break;
+        }
+        auto read = ahead->pending ? wait_for(*ahead) : read_some(socket, reader.prepare());
         deadline.begin_until(deadline_ns);
-        auto [read_ec, n] = co_await socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+        const auto [read_ec, n] = co_await std::move(read);
         deadline.end();
         if (read_ec) {
           ec = read_ec;
@@ -274,8 +320,13 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         co_await reject(socket, reader.got_some(), deadline.expired() ? beast::error::timeout : ec);
         break;
       }
+      if (!reader.pipelined()) {
+        const std::span<char> room = reader.spare(kReadAheadBytes);
+        ahead->pending = true;
+        socket.async_read_some(net::buffer(room.data(), room.size()), ReadAheadDone(ahead));
+      }
       const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, reader, head, peer_watch, monotonic_ns(), keep_alive);
+      SessionExchange exchange(socket, reader, head, *ahead, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);
@@ -289,7 +340,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (!exchange.finished() || !keep_alive) {
         break;
       }
-      reader.next();
+      if (ahead->arrived && !ahead->ec) {
+        ahead->arrived = false;
+        reader.commit(ahead->bytes);
+      }
+      reader.next(ahead->pending);
     }
     error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);

@@ -59,8 +59,9 @@ class Exchange {
 
   // Calls `on_close` (on this connection's thread) if the client closes or the connection fails
   // before stop_watching(); never after it. `on_close` cancels the work itself (closes an upstream
-  // connection, wakes a waiting coroutine). One reactor wait, no extra coroutine. A pipelined
-  // request from the client ends the watch: the client is evidently still there.
+  // connection, wakes a waiting coroutine). The watch is the read of the client's next request,
+  // started as soon as this one was read: no system call or coroutine of its own. Bytes of a
+  // further request end the watch: the client is evidently still there.
   virtual void watch_peer(std::function<void()> on_close) = 0;
   virtual void stop_watching() = 0;
 };

@@ -93,6 +93,56 @@ TEST(RequestReader, SaysWhenTheHeadIsInBeforeTheBody) {
   EXPECT_EQ(reader.body(), "body");
 }
 
+void put(RequestReader& reader, std::span<char> room, std::string_view bytes) {
+  ASSERT_GE(room.size(), bytes.size());
+  std::memcpy(room.data(), bytes.data(), bytes.size());
+  reader.commit(bytes.size());
+}
+
+// The server reads the next request into spare() while a handler holds views of the current one;
+// the read completes before next() or after it.
+TEST(RequestReader, ReadsTheNextRequestAheadWhileTheCurrentOneIsServed) {
+  const std::string body(180, 'b');
+  const std::string first = "POST /first HTTP/1.1\r\nX-Tag: one\r\nContent-Length: 180\r\n\r\n" + body;
+  const std::string second = "GET /second HTTP/1.1\r\n\r\n";
+  for (const bool completes_before_next : {true, false}) {
+    SCOPED_TRACE(completes_before_next);
+    RequestReader reader(1024, 1024, 256);  // the first request nearly fills it: spare() must grow it
+    put(reader, reader.prepare(), first);
+    ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+    EXPECT_FALSE(reader.pipelined());
+    const auto room = reader.spare(512);
+    EXPECT_GE(room.size(), 512U);
+    // The views of the request point at its new place.
+    EXPECT_EQ(reader.head().target, "/first");
+    EXPECT_EQ(reader.head().header("X-Tag"), "one");
+    EXPECT_EQ(reader.body(), body);
+    if (completes_before_next) {
+      put(reader, room, second);
+      reader.next();
+    } else {
+      reader.next(true);
+      put(reader, room, second);
+    }
+    ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+    EXPECT_EQ(reader.head().target, "/second");
+    EXPECT_FALSE(reader.pipelined());
+  }
+}
+
+TEST(RequestReader, SaysWhenAnotherRequestFollows) {
+  RequestReader reader(1024, 1024);
+  put(reader, reader.prepare(),
+      "POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+  ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+  EXPECT_EQ(reader.body(), "abc");
+  EXPECT_TRUE(reader.pipelined());
+  reader.next();
+  ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+  EXPECT_EQ(reader.head().target, "/b");
+  EXPECT_FALSE(reader.pipelined());
+}
+
 TEST(RequestReader, EnforcesTheHeaderAndBodyLimits) {
   boost::system::error_code error;
   RequestReader small_head(64, 1024);
