@@ -4,16 +4,18 @@ An instant upstream (nginx answering a realistic chat completion, or a 68-event 
 request streams) sits on core 0 with the load generator (wrk); the proxy under test runs alone on
 core 1. For each target (direct, infergate, nginx, haproxy), each body (plain, stream) and 16 and 64
 connections it reports requests/s, p50/p99 latency added over direct, and the proxy's CPU time per
-request (utime + stime from /proc, over the run). infergate runs with request IDs, metrics, access
-log (to a file) and usage parsing on, as in production.
+request (utime + stime from /proc, over the run). Each figure is the median of interleaved rounds:
+this machine's speed drifts from one minute to the next. infergate runs with request IDs,
+metrics, access log (to a file) and usage parsing on, as in production.
 
-Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4]
+Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
 Needs nginx, haproxy and wrk: apt-get install nginx-light haproxy wrk (not needed by the tests)."""
 import argparse
 import json
 import os
 import re
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -98,14 +100,20 @@ def wait_port(port, seconds=10):
     raise RuntimeError("nothing listens on %d" % port)
 
 
-def cpu_seconds(pids):
-    total = 0.0
+def cpu_split(pids):
+    """(user, system) CPU seconds of every thread of `pids`."""
+    user = system = 0.0
     for pid in pids:
         for task in os.listdir("/proc/%d/task" % pid):
             with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+            system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
+    return user, system
+
+
+def cpu_seconds(pids):
+    return sum(cpu_split(pids))
 
 
 def children(pid):
@@ -130,10 +138,52 @@ def run_wrk(url, lua, connections, seconds):
             "p50": parse_latency(out, "50%"), "p99": parse_latency(out, "99%")}
 
 
+def measure(tmp, name, pid, base, mode, connections, seconds):
+    """One wrk run against one target; the proxy's user and system CPU µs per request with it."""
+    body = {"model": "plain" if mode == "plain" else "sse",
+            "messages": [{"role": "user", "content": "hello " * 100}],
+            "max_tokens": 64, "stream": mode == "stream"}
+    path = "/v1/chat/completions"
+    if name != "infergate":
+        path = ("/plain" if mode == "plain" else "/sse") + path
+    lua = os.path.join(tmp, "%s-%s.lua" % (name, mode))
+    with open(lua, "w") as f:
+        f.write('wrk.method = "POST"\nwrk.path = "%s"\nwrk.body = %s\n'
+                'wrk.headers["Content-Type"] = "application/json"\n' % (path, json.dumps(json.dumps(body))))
+    pids = children(pid) if pid else []
+    before = cpu_split(pids)
+    r = run_wrk(base, lua, connections, seconds)
+    after = cpu_split(pids)
+    r["user_us"] = (after[0] - before[0]) * 1e6 / r["requests"]
+    r["sys_us"] = (after[1] - before[1]) * 1e6 / r["requests"]
+    r["cpu_us"] = r["user_us"] + r["sys_us"]
+    return r
+
+
+def report(mode, connections, results, rounds):
+    """Medians over the rounds of each figure, taken one figure at a time."""
+    def med(name, key):
+        return statistics.median(r[key] for r in results[(mode, connections, name)])
+
+    print("\n%s, %d connections, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
+          (mode, connections, rounds, med("direct", "rps"), med("direct", "p50"), med("direct", "p99")))
+    print("  %-10s %10s %10s %10s %22s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req (user+sys)"))
+    for name in ("infergate", "nginx", "haproxy"):
+        print("  %-10s %10.0f %10.3f %10.3f %8.1f (%4.1f + %4.1f)" % (
+            name, med(name, "rps"), med(name, "p50") - med("direct", "p50"),
+            med(name, "p99") - med("direct", "p99"), med(name, "cpu_us"), med(name, "user_us"), med(name, "sys_us")))
+    best = min(med(n, "cpu_us") for n in ("nginx", "haproxy"))
+    best_rps = max(med(n, "rps") for n in ("nginx", "haproxy"))
+    print("  infergate / best of nginx, haproxy: CPU per request %.2f, req/s %.2f" %
+          (med("infergate", "cpu_us") / best, med("infergate", "rps") / best_rps))
+    sys.stdout.flush()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default="build/src/cli/infergate")
     p.add_argument("--seconds", type=int, default=4)
+    p.add_argument("--rounds", type=int, default=3, help="wrk runs per target and load, interleaved")
     args = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="ig-overhead-")
     ports = {name: free_port() for name in ("upstream", "infergate", "nginx", "haproxy")}
@@ -196,34 +246,15 @@ backend b
         results = {}
         for mode in ("plain", "stream"):
             for connections in (16, 64):
-                for name, (pid, base) in targets.items():
-                    body = {"model": "plain" if mode == "plain" else "sse",
-                            "messages": [{"role": "user", "content": "hello " * 100}],
-                            "max_tokens": 64, "stream": mode == "stream"}
-                    path = "/v1/chat/completions"
-                    if name != "infergate":
-                        path = ("/plain" if mode == "plain" else "/sse") + path
-                    lua = os.path.join(tmp, "%s-%s.lua" % (name, mode))
-                    with open(lua, "w") as f:
-                        f.write('wrk.method = "POST"\nwrk.path = "%s"\nwrk.body = %s\n'
-                                'wrk.headers["Content-Type"] = "application/json"\n' % (path, json.dumps(json.dumps(body))))
-                    pids = children(pid) if pid else []
-                    cpu_before = cpu_seconds(pids) if pids else 0
-                    r = run_wrk(base, lua, connections, args.seconds)
-                    r["cpu_us_per_request"] = ((cpu_seconds(pids) - cpu_before) * 1e6 / r["requests"]) if pids else None
-                    results[(mode, connections, name)] = r
-                direct = results[(mode, connections, "direct")]
-                print("\n%s, %d connections (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
-                      (mode, connections, direct["rps"], direct["p50"], direct["p99"]))
-                print("  %-10s %10s %12s %12s %14s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req"))
-                for name in ("infergate", "nginx", "haproxy"):
-                    r = results[(mode, connections, name)]
-                    print("  %-10s %10.0f %12.3f %12.3f %14.1f" % (name, r["rps"], r["p50"] - direct["p50"],
-                                                                 r["p99"] - direct["p99"], r["cpu_us_per_request"]))
-                best = min(results[(mode, connections, n)]["cpu_us_per_request"] for n in ("nginx", "haproxy"))
-                ours = results[(mode, connections, "infergate")]["cpu_us_per_request"]
-                print("  infergate CPU per request / best of nginx, haproxy: %.2f" % (ours / best))
-                sys.stdout.flush()
+                names = list(targets)
+                for round_index in range(args.rounds):
+                    # Rotated each round so that no target always runs first or last.
+                    shift = round_index % len(names)
+                    for name in names[shift:] + names[:shift]:
+                        pid, base = targets[name]
+                        r = measure(tmp, name, pid, base, mode, connections, args.seconds)
+                        results.setdefault((mode, connections, name), []).append(r)
+                report(mode, connections, results, args.rounds)
     finally:
         stop_all(procs)
 
