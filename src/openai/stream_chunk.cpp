@@ -181,51 +181,65 @@ ChunkGlance glance_stream_chunk_scalar(std::string_view data) {
   return g;
 }
 
+#if defined(__SSE2__)
+namespace {
+
+// Where 16 bytes hold quotes, colons, and the letters a key of interest ends in: text, content,
+// reasoning_content (t), usage, infergate_trace (e), error (r), x_groq (q), reasoning (g).
+struct BlockMasks {
+  unsigned quotes;
+  unsigned colons;
+  unsigned key_ends;
+};
+
+BlockMasks block_masks(__m128i bytes) {
+  __m128i ends = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('t'));
+  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('e')));
+  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('r')));
+  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('q')));
+  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('g')));
+  return {static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')))),
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(':')))),
+          static_cast<unsigned>(_mm_movemask_epi8(ends))};
+}
+
+}  // namespace
+#endif
+
 // One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
-// every event a proxy forwards. Sixteen bytes at a time find each quote followed by a colon; the
-// scalar search above (a memchr per colon) cost a fifth of a streaming proxy's user time.
+// every event a proxy forwards. Sixteen bytes at a time find each quote followed by a colon whose
+// key ends in a letter that a key of interest ends in; only those few keys are looked at. The
+// scalar search above (a memchr per colon, every key looked at) cost a fifth of a streaming
+// proxy's user time.
 ChunkGlance glance_stream_chunk(std::string_view data) {
 #if defined(__SSE2__)
   ChunkGlance g;
   const char* begin = data.data();
   const char* end = begin + data.size();
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i colon = _mm_set1_epi8(':');
-  const char* p = begin;
-  // The last two quotes before the block: the opening and closing quotes of a key can lie in
-  // earlier blocks than its colon.
-  const char* last_quote = nullptr;
-  const char* prior_quote = nullptr;
-  for (; end - p >= 16; p += 16) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const auto quotes = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, quote)));
-    const auto colons = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, colon)));
-    const unsigned quote_before = last_quote == p - 1 ? 1U : 0U;
-    for (unsigned hits = colons & ((quotes << 1) | quote_before); hits != 0; hits &= hits - 1) {
+  BlockMasks carried{0, 0, 0};  // the previous block's, for a colon early in this block
+  for (const char* p = begin; p < end; p += 16) {
+    __m128i bytes;
+    if (end - p >= 16) {
+      bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    } else {  // the last bytes, padded with zeros (which match nothing): no read past the end
+      alignas(16) char tail[16] = {};
+      std::memcpy(tail, p, static_cast<std::size_t>(end - p));
+      bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
+    }
+    const BlockMasks m = block_masks(bytes);
+    // A colon right after a quote, two bytes after a letter a key of interest ends in.
+    const unsigned quote_before = (m.quotes << 1) | (carried.quotes >> 15);
+    const unsigned end_two_before = (m.key_ends << 2) | (carried.key_ends >> 14);
+    for (unsigned hits = m.colons & quote_before & end_two_before; hits != 0; hits &= hits - 1) {
       const int at = __builtin_ctz(hits);  // the colon; its key's closing quote is at at - 1
-      const char* open = nullptr;
-      if (at == 0) {
-        open = prior_quote;
-      } else if (const unsigned below = quotes & ((1U << (at - 1)) - 1); below != 0) {
-        open = p + (31 - __builtin_clz(below));
+      const unsigned below = at >= 2 ? m.quotes & ((1U << (at - 1)) - 1) : 0;
+      if (below != 0) {
+        glance_key(p + (31 - __builtin_clz(below)), p + at, end, g);
       } else {
-        open = last_quote;
-      }
-      if (open != nullptr) {
-        glance_key(open, p + at, end, g);
+        glance_key_before(begin, end, p + at, g);  // the key began in an earlier block
       }
     }
-    if (quotes != 0) {
-      const int top = 31 - __builtin_clz(quotes);
-      const unsigned rest = quotes & ~(1U << top);
-      prior_quote = rest != 0 ? p + (31 - __builtin_clz(rest)) : last_quote;
-      last_quote = p + top;
-    }
-  }
-  for (; p < end; ++p) {
-    if (*p == ':' && p - begin >= 2 && p[-1] == '"') {
-      glance_key_before(begin, end, p, g);
-    }
+    carried = m;
   }
   return g;
 #else

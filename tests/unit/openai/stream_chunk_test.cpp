@@ -98,10 +98,30 @@ TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
 
 TEST(StreamChunk, GlanceAgreesWithItsScalarFormOnRandomEvents) {
   // Keys and values cut from real chunks and from the cases that make a glance wrong if it slips:
-  // names of interest inside strings, escaped quotes, colons in values, every block alignment.
-  const std::vector<std::string> keys = {
-      "id",    "content", "text",      "usage", "error", "x_groq", "reasoning", "reasoning_content", "infergate_trace",
-      "delta", "model",   "a\\\"usage"};
+  // names of interest inside strings, escaped quotes, colons in values, every block alignment,
+  // names that end in the same letter as one of interest or differ from it only in case.
+  const std::vector<std::string> keys = {"id",
+                                         "content",
+                                         "text",
+                                         "usage",
+                                         "error",
+                                         "x_groq",
+                                         "reasoning",
+                                         "reasoning_content",
+                                         "infergate_trace",
+                                         "delta",
+                                         "model",
+                                         "a\\\"usage",
+                                         "object",
+                                         "role",
+                                         "system_fingerprint",
+                                         "Usage",
+                                         "xcontent",
+                                         "ERROR",
+                                         "t",
+                                         "",
+                                         "contents",
+                                         "g"};
   const std::vector<std::string> values = {R"("")",        R"(" hi")",         "null",   "1",  R"("a\"b:")",
                                            R"({"k":"v"})", R"("\"usage\":1")", R"(":")", "[]", R"("content")",
                                            R"("x":")"};
