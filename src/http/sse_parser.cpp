@@ -19,6 +19,26 @@ std::size_t line_end(std::string_view bytes, std::size_t pos) {
   return lf ? pos + until : std::string_view::npos;
 }
 
+// The end (past its blank line) of an event at `pos` made of one LF-terminated data line and
+// nothing else, the usual event of an LLM stream; npos for anything else, which the line-by-line
+// path below then reads.
+std::size_t single_line_event(std::string_view bytes, std::size_t pos) {
+  constexpr std::string_view kData = "data:";
+  if (bytes.size() - pos < kData.size() + 2 || bytes.compare(pos, kData.size(), kData) != 0) {
+    return std::string_view::npos;
+  }
+  const char* begin = bytes.data() + pos;
+  const void* lf = std::memchr(begin, '\n', bytes.size() - pos);
+  if (lf == nullptr) {
+    return std::string_view::npos;
+  }
+  const auto line = static_cast<std::size_t>(static_cast<const char*>(lf) - begin);
+  if (pos + line + 1 >= bytes.size() || bytes[pos + line + 1] != '\n' || std::memchr(begin, '\r', line) != nullptr) {
+    return std::string_view::npos;
+  }
+  return pos + line + 2;
+}
+
 }  // namespace
 
 std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
@@ -29,6 +49,19 @@ std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
   }
   last_was_cr_ = false;
   while (pos < bytes.size()) {
+    if (line_.empty() && !has_data_ && event_.empty()) {
+      // At the start of an event: the usual one goes out without the line-by-line machinery.
+      if (const std::size_t next = single_line_event(bytes, pos); next != std::string_view::npos) {
+        std::string_view data = bytes.substr(pos + 5, next - 2 - (pos + 5));
+        if (!data.empty() && data.front() == ' ') {
+          data.remove_prefix(1);
+        }
+        position_ = last_blank = next;
+        on_event(SseEvent{{}, data, id_});
+        pos = next;
+        continue;
+      }
+    }
     const std::size_t end = line_end(bytes, pos);
     if (end == std::string_view::npos) {
       line_.append(bytes.substr(pos));

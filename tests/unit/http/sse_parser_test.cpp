@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,58 @@ TEST(SseParser, ReportsWhereEventsEndAndThePointUpToWhichBytesAreComplete) {
   // A comment block alone completes bytes without an event.
   SseParser comments;
   EXPECT_EQ(comments.feed(": keep-alive\n\n: again", [](const SseEvent&) { FAIL(); }), 14U);
+}
+
+// Whole reads take a shortcut for events of one LF-terminated data line; a byte at a time never
+// does. Random streams of every kind of line must give the same events both ways, and the same
+// offsets of their ends where no CR makes those depend on the split.
+TEST(SseParser, TheSingleLineShortcutAgreesWithLineByLineParsing) {
+  const std::vector<std::string> lines = {"data: {\"a\":1}",
+                                          "data:{\"b\":2}",
+                                          "data:",
+                                          "data: ",
+                                          "data:  two spaces",
+                                          "data",
+                                          ": comment",
+                                          "event: e",
+                                          "id: 7",
+                                          "retry: 10",
+                                          "bogus: x",
+                                          "",
+                                          "datum: x",
+                                          "data: with\ra bare CR"};
+  const std::vector<std::string> endings = {"\n", "\n", "\n", "\r\n", "\r"};
+  std::mt19937 rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    std::string stream;
+    const int count = 1 + static_cast<int>(rng() % 12);
+    for (int l = 0; l < count; ++l) {
+      stream += lines[rng() % lines.size()] + endings[rng() % endings.size()];
+    }
+    std::vector<std::size_t> whole_ends;
+    std::vector<std::size_t> byte_ends;
+    SseParser whole;
+    SseParser bytewise;
+    std::vector<Collected> whole_events;
+    std::vector<Collected> byte_events;
+    whole.feed(stream, [&](const SseEvent& e) {
+      whole_events.push_back({std::string(e.event), std::string(e.data), std::string(e.id)});
+      whole_ends.push_back(whole.position());
+    });
+    for (std::size_t at = 0; at < stream.size(); ++at) {
+      bytewise.feed(std::string_view(stream).substr(at, 1), [&](const SseEvent& e) {
+        byte_events.push_back({std::string(e.event), std::string(e.data), std::string(e.id)});
+        byte_ends.push_back(at + bytewise.position());
+      });
+    }
+    ASSERT_EQ(whole_events, byte_events) << testing::PrintToString(stream);
+    // Fed a byte at a time, a CR ends its line before the LF of a CRLF arrives: a CRLF blank line
+    // then ends its event a byte earlier than in one feed.
+    if (stream.find('\r') == std::string::npos) {
+      ASSERT_EQ(whole_ends, byte_ends) << testing::PrintToString(stream);
+    }
+    ASSERT_EQ(whole.ignored_lines(), bytewise.ignored_lines()) << testing::PrintToString(stream);
+  }
 }
 
 }  // namespace
