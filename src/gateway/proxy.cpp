@@ -10,8 +10,10 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include <charconv>
 #include <limits>
 #include <random>
+#include <variant>
 
 #include "core/clock.hpp"
 #include "core/random.hpp"
@@ -34,9 +36,7 @@ using boost::system::error_code;
 using net::awaitable;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
-namespace {
-
-struct Attempt {
+struct Proxy::Attempt {
   AttemptOutcome outcome = AttemptOutcome::success;
   bool refused = false;  // nobody listened: the strongest sign a deployment is down
   std::unique_ptr<http::Connection> conn;
@@ -46,6 +46,8 @@ struct Attempt {
   std::string error_body;  // the upstream's own error body (429, 5xx)
   std::optional<std::chrono::milliseconds> retry_after;
 };
+
+namespace {
 
 std::int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -70,13 +72,15 @@ double jitter() {
   return rng.uniform();
 }
 
-// Feeds the deployment's outlier detection with what this attempt showed about its health.
-void record_outcome(Deployment& d, const Attempt& a, const OutlierPolicy& policy, const GatewayMetrics& metrics) {
+// Feeds the deployment's outlier detection with what an attempt showed about its health:
+// `status` is the response's, 0 when none came.
+void record_outcome(Deployment& d, AttemptOutcome outcome, bool refused, int status, const OutlierPolicy& policy,
+                    const GatewayMetrics& metrics) {
   UpstreamResult result = UpstreamResult::success;
-  if (a.refused) {
+  if (refused) {
     result = UpstreamResult::connect_refused;
-  } else if (a.outcome == AttemptOutcome::connect_failed || a.outcome == AttemptOutcome::first_byte_timeout ||
-             (a.conn && a.head.status >= 500)) {
+  } else if (outcome == AttemptOutcome::connect_failed || outcome == AttemptOutcome::first_byte_timeout ||
+             status >= 500) {
     result = UpstreamResult::failure;
   }
   if (d.outlier.record(policy, result, coarse_monotonic_ns())) {
@@ -264,49 +268,109 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
   co_await ex.respond(error.status, "application/json", body, {&id_header, 1});
 }
 
-awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
+namespace {
+
+// The tokens a request reserves against its key's TPM until its real use is known.
+std::int64_t reservation_tokens(const openai::RequestView& view) {
+  return view.prompt_tokens_estimate + view.max_tokens.value_or(0);
+}
+
+}  // namespace
+
+namespace {
+
+// The deployment for the next attempt; null when every one is at its provider's rate limit
+// (`soonest`: when the first of them resets). A deployment whose provider said its limit is spent
+// gets nothing until the reset. Ejected deployments sit out their cooldown, unless every
+// available one is ejected (then all are candidates again rather than failing outright: Envoy's
+// panic mode).
+Deployment* choose_deployment(const ModelRoute& route, std::span<Deployment* const> tried, std::int64_t now,
+                              std::int64_t& soonest) {
+  boost::container::small_vector<Deployment*, 8> available;
+  boost::container::small_vector<Deployment*, 8> healthy;
+  soonest = std::numeric_limits<std::int64_t>::max();
+  for (Deployment* candidate : route.deployments) {
+    const std::int64_t until = candidate->limited_until_ns.load(std::memory_order_relaxed);
+    if (until > now) {
+      soonest = std::min(soonest, until);
+      continue;
+    }
+    available.push_back(candidate);
+    if (!candidate->outlier.ejected(now)) {
+      healthy.push_back(candidate);
+    }
+  }
+  if (available.empty()) {
+    return nullptr;
+  }
+  return route.balancer->choose(healthy.empty() ? available : healthy, tried);
+}
+
+std::unique_ptr<Refusal> every_deployment_limited(const ModelRoute& route, std::chrono::nanoseconds until_reset) {
+  const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(until_reset);
+  return std::make_unique<Refusal>(Refusal{
+      openai::ApiError{429, "requests",
+                       fmt::format("every deployment of '{}' is at its provider's rate limit; the first resets in {}",
+                                   route.public_name, format_reset(wait)),
+                       std::nullopt, std::string("rate_limit_exceeded")},
+      {{"Retry-After", std::to_string(std::max<std::int64_t>(1, (wait.count() + 999) / 1000))}}});
+}
+
+}  // namespace
+
+// Not a coroutine, and its refusal on the heap: a coroutine frame keeps every local of its body
+// (here each kind of refusal) for its whole life, and Asio recycles frames of up to 1 KiB only.
+std::unique_ptr<Refusal> Proxy::screen(http::Exchange& ex, Context& ctx) {
   if (control_ != nullptr) {
     auto auth = control_->authenticate(ex.header("Authorization"));
-    if (const Refusal* refusal = std::get_if<Refusal>(&auth)) {
-      co_await refuse(ex, ctx, *refusal);
-      co_return;
+    if (Refusal* refusal = std::get_if<Refusal>(&auth)) {
+      return std::make_unique<Refusal>(std::move(*refusal));
     }
     ctx.key = std::get<std::shared_ptr<const KeyRecord>>(std::move(auth));
   }
   if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
-    co_await respond_error(ex, ctx, *error);
-    co_return;
+    return std::make_unique<Refusal>(Refusal{std::move(*error), {}});
   }
   ctx.route = ctx.requested = ctx.snapshot->routes->find(ctx.view.model);
   if (ctx.route == nullptr || ctx.route->deployments.empty()) {
-    const openai::ApiError error = openai::model_not_found(ctx.view.model);
-    co_await respond_error(ex, ctx, error);
-    co_return;
+    return std::make_unique<Refusal>(Refusal{openai::model_not_found(ctx.view.model), {}});
   }
   if (control_ != nullptr) {
-    const std::int64_t reserve = ctx.view.prompt_tokens_estimate + ctx.view.max_tokens.value_or(0);
-    auto admitted = control_->admit(ctx.key, ctx.view.model, reserve);
-    if (const Refusal* refusal = std::get_if<Refusal>(&admitted)) {
-      co_await refuse(ex, ctx, *refusal);
-      co_return;
+    auto admitted = control_->admit(ctx.key, ctx.view.model, reservation_tokens(ctx.view));
+    if (Refusal* refusal = std::get_if<Refusal>(&admitted)) {
+      return std::make_unique<Refusal>(std::move(*refusal));
     }
     ctx.ticket.emplace(std::get<Ticket>(std::move(admitted)));
-    const RateLimits limits = ControlPlane::limits_of(*ctx.key);
-    if (shared_limits_ && (limits.rpm || limits.tpm)) {
-      const std::string bucket = ControlPlane::bucket(*ctx.key, ctx.view.model);
-      auto admission = co_await shared_limits_->admit(bucket, limits, reserve, unix_ms());
-      if (!admission) {
-        ctx.snapshot->metrics->rate_limit_state_error();
-        if (!control_->config().fail_open) {
-          const Refusal refusal = ControlPlane::state_unavailable();
-          co_await refuse(ex, ctx, refusal);
-          co_return;
-        }
-      } else if (auto refusal = control_->conclude(*ctx.ticket, std::move(*admission), ctx.view.model, reserve)) {
-        co_await refuse(ex, ctx, *refusal);
-        co_return;
-      }
-    }
+  }
+  return nullptr;
+}
+
+awaitable<std::unique_ptr<Refusal>> Proxy::admit_shared(Context& ctx) {
+  const RateLimits limits = ControlPlane::limits_of(*ctx.key);
+  if (!limits.rpm && !limits.tpm) {
+    co_return nullptr;
+  }
+  const std::int64_t reserve = reservation_tokens(ctx.view);
+  const std::string bucket = ControlPlane::bucket(*ctx.key, ctx.view.model);
+  auto admission = co_await shared_limits_->admit(bucket, limits, reserve, unix_ms());
+  if (!admission) {
+    ctx.snapshot->metrics->rate_limit_state_error();
+    co_return control_->config().fail_open ? nullptr : std::make_unique<Refusal>(ControlPlane::state_unavailable());
+  }
+  if (auto refusal = control_->conclude(*ctx.ticket, std::move(*admission), ctx.view.model, reserve)) {
+    co_return std::make_unique<Refusal>(std::move(*refusal));
+  }
+  co_return nullptr;
+}
+
+awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
+  std::unique_ptr<Refusal> refusal = screen(ex, ctx);
+  if (!refusal && shared_limits_ && ctx.ticket) {
+    refusal = co_await admit_shared(ctx);
+  }
+  if (refusal) {
+    co_await refuse(ex, ctx, *refusal);
+    co_return;
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
   ctx.body = ex.body();
@@ -318,14 +382,11 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
 }
 
 awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
-  const auto executor = co_await net::this_coro::executor;
   const ModelRoute* origin = ctx.requested;
   std::size_t next_fallback = 0;
   int route_attempts = 0;
   // Inline capacity for the usual handful of deployments: no heap allocation per request.
   boost::container::small_vector<Deployment*, 8> tried;
-  boost::container::small_vector<Deployment*, 8> available;
-  boost::container::small_vector<Deployment*, 8> healthy;
   // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
   auto next_fallback_route = [&](std::chrono::milliseconds elapsed) {
     const ModelRoute* fallback = nullptr;
@@ -335,25 +396,10 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     return fallback;
   };
   for (;;) {
-    // A deployment whose provider said its limit is spent gets nothing until the reset. Ejected
-    // deployments sit out their cooldown, unless every available one is ejected (then all are
-    // candidates again rather than failing outright: Envoy's panic mode).
     const std::int64_t now = coarse_monotonic_ns();
-    available.clear();
-    healthy.clear();
-    std::int64_t soonest = std::numeric_limits<std::int64_t>::max();
-    for (Deployment* candidate : ctx.route->deployments) {
-      const std::int64_t until = candidate->limited_until_ns.load(std::memory_order_relaxed);
-      if (until > now) {
-        soonest = std::min(soonest, until);
-        continue;
-      }
-      available.push_back(candidate);
-      if (!candidate->outlier.ejected(now)) {
-        healthy.push_back(candidate);
-      }
-    }
-    if (available.empty()) {
+    std::int64_t soonest = 0;
+    Deployment* d = choose_deployment(*ctx.route, tried, now, soonest);
+    if (d == nullptr) {
       for (const Deployment* limited : ctx.route->deployments) {
         ctx.snapshot->metrics->provider_limited(*limited);
       }
@@ -366,88 +412,22 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         tried.clear();
         continue;
       }
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(soonest - now));
-      const std::string retry_after = std::to_string(std::max<std::int64_t>(1, (wait.count() + 999) / 1000));
-      const openai::ApiError error{
-          429, "requests",
-          fmt::format("every deployment of '{}' is at its provider's rate limit; the first resets in {}",
-                      ctx.route->public_name, format_reset(wait)),
-          std::nullopt, std::string("rate_limit_exceeded")};
-      ctx.error = error.message;
-      co_await respond_error(ex, ctx, error, retry_after);
+      const auto refusal = every_deployment_limited(*ctx.route, std::chrono::nanoseconds(soonest - now));
+      co_await refuse(ex, ctx, *refusal);
       co_return;
     }
-    const auto& candidates = healthy.empty() ? available : healthy;
-    Deployment* d = ctx.route->balancer->choose(candidates, tried);
     tried.push_back(d);
     ctx.deployment = d;
     ++ctx.attempts;
     ++route_attempts;
     InFlightGuard in_flight(*d);
 
-    // The upstream's own name for the model goes in without re-serialising the body.
-    std::optional<std::string> renamed;
-    if (d->upstream_model != ctx.view.model) {
-      renamed = openai::with_model(ctx.body, d->upstream_model);
-    }
-    const std::string_view body = renamed ? std::string_view(*renamed) : ctx.body;
-    std::string authorization;
-    boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
-                                                            {"X-Request-Id", ctx.request_id}};
-    if (!d->api_key.empty()) {
-      authorization = "Bearer " + d->api_key;
-      headers.push_back({"Authorization", authorization});
-    }
-    if (ctx.view.stream) {
-      headers.push_back({"Accept", "text/event-stream"});
-    }
     Attempt a;
-    // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
-    // on a fresh connection tells that apart from a real failure.
-    for (bool fresh_only = false;; fresh_only = true) {
-      auto pooled =
-          co_await pool_.acquire(executor, d->base, d->connect_timeout, http::TlsOptions{d->tls_verify}, fresh_only);
-      if (ctx.client_gone) {
-        co_return;
-      }
-      if (!pooled) {
-        a.outcome = AttemptOutcome::connect_failed;
-        a.refused = pooled.error() == net::error::connection_refused;
-        a.error = fmt::format("cannot connect to {}: {}", d->provider, pooled.error().message());
-        break;
-      }
-      auto conn = std::move(pooled->connection);
-      ctx.upstream = conn.get();
-      conn->set_io_timeout(std::min(d->first_byte_timeout, remaining(ctx.received_ns, *d)));
-      ctx.upstream_sent_ns = monotonic_ns();
-      std::string target = d->base.path;
-      target += ctx.endpoint;
-      error_code ec = co_await conn->send("POST", target, headers, body);
-      boost::system::result<http::ResponseHead> head = ec;
-      if (!ec) {
-        head = co_await conn->read_head();
-      }
-      if (ctx.client_gone) {
-        ctx.upstream = nullptr;
-        co_return;
-      }
-      if (head) {
-        a.head = std::move(*head);
-        a.head_ns = monotonic_ns();
-        a.conn = std::move(conn);
-        break;
-      }
-      ctx.upstream = nullptr;  // `conn` ends with this iteration
-      if (pooled->reused && !is_timeout(head.error())) {
-        continue;
-      }
-      a.outcome = is_timeout(head.error()) ? AttemptOutcome::first_byte_timeout : AttemptOutcome::connect_failed;
-      a.error = is_timeout(head.error())
-                    ? fmt::format("{} sent no response within {} ms", d->provider, d->first_byte_timeout.count())
-                    : fmt::format("{} failed: {}", d->provider, head.error().message());
-      break;
+    co_await attempt(ctx, *d, a);
+    if (ctx.client_gone) {
+      co_return;
     }
-    record_outcome(*d, a, options_.outlier, *ctx.snapshot->metrics);
+    record_outcome(*d, a.outcome, a.refused, a.conn ? a.head.status : 0, options_.outlier, *ctx.snapshot->metrics);
     if (a.conn) {
       if (auto until = provider_rest_until(a.head, coarse_monotonic_ns())) {
         std::int64_t current = d->limited_until_ns.load(std::memory_order_relaxed);
@@ -486,10 +466,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     if (decision.retry) {
       spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
                     decision.delay.count());
-      net::steady_timer backoff(executor, decision.delay);
-      ctx.backoff = &backoff;
-      co_await backoff.async_wait(as_tuple);
-      ctx.backoff = nullptr;
+      co_await back_off(ctx, decision.delay);
       if (ctx.client_gone) {
         co_return;
       }
@@ -505,38 +482,118 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       tried.clear();
       continue;
     }
-    if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
-      ctx.status = a.head.status;
-      std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
-      const std::string retry_after(a.head.header("Retry-After"));
-      if (!retry_after.empty()) {
-        extra.push_back({"Retry-After", retry_after});
-      }
-      co_await ex.respond(a.head.status, "application/json", a.error_body, extra);
-    } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
-      const openai::ApiError error{504, "server_error", a.error, std::nullopt, std::string("upstream_timeout")};
-      co_await respond_error(ex, ctx, error);
-    } else {
-      const openai::ApiError error{
-          503, "server_error",
-          fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}", ctx.view.model,
-                      ctx.attempts, a.error),
-          std::nullopt, std::string("upstream_unavailable")};
-      co_await respond_error(ex, ctx, error, "1");
-    }
+    co_await respond_failure(ex, ctx, a.outcome, a.head, a.error_body);
     co_return;
   }
 }
 
-awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
-                             std::int64_t head_ns) {
+// One attempt on `d`: a pooled (or fresh) connection, the request, the response head into `a`.
+// Its own coroutine, so that what only it needs stays out of forward()'s frame.
+awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
+  const auto executor = co_await net::this_coro::executor;
+  // The upstream's own name for the model goes in without re-serialising the body.
+  std::optional<std::string> renamed;
+  if (d.upstream_model != ctx.view.model) {
+    renamed = openai::with_model(ctx.body, d.upstream_model);
+  }
+  const std::string_view body = renamed ? std::string_view(*renamed) : ctx.body;
+  std::string authorization;
+  boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
+                                                          {"X-Request-Id", ctx.request_id}};
+  if (!d.api_key.empty()) {
+    authorization = "Bearer " + d.api_key;
+    headers.push_back({"Authorization", authorization});
+  }
+  if (ctx.view.stream) {
+    headers.push_back({"Accept", "text/event-stream"});
+  }
+  // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
+  // on a fresh connection tells that apart from a real failure.
+  for (bool fresh_only = false;; fresh_only = true) {
+    auto pooled =
+        co_await pool_.acquire(executor, d.base, d.connect_timeout, http::TlsOptions{d.tls_verify}, fresh_only);
+    if (ctx.client_gone) {
+      co_return;
+    }
+    if (!pooled) {
+      a.outcome = AttemptOutcome::connect_failed;
+      a.refused = pooled.error() == net::error::connection_refused;
+      a.error = fmt::format("cannot connect to {}: {}", d.provider, pooled.error().message());
+      co_return;
+    }
+    auto conn = std::move(pooled->connection);
+    ctx.upstream = conn.get();
+    conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));
+    ctx.upstream_sent_ns = monotonic_ns();
+    std::string target = d.base.path;
+    target += ctx.endpoint;
+    error_code ec = co_await conn->send("POST", target, headers, body);
+    if (!ec && !ctx.client_gone) {
+      auto head = co_await conn->read_head();  // the only ResponseHead in this frame: 264 bytes
+      if (head && !ctx.client_gone) {
+        a.head = std::move(*head);
+        a.head_ns = monotonic_ns();
+        a.conn = std::move(conn);
+        co_return;
+      }
+      ec = head ? error_code{} : head.error();
+    }
+    ctx.upstream = nullptr;  // `conn` ends with this iteration
+    if (ctx.client_gone) {
+      co_return;
+    }
+    if (pooled->reused && !is_timeout(ec)) {
+      continue;
+    }
+    a.outcome = is_timeout(ec) ? AttemptOutcome::first_byte_timeout : AttemptOutcome::connect_failed;
+    a.error = is_timeout(ec) ? fmt::format("{} sent no response within {} ms", d.provider, d.first_byte_timeout.count())
+                             : fmt::format("{} failed: {}", d.provider, ec.message());
+    co_return;
+  }
+}
+
+awaitable<void> Proxy::back_off(Context& ctx, std::chrono::milliseconds delay) {
+  const auto executor = co_await net::this_coro::executor;
+  net::steady_timer backoff(executor, delay);
+  ctx.backoff = &backoff;
+  co_await backoff.async_wait(as_tuple);
+  ctx.backoff = nullptr;
+}
+
+// The last attempt's failure as the client's answer: the upstream's own 429 or 5xx, or ours.
+awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, AttemptOutcome outcome,
+                                       const http::ResponseHead& head, std::string_view error_body) {
+  if (outcome == AttemptOutcome::rate_limited || outcome == AttemptOutcome::server_error) {
+    ctx.status = head.status;
+    std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
+    const std::string retry_after(head.header("Retry-After"));
+    if (!retry_after.empty()) {
+      extra.push_back({"Retry-After", retry_after});
+    }
+    co_await ex.respond(head.status, "application/json", error_body, extra);
+  } else if (outcome == AttemptOutcome::first_byte_timeout) {
+    const openai::ApiError error{504, "server_error", ctx.error, std::nullopt, std::string("upstream_timeout")};
+    co_await respond_error(ex, ctx, error);
+  } else {
+    const openai::ApiError error{503, "server_error",
+                                 fmt::format("no deployment of '{}' could take the request after {} attempts; last: {}",
+                                             ctx.view.model, ctx.attempts, ctx.error),
+                                 std::nullopt, std::string("upstream_unavailable")};
+    co_await respond_error(ex, ctx, error, "1");
+  }
+}
+
+// Plain functions beside relay(), a coroutine: its frame keeps every local of its body for the
+// whole response, and Asio recycles frames of up to 1 KiB only.
+
+void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns) {
   ctx.status = head.status;
-  const std::string_view content_type = head.header("Content-Type");
-  const bool sse = content_type.find("text/event-stream") != std::string_view::npos;
   ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
-  const std::string overhead = std::to_string(ctx.overhead_ns / 1000);
-  boost::container::small_vector<http::Header, 16> headers{{"X-Request-Id", ctx.request_id},
-                                                           {"x-infergate-overhead-us", overhead}};
+  char overhead[24];
+  const auto overhead_end = std::to_chars(overhead, overhead + sizeof(overhead), ctx.overhead_ns / 1000).ptr;
+  boost::container::small_vector<http::Header, 16> headers{
+      {"X-Request-Id", ctx.request_id},
+      {"x-infergate-overhead-us", std::string_view(overhead, static_cast<std::size_t>(overhead_end - overhead))}};
   // A caller limited by its key sees its key's limits, not the provider's.
   const bool own_limits = ctx.ticket && !ctx.ticket->headers().empty();
   if (own_limits) {
@@ -550,13 +607,35 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       headers.push_back(h);
     }
   }
-  if (co_await ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers)) {
-    co_return;
-  }
+  const std::string_view content_type = head.header("Content-Type");
+  ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers);
+}
 
+std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_code& ec,
+                                       std::chrono::milliseconds left, bool sse) {
+  const Deployment& d = *ctx.deployment;
+  ctx.error = fmt::format("{} failed mid-response: {}", d.provider, ec.message());
+  if (is_timeout(ec)) {
+    ctx.error = left < d.idle_timeout
+                    ? fmt::format("{} exceeded the total timeout of {} ms", d.provider, d.total_timeout.count())
+                    : fmt::format("{} went silent for {} ms mid-response", d.provider, d.idle_timeout.count());
+  }
+  if (!sse) {
+    return {};
+  }
+  const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt, std::string("upstream_stream_error")};
+  return "data: " + error.to_json() + "\n\n";
+}
+
+awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
+                             std::int64_t head_ns) {
+  const bool sse = head.header("Content-Type").find("text/event-stream") != std::string_view::npos;
+  begin_response(ex, ctx, head, head_ns);
   std::string out;
-  openai::UsageScanner usage_scanner;  // a non-streamed body's usage, read as it passes
-  SseRelay events(ctx.strip_usage);
+  // What is read on the way: the events of a stream, or a non-streamed body's usage.
+  std::variant<SseRelay, openai::UsageScanner> reader =
+      sse ? std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<SseRelay>, ctx.strip_usage)
+          : std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<openai::UsageScanner>);
   std::int64_t now = 0;
   // Each read from the upstream becomes one write to the client; the last one carries the
   // terminating chunk too.
@@ -564,57 +643,45 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     // The wait for the next bytes ends at the idle timeout or at the request's total deadline.
     const auto left = remaining(ctx.received_ns, *ctx.deployment);
     conn.set_io_timeout(std::min(ctx.deployment->idle_timeout, left));
-    auto piece = co_await conn.read_body_some();
+    const auto piece = co_await conn.read_body_some();
     now = monotonic_ns();
     if (ctx.client_gone) {
       co_return;
     }
     if (!piece) {
-      ctx.error = fmt::format("{} failed mid-response: {}", ctx.deployment->provider, piece.error().message());
-      if (is_timeout(piece.error())) {
-        ctx.error = left < ctx.deployment->idle_timeout
-                        ? fmt::format("{} exceeded the total timeout of {} ms", ctx.deployment->provider,
-                                      ctx.deployment->total_timeout.count())
-                        : fmt::format("{} went silent for {} ms mid-response", ctx.deployment->provider,
-                                      ctx.deployment->idle_timeout.count());
-      }
+      out = failed_mid_response(ctx, piece.error(), left, sse);
       if (sse) {
-        const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt,
-                                     std::string("upstream_stream_error")};
-        out = "data: " + error.to_json() + "\n\n";
         co_await ex.write_chunk(out, true);
       }
       co_return;  // a non-streamed body is left unterminated so the client sees the truncation
     }
     const bool done = piece->empty() || conn.body_complete();
-    if (sse) {
-      std::string_view data = events.feed(*piece, now, out);
+    std::string_view data = *piece;
+    if (auto* events = std::get_if<SseRelay>(&reader)) {
+      data = events->feed(*piece, now, out);
       if (done) {
         if (data.data() != out.data()) {
           out.assign(data);
         }
-        events.finish(now, out);
+        events->finish(now, out);
         data = out;
       }
-      ctx.first_token_ns = events.first_token_ns();
-      ctx.last_token_ns = events.last_token_ns();
-      ctx.usage = events.usage();
-      ctx.text_events = events.text_events();
-      if (co_await ex.write_chunk(data, done)) {
-        co_return;
-      }
+      ctx.first_token_ns = events->first_token_ns();
+      ctx.last_token_ns = events->last_token_ns();
+      ctx.usage = events->usage();
+      ctx.text_events = events->text_events();
     } else {
-      usage_scanner.feed(*piece);
-      if (co_await ex.write_chunk(*piece, done)) {
-        co_return;
-      }
+      std::get<openai::UsageScanner>(reader).feed(*piece);
+    }
+    if (co_await ex.write_chunk(data, done)) {
+      co_return;
     }
     if (done) {
       break;
     }
   }
-  if (!sse && usage_scanner.complete_object()) {
-    ctx.usage = usage_scanner.usage();
+  if (const auto* scanner = std::get_if<openai::UsageScanner>(&reader); scanner && scanner->complete_object()) {
+    ctx.usage = scanner->usage();
     ctx.first_token_ns = ctx.last_token_ns = now;
   }
 }

@@ -12,6 +12,7 @@
 #include "gateway/control_plane.hpp"
 #include "gateway/outlier_detector.hpp"
 #include "gateway/redis_rate_limits.hpp"
+#include "gateway/retry_policy.hpp"
 #include "gateway/snapshot.hpp"
 #include "gateway/upstream_pool.hpp"
 #include "http/server.hpp"
@@ -40,15 +41,30 @@ class Proxy {
 
  private:
   struct Context;
+  struct Attempt;
   // POST /v1/chat/completions, /v1/completions and /v1/embeddings.
   boost::asio::awaitable<void> serve(http::Exchange& ex, std::string_view path);
   // Everything else: health, readiness, metrics, the model list, the admin API, errors.
   boost::asio::awaitable<void> handle_other(http::Exchange& ex, std::string_view path);
   void begin_context(http::Exchange& ex, std::string_view path, Context& ctx) const;
   boost::asio::awaitable<void> proxy(http::Exchange& ex, Context& ctx);
+  // Why the request cannot go upstream, as far as this process can tell alone; null when it can.
+  std::unique_ptr<Refusal> screen(http::Exchange& ex, Context& ctx);
+  // The key's RPM/TPM limits counted in Redis (auth.state: redis://); null when they allow it.
+  boost::asio::awaitable<std::unique_ptr<Refusal>> admit_shared(Context& ctx);
   boost::asio::awaitable<void> forward(http::Exchange& ex, Context& ctx);
+  boost::asio::awaitable<void> attempt(Context& ctx, Deployment& d, Attempt& a);
+  // Waits out a retry's backoff; a client that leaves cancels the wait.
+  static boost::asio::awaitable<void> back_off(Context& ctx, std::chrono::milliseconds delay);
+  static boost::asio::awaitable<void> respond_failure(http::Exchange& ex, Context& ctx, AttemptOutcome outcome,
+                                                      const http::ResponseHead& head, std::string_view error_body);
   boost::asio::awaitable<void> relay(http::Exchange& ex, Context& ctx, http::Connection& conn,
                                      const http::ResponseHead& head, std::int64_t head_ns);
+  // The client's response head from the upstream's: status, passed-through headers, ours.
+  static void begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns);
+  // Notes why the upstream failed after the response began; the SSE error event to end a stream with.
+  static std::string failed_mid_response(Context& ctx, const boost::system::error_code& ec,
+                                         std::chrono::milliseconds left, bool sse);
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                                     std::string_view retry_after = {});
   static boost::asio::awaitable<void> refuse(http::Exchange& ex, Context& ctx, const Refusal& refusal);

@@ -158,14 +158,12 @@ class SessionExchange final : public Exchange {
     co_return ec;
   }
 
-  awaitable<error_code> begin_stream(int status, std::string_view content_type,
-                                     std::span<const Header> extra) override {
+  void begin_stream(int status, std::string_view content_type, std::span<const Header> extra) override {
     started_ = true;
     head_.clear();
     append_head(status, content_type, extra);
     head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
     head_pending_ = true;
-    co_return error_code{};
   }
 
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {

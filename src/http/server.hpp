@@ -45,11 +45,10 @@ class Exchange {
                                                                     std::span<const Header> extra = {}) = 0;
 
   // A streamed response: the head with chunked transfer encoding, then each chunk as it is ready
-  // (written at once, TCP_NODELAY), then the terminating chunk. The head goes out with the first
-  // chunk, and `last` sends the terminating chunk in the same write: one system call where a short
-  // response allows it.
-  virtual boost::asio::awaitable<boost::system::error_code> begin_stream(int status, std::string_view content_type,
-                                                                         std::span<const Header> extra = {}) = 0;
+  // (written at once, TCP_NODELAY), then the terminating chunk. begin_stream() only prepares the
+  // head, which goes out with the first chunk, and `last` sends the terminating chunk in the same
+  // write: one system call where a short response allows it.
+  virtual void begin_stream(int status, std::string_view content_type, std::span<const Header> extra = {}) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
 

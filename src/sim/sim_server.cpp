@@ -373,9 +373,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   // produced it. Returns when the client goes away.
   awaitable<void> stream(http::Exchange& ex, Generation& gen, Sink& sink) {
     const auto headers = header_views(gen.rate_headers);
-    if (co_await ex.begin_stream(200, "text/event-stream", headers)) {
-      co_return;
-    }
+    ex.begin_stream(200, "text/event-stream", headers);
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
     std::string event;
     if (chat) {
