@@ -120,6 +120,7 @@ struct Proxy::Context {
   std::int64_t overhead_ns = 0;
   std::string error;
   bool client_gone = false;
+  bool settled = false;                  // the key's token reservation replaced by what the request used
   http::Connection* upstream = nullptr;  // the upstream connection in use, for the peer watch
   net::steady_timer* backoff = nullptr;  // the retry backoff being waited on, for the peer watch
 };
@@ -671,7 +672,17 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       ctx.usage = events->usage();
       ctx.text_events = events->text_events();
     } else {
-      std::get<openai::UsageScanner>(reader).feed(*piece);
+      auto& scanner = std::get<openai::UsageScanner>(reader);
+      scanner.feed(*piece);
+      if (done && scanner.complete_object()) {
+        ctx.usage = scanner.usage();
+        ctx.first_token_ns = ctx.last_token_ns = now;
+      }
+    }
+    if (done) {
+      // Before the client has the end of the answer, and so before it can send its next request:
+      // that request is then counted against the key's real use, not this one's reservation.
+      settle(ctx);
     }
     if (co_await ex.write_chunk(data, done)) {
       co_return;
@@ -679,10 +690,6 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     if (done) {
       break;
     }
-  }
-  if (const auto* scanner = std::get_if<openai::UsageScanner>(&reader); scanner && scanner->complete_object()) {
-    ctx.usage = scanner->usage();
-    ctx.first_token_ns = ctx.last_token_ns = now;
   }
 }
 
@@ -734,15 +741,24 @@ Charge charge(const openai::RequestView& view, const std::optional<openai::Usage
 
 }  // namespace
 
-void Proxy::finish(const Context& ctx) {
+void Proxy::settle(Context& ctx) {
+  if (!ctx.ticket || ctx.settled) {
+    return;
+  }
+  ctx.settled = true;
+  const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
+  if (shared_limits_) {
+    shared_limits_->reconcile(ctx.ticket->reservation(), used.prompt + used.completion, unix_ms());
+  } else {
+    control_->settle(*ctx.ticket, used.prompt + used.completion);
+  }
+}
+
+void Proxy::finish(Context& ctx) {
   const std::int64_t now = monotonic_ns();
   if (ctx.key) {
+    settle(ctx);
     const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
-    if (ctx.ticket && shared_limits_) {
-      shared_limits_->reconcile(ctx.ticket->reservation(), used.prompt + used.completion, unix_ms());
-    } else if (ctx.ticket) {
-      control_->settle(*ctx.ticket, used.prompt + used.completion);
-    }
     LedgerRow row;
     row.ts_ms = unix_ms();
     row.request_id = ctx.request_id;

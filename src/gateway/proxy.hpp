@@ -68,7 +68,9 @@ class Proxy {
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                                     std::string_view retry_after = {});
   static boost::asio::awaitable<void> refuse(http::Exchange& ex, Context& ctx, const Refusal& refusal);
-  void finish(const Context& ctx);
+  // Replaces the key's token reservation with what the request used, once.
+  void settle(Context& ctx);
+  void finish(Context& ctx);
 
   const SnapshotHandle& snapshot_;
   ProxyOptions options_;
