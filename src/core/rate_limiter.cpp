@@ -48,7 +48,7 @@ LocalRateLimits::Shard& LocalRateLimits::shard(const std::string& bucket) {
   return shards_[std::hash<std::string>{}(bucket) % shards_.size()];
 }
 
-Admission LocalRateLimits::admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
+Admission LocalRateLimits::admit(std::string bucket, const RateLimits& limits, std::int64_t tokens,
                                  std::int64_t now_ms) {
   Shard& s = shard(bucket);
   const std::lock_guard lock(s.mutex);
@@ -61,7 +61,7 @@ Admission LocalRateLimits::admit(const std::string& bucket, const RateLimits& li
   if (a.allowed) {
     c.requests += 1;
     c.tokens += tokens;
-    a.reservation.bucket = bucket;
+    a.reservation.bucket = std::move(bucket);
   }
   return a;
 }

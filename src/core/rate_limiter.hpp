@@ -53,8 +53,7 @@ class RateLimitState {
  public:
   virtual ~RateLimitState() = default;
   // Counts one request of `tokens` tokens (estimated) against `bucket` when the limits allow it.
-  virtual Admission admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
-                          std::int64_t now_ms) = 0;
+  virtual Admission admit(std::string bucket, const RateLimits& limits, std::int64_t tokens, std::int64_t now_ms) = 0;
   // Replaces a reservation's estimate with what the request really used: the difference goes to
   // the window it was reserved in, or, once that has ended, any excess to the current one.
   virtual void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) = 0;
@@ -62,8 +61,7 @@ class RateLimitState {
 
 class LocalRateLimits final : public RateLimitState {
  public:
-  Admission admit(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
-                  std::int64_t now_ms) override;
+  Admission admit(std::string bucket, const RateLimits& limits, std::int64_t tokens, std::int64_t now_ms) override;
   void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) override;
 
  private:

@@ -93,7 +93,9 @@ void Ledger::loop() {
 
 void Ledger::flush() {
   const std::lock_guard writing(write_mutex_);
-  std::vector<LedgerRow> rows;
+  // The queue takes the emptied vector of the last flush: its capacity stays, so the I/O threads
+  // do not grow it again, row by row, every interval.
+  std::vector<LedgerRow>& rows = writing_;
   {
     const std::lock_guard lock(queue_mutex_);
     rows.swap(queue_);
@@ -107,6 +109,7 @@ void Ledger::flush() {
   } catch (...) {
     const std::lock_guard lock(queue_mutex_);
     queue_.insert(queue_.begin(), std::make_move_iterator(rows.begin()), std::make_move_iterator(rows.end()));
+    rows.clear();
     throw;
   }
   // Summed per key before taking the lock the I/O threads queue rows under.
@@ -116,6 +119,7 @@ void Ledger::flush() {
       batch.cost[row.key_id] += row.cost_usd;
     }
   }
+  rows.clear();
   if (!batch.cost.empty()) {
     const std::lock_guard lock(queue_mutex_);
     written_.push_back(std::move(batch));

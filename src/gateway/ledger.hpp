@@ -104,6 +104,7 @@ class Ledger {
   std::unordered_map<std::string, double> queued_cost_;  // per key, rows the spend snapshot lacks
   std::vector<WrittenBatch> written_;                    // of those, the ones on disk
   std::mutex write_mutex_;                               // one flush at a time
+  std::vector<LedgerRow> writing_;                       // the rows of the flush in progress
   std::condition_variable wake_;
   bool stopping_ = false;
   std::atomic<std::shared_ptr<const Spend>> spend_;
