@@ -94,7 +94,7 @@ void record_outcome(Deployment& d, AttemptOutcome outcome, bool refused, int sta
 
 struct Proxy::Context {
   std::shared_ptr<const Snapshot> snapshot;  // the configuration this request started with
-  std::string request_id;
+  RequestId request_id;
   std::int64_t received_ns = 0;
   // Views into the exchange's request, which outlives the context.
   std::string_view method;
@@ -175,7 +175,7 @@ void Proxy::begin_context(http::Exchange& ex, std::string_view path, Context& ct
   ctx.snapshot = snapshot_.load();
   ctx.received_ns = ex.received_ns();
   const std::string_view client_id = ex.header("X-Request-Id");
-  ctx.request_id = acceptable_request_id(client_id) ? std::string(client_id) : new_request_id();
+  ctx.request_id = RequestId::from_client(client_id);
   ctx.method = ex.method();
   ctx.path = path;
 }
@@ -465,7 +465,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     const RetryDecision decision =
         decide_retry(ctx.route->retry, a.outcome, route_attempts, elapsed, a.retry_after, jitter());
     if (decision.retry) {
-      spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id, ctx.attempts, a.error,
+      spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id.view(), ctx.attempts, a.error,
                     decision.delay.count());
       co_await back_off(ctx, decision.delay);
       if (ctx.client_gone) {
@@ -475,8 +475,8 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     }
     const ModelRoute* fallback = a.outcome != AttemptOutcome::client_error ? next_fallback_route(elapsed) : nullptr;
     if (fallback != nullptr) {
-      spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id, ctx.route->public_name, fallback->public_name,
-                    a.error);
+      spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id.view(), ctx.route->public_name,
+                    fallback->public_name, a.error);
       ctx.route = fallback;
       ++ctx.fallbacks;
       route_attempts = 0;

@@ -1,6 +1,8 @@
 #pragma once
-// X-Request-Id: the client's own when it is safe to echo, otherwise a fresh random one.
-#include <string>
+// X-Request-Id: the client's own when it is safe to echo, otherwise a fresh random one. Held in
+// place, not on the heap: every request has one.
+#include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace infergate::gateway {
@@ -8,7 +10,21 @@ namespace infergate::gateway {
 // Accepts 1-128 visible ASCII characters (no spaces, no control characters: no header injection).
 bool acceptable_request_id(std::string_view id);
 
-// 32 hex digits from a per-thread generator seeded from the OS.
-std::string new_request_id();
+class RequestId {
+ public:
+  static constexpr std::size_t kMaxSize = 128;
+
+  // The client's id when acceptable_request_id() allows echoing it, else a generated one.
+  static RequestId from_client(std::string_view client_id);
+  // 32 hex digits from a per-thread generator seeded from the OS.
+  static RequestId generate();
+
+  [[nodiscard]] std::string_view view() const { return {chars_.data(), size_}; }
+  operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor): used as a header value
+
+ private:
+  std::array<char, kMaxSize> chars_{};
+  std::size_t size_ = 0;
+};
 
 }  // namespace infergate::gateway

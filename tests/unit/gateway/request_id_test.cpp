@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
 
 namespace infergate::gateway {
 namespace {
@@ -19,12 +20,23 @@ TEST(RequestId, ClientIdsThatAreSafeToEcho) {
 TEST(RequestId, GeneratedIdsAreHexAndDistinct) {
   std::set<std::string> seen;
   for (int i = 0; i < 1000; ++i) {
-    const std::string id = new_request_id();
+    const std::string id(RequestId::generate().view());
     EXPECT_EQ(id.size(), 32u);
     EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos);
     seen.insert(id);
   }
   EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(RequestId, TheClientsOwnIsEchoedOnlyWhenSafe) {
+  EXPECT_EQ(RequestId::from_client("abc-123").view(), "abc-123");
+  const std::string longest(RequestId::kMaxSize, 'x');
+  EXPECT_EQ(RequestId::from_client(longest).view(), longest);
+  for (const std::string& bad : {std::string(), std::string(RequestId::kMaxSize + 1, 'x'), std::string("a\r\nb: c")}) {
+    const RequestId id = RequestId::from_client(bad);
+    EXPECT_EQ(id.view().size(), 32U) << bad;
+    EXPECT_EQ(id.view().find_first_not_of("0123456789abcdef"), std::string_view::npos) << bad;
+  }
 }
 
 }  // namespace
