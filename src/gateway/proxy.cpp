@@ -389,12 +389,22 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
   // Inline capacity for the usual handful of deployments: no heap allocation per request.
   boost::container::small_vector<Deployment*, 8> tried;
   // This model has given up; its fallbacks, in order, get their own attempts within the deadline.
-  auto next_fallback_route = [&](std::chrono::milliseconds elapsed) {
+  // False when none is left.
+  auto fall_back = [&](std::chrono::milliseconds elapsed) {
     const ModelRoute* fallback = nullptr;
     while (fallback == nullptr && next_fallback < origin->fallbacks.size() && elapsed < origin->retry.deadline) {
       fallback = ctx.snapshot->routes->find(origin->fallbacks[next_fallback++]);
     }
-    return fallback;
+    if (fallback == nullptr) {
+      return false;
+    }
+    spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id.view(), ctx.route->public_name,
+                  fallback->public_name, ctx.error);
+    ctx.route = fallback;
+    ++ctx.fallbacks;
+    route_attempts = 0;
+    tried.clear();
+    return true;
   };
   for (;;) {
     const std::int64_t now = coarse_monotonic_ns();
@@ -406,11 +416,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       const auto elapsed =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(now - ctx.received_ns));
-      if (const ModelRoute* fallback = next_fallback_route(elapsed)) {
-        ctx.route = fallback;
-        ++ctx.fallbacks;
-        route_attempts = 0;
-        tried.clear();
+      if (fall_back(elapsed)) {
         continue;
       }
       const auto refusal = every_deployment_limited(*ctx.route, std::chrono::nanoseconds(soonest - now));
@@ -437,8 +443,6 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         spdlog::debug("{} {} says its rate limit is spent: resting it for {} ms", d->provider, d->upstream_model,
                       (*until - monotonic_ns()) / 1'000'000);
       }
-    }
-    if (a.conn) {
       const int status = a.head.status;
       if (status == 429 || status >= 500) {
         a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
@@ -473,14 +477,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       continue;
     }
-    const ModelRoute* fallback = a.outcome != AttemptOutcome::client_error ? next_fallback_route(elapsed) : nullptr;
-    if (fallback != nullptr) {
-      spdlog::debug("{} falls back from {} to {} ({})", ctx.request_id.view(), ctx.route->public_name,
-                    fallback->public_name, a.error);
-      ctx.route = fallback;
-      ++ctx.fallbacks;
-      route_attempts = 0;
-      tried.clear();
+    if (a.outcome != AttemptOutcome::client_error && fall_back(elapsed)) {
       continue;
     }
     co_await respond_failure(ex, ctx, a.outcome, a.head, a.error_body);
