@@ -112,17 +112,28 @@ void Ledger::flush() {
     rows.clear();
     throw;
   }
-  // Summed per key before taking the lock the I/O threads queue rows under.
-  WrittenBatch batch{last_rowid, {}};
+  // Summed per key and day before taking the lock the I/O threads queue rows under.
+  auto batch = std::make_shared<WrittenBatch>();
+  batch->first_rowid = last_rowid - static_cast<std::int64_t>(rows.size()) + 1;
+  batch->last_rowid = last_rowid;
   for (const LedgerRow& row : rows) {
     if (row.cost_usd > 0) {
-      batch.cost[row.key_id] += row.cost_usd;
+      batch->cost[{row.key_id, day_start_ms(row.ts_ms / 1000)}] += row.cost_usd;
     }
   }
   rows.clear();
-  if (!batch.cost.empty()) {
-    const std::lock_guard lock(queue_mutex_);
-    written_.push_back(std::move(batch));
+  const std::lock_guard lock(queue_mutex_);
+  if (last_rowid <= spend_.load()->last_rowid) {
+    // A refresh between the commit and now read these rows from disk already.
+    forget(*batch);
+    return;
+  }
+  written_.push_back(std::move(batch));
+}
+
+void Ledger::forget(const WrittenBatch& batch) {
+  for (const auto& [key_day, cost] : batch.cost) {
+    queued_cost_[key_day.first] -= cost;
   }
 }
 
@@ -247,22 +258,50 @@ void Ledger::refresh_spend() {
       sums(next->day_start_ms, next->day);
     }
     if (!first) {
-      Statement added(reader_,
-                      "SELECT key_id, ts_ms, cost_usd FROM ledger WHERE rowid > ?1 AND rowid <= ?2 AND cost_usd > 0");
-      added.bind(1, next->last_rowid);
-      added.bind(2, last);
-      while (added.step()) {
-        const std::string key = added.text(0);
-        const std::int64_t ts = added.integer(1).value_or(0);
-        const double cost = added.real(2).value_or(0);
+      auto add = [&](const std::string& key, std::int64_t ts_ms, double cost) {
         next->total[key] += cost;
-        if (!new_month && ts >= next->month_start_ms) {
+        if (!new_month && ts_ms >= next->month_start_ms) {
           next->month[key] += cost;
         }
-        if (!new_day && ts >= next->day_start_ms) {
+        if (!new_day && ts_ms >= next->day_start_ms) {
           next->day[key] += cost;
         }
+      };
+      Statement added(reader_,
+                      "SELECT key_id, ts_ms, cost_usd FROM ledger WHERE rowid > ?1 AND rowid <= ?2 AND cost_usd > 0");
+      auto read_rows = [&](std::int64_t after, std::int64_t up_to) {
+        if (up_to <= after) {
+          return;
+        }
+        added.bind(1, after);
+        added.bind(2, up_to);
+        while (added.step()) {
+          add(added.text(0), added.integer(1).value_or(0), added.real(2).value_or(0));
+        }
+        added.reset();
+      };
+      // This process's batches are counted from what it wrote; only the rows between them (other
+      // writers') are read back.
+      std::vector<std::shared_ptr<const WrittenBatch>> own;
+      {
+        const std::lock_guard queue_lock(queue_mutex_);
+        own = written_;
       }
+      std::int64_t counted = next->last_rowid;
+      for (const auto& batch : own) {
+        if (batch->last_rowid <= counted) {
+          continue;
+        }
+        if (batch->last_rowid > last) {
+          break;  // committed after this transaction began: the next refresh counts it
+        }
+        read_rows(counted, batch->first_rowid - 1);
+        for (const auto& [key_day, cost] : batch->cost) {
+          add(key_day.first, key_day.second, cost);
+        }
+        counted = batch->last_rowid;
+      }
+      read_rows(counted, last);
     }
     next->last_rowid = last;
   } catch (...) {
@@ -273,13 +312,11 @@ void Ledger::refresh_spend() {
   // The snapshot and the costs it now holds change together, under the lock spend() reads both by.
   const std::lock_guard queue_lock(queue_mutex_);
   const std::int64_t counted = next->last_rowid;
-  std::erase_if(written_, [&](const WrittenBatch& batch) {
-    if (batch.last_rowid > counted) {
+  std::erase_if(written_, [&](const std::shared_ptr<const WrittenBatch>& batch) {
+    if (batch->last_rowid > counted) {
       return false;
     }
-    for (const auto& [key, cost] : batch.cost) {
-      queued_cost_[key] -= cost;
-    }
+    forget(*batch);
     return true;
   });
   spend_.store(std::move(next));

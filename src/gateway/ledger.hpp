@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "gateway/config.hpp"
@@ -70,7 +71,8 @@ class Ledger {
   // rows of this process.
   [[nodiscard]] double spend(const std::string& key_id, BudgetPeriod period) const;
   // Brings each key's spending per period up to date with the rows on disk (the key cache's thread
-  // calls it): only rows added since the last call are read, unless a day or month has begun.
+  // calls it): only rows added since the last call are read, unless a day or month has begun, and
+  // of those only the ones other processes wrote: this one's are counted from what it wrote.
   void refresh_spend();
 
   [[nodiscard]] std::uint64_t rows_written() const { return rows_written_.load(std::memory_order_relaxed); }
@@ -85,12 +87,18 @@ class Ledger {
     std::int64_t month_start_ms = 0;
   };
   // Costs written to disk that the spend snapshot does not hold yet: they stay counted from the
-  // queue until a refresh has read rows up to `last_rowid`.
+  // queue until a refresh has counted rows up to `last_rowid`. One transaction's rows take
+  // consecutive rowids, so [first_rowid, last_rowid] holds this batch and nothing else.
   struct WrittenBatch {
+    std::int64_t first_rowid = 0;
     std::int64_t last_rowid = 0;
-    std::unordered_map<std::string, double> cost;
+    // Per key and UTC day (Unix ms at its start): every period begins on a day boundary, so the
+    // day tells which periods a cost counts in.
+    std::map<std::pair<std::string, std::int64_t>, double> cost;
   };
   void loop();
+  // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
+  void forget(const WrittenBatch& batch);
   // Returns the rowid of the last row written.
   std::int64_t write(const std::vector<LedgerRow>& rows);
 
@@ -101,10 +109,10 @@ class Ledger {
 
   mutable std::mutex queue_mutex_;
   std::vector<LedgerRow> queue_;
-  std::unordered_map<std::string, double> queued_cost_;  // per key, rows the spend snapshot lacks
-  std::vector<WrittenBatch> written_;                    // of those, the ones on disk
-  std::mutex write_mutex_;                               // one flush at a time
-  std::vector<LedgerRow> writing_;                       // the rows of the flush in progress
+  std::unordered_map<std::string, double> queued_cost_;       // per key, rows the spend snapshot lacks
+  std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of those, the ones on disk, oldest first
+  std::mutex write_mutex_;                                    // one flush at a time
+  std::vector<LedgerRow> writing_;                            // the rows of the flush in progress
   std::condition_variable wake_;
   bool stopping_ = false;
   std::atomic<std::shared_ptr<const Spend>> spend_;

@@ -103,6 +103,59 @@ TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
   EXPECT_DOUBLE_EQ(ledger.spend("nobody", BudgetPeriod::total), 0.0);
 }
 
+TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
+  Ledger a(path, std::chrono::hours(1));
+  Ledger b(path, std::chrono::hours(1));
+  // Interleaved batches: each replica's rows sit between the other's.
+  a.append(row("k", "m", 1, 1, 1.0));
+  a.flush();
+  b.append(row("k", "m", 1, 1, 10.0));
+  b.append(row("k", "m", 1, 1, 0));  // free rows take rowids too
+  b.flush();
+  a.append(row("k", "m", 1, 1, 100.0));
+  a.append(row("k", "m", 1, 1, 5000.0, 1000));  // 1970: counts in total only
+  a.flush();
+  b.append(row("k", "m", 1, 1, 1000.0));
+  b.flush();
+  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::total), 5101.0);  // its own, before any refresh
+  a.refresh_spend();
+  b.refresh_spend();
+  for (Ledger* ledger : {&a, &b}) {
+    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::total), 6111.0);
+    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::month), 1111.0);
+    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::day), 1111.0);
+  }
+  // Written, queued and refreshed again: still once each.
+  a.append(row("k", "m", 1, 1, 10000.0));
+  a.flush();
+  a.append(row("k", "m", 1, 1, 100000.0));
+  b.refresh_spend();
+  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(b.spend("k", BudgetPeriod::day), 11111.0);
+  a.refresh_spend();
+  a.refresh_spend();
+  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
+  a.flush();
+  a.refresh_spend();
+  b.refresh_spend();
+  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(b.spend("k", BudgetPeriod::day), 111111.0);
+}
+
+TEST_F(LedgerTest, ARefreshReadsBackOnlyTheRowsOtherWritersAdded) {
+  Ledger own(path, std::chrono::hours(1));
+  Ledger other(path, std::chrono::hours(1));
+  own.append(row("k", "m", 1, 1, 1.0));
+  own.flush();
+  other.append(row("k", "m", 1, 1, 10.0));
+  other.flush();
+  // Both rows doubled on disk behind the ledgers' backs: only the other writer's is read back.
+  SqliteDb db(path, "the test's view of the ledger");
+  db.exec("UPDATE ledger SET cost_usd = cost_usd * 2");
+  own.refresh_spend();
+  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::total), 21.0);
+}
+
 TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
   Ledger ledger(path, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 5.0, 1000));  // 1970
