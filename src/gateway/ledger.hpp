@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -99,10 +100,13 @@ class Ledger {
   void loop();
   // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
   void forget(const WrittenBatch& batch);
-  // Returns the rowid of the last row written.
-  std::int64_t write(const std::vector<LedgerRow>& rows);
+  // Writes `rows` in one transaction; returns the rowid of the last.
+  std::int64_t write(std::span<const LedgerRow> rows);
+  // Keeps the costs of `rows`, just written, counted until a refresh has them.
+  void counted_on_disk(std::span<const LedgerRow> rows, std::int64_t last_rowid);
 
   SqliteDb writer_;
+  std::unique_ptr<Statement> insert_many_;  // kRowsPerInsert rows; used under write_mutex_
   SqliteDb reader_;
   std::mutex reader_mutex_;
   std::chrono::milliseconds flush_interval_;

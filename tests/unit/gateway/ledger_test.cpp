@@ -91,6 +91,23 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   EXPECT_EQ(ledger.usage("odd")[0].requests, 37);
 }
 
+TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
+  Ledger ledger(path, std::chrono::hours(1));
+  Ledger other(path, std::chrono::hours(1));
+  for (int i = 0; i < 700; ++i) {  // more than two transactions' worth
+    ledger.append(row("k", "m", 1, 1, 1.0));
+  }
+  ledger.flush();
+  other.append(row("k", "m", 1, 1, 0.5));
+  other.flush();
+  EXPECT_EQ(ledger.rows_written(), 700u);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 700.0);
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 700.5);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 701);
+}
+
 TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
   Ledger ledger(path, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 2.0));
