@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# clang-format (no changes allowed) and clang-tidy (.clang-tidy; warnings are errors) over src/,
-# tests/ and bench/. Needs a configured build folder for compile_commands.json (default: build).
+# clang-format (no changes allowed) over every tracked C++ file, and clang-tidy (.clang-tidy;
+# warnings are errors) over src/. Needs a configured build folder for compile_commands.json
+# (default: build).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-$here/build}"
