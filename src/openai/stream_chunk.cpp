@@ -145,13 +145,18 @@ KeyKind key_kind(const char* key, std::size_t size) {
 
 void glance_key(const char* open, const char* colon, const char* end, ChunkGlance& g) {
   const KeyKind kind = key_kind(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
+  if (kind == KeyKind::other || (kind == KeyKind::text && g.text)) {
+    return;
+  }
+  const char* value = colon + 1;
+  while (value < end && *value == ' ') {
+    ++value;
+  }
   if (kind == KeyKind::parse) {
-    g.needs_parse = true;
-  } else if (kind == KeyKind::text && !g.text) {
-    const char* value = colon + 1;
-    while (value < end && *value == ' ') {
-      ++value;
-    }
+    // Asked for usage (the gateway always asks), OpenAI puts "usage":null in every chunk before
+    // the last: only a value worth reading needs the parse.
+    g.needs_parse = g.needs_parse || end - value < 4 || std::memcmp(value, "null", 4) != 0;
+  } else {
     g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
   }
 }

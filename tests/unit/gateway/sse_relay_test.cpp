@@ -42,6 +42,22 @@ TEST(SseRelay, StripsOnlyTheUsageChunkItAskedForAtEverySplit) {
   }
 }
 
+TEST(SseRelay, ReadsOpenAIsUsageChunkAfterChunksOfNullUsage) {
+  // Asked for usage, OpenAI puts "usage":null in every chunk before the usage chunk.
+  const std::string token = R"(data: {"choices":[{"index":0,"delta":{"content":" hi"}}],"usage":null})"
+                            "\n\n";
+  const std::string finish = R"(data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null})"
+                             "\n\n";
+  const std::string stream = token + token + finish + kUsage + kDone;
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true);
+    ASSERT_EQ(r.out, token + token + finish + kDone) << "cut at " << cut;
+    ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+    EXPECT_EQ(r.relay.usage()->prompt_tokens, 7);
+    EXPECT_EQ(r.relay.text_events(), 2);
+  }
+}
+
 TEST(SseRelay, TimesTheFirstAndLastTextEvents) {
   const std::string stream = kRole + kToken + kToken + kFinish + kDone;
   const std::size_t cut = (kRole + kToken).size();

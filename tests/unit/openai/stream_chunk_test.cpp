@@ -86,6 +86,10 @@ TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
            Case{R"({"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}})", false, true},
            Case{R"({"choices":[{"delta":{}}],"x_groq":{"usage":{"completion_tokens":2}}})", false, true},
            Case{R"({"error":{"message":"boom"}})", false, true},
+           // OpenAI's chunks before the usage chunk, when include_usage is on
+           Case{R"({"choices":[{"delta":{"content":" hi"}}],"usage":null})", true, false},
+           Case{R"({"choices":[{"delta":{"content":" hi"}}],"usage": null,"x_groq":null})", true, false},
+           Case{R"({"error":null,"choices":[{"delta":{}}]})", false, false},
        }) {
     const ChunkGlance g = glance_stream_chunk(c.data);
     EXPECT_EQ(g.text, c.text) << c.data;
@@ -93,7 +97,10 @@ TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
     ChunkView v;
     ASSERT_FALSE(parse_stream_chunk(c.data, v));
     EXPECT_EQ(v.text_bytes > 0, c.text) << c.data;
+    EXPECT_EQ(v.usage.has_value() || v.error.has_value(), c.needs_parse) << c.data;
   }
+  // A value cut short is no null: the parse gets to say what is wrong with it.
+  EXPECT_TRUE(glance_stream_chunk(R"({"choices":[],"usage":nul)").needs_parse);
 }
 
 TEST(StreamChunk, GlanceAgreesWithItsScalarFormOnRandomEvents) {
