@@ -325,7 +325,8 @@ class LoadRun {
         conn->set_io_timeout(target_.timeout);
       }
       record.sent_ns = monotonic_ns();
-      error_code ec = co_await conn->send("POST", path_, headers_, request.body);
+      const std::string_view body[] = {request.body};
+      error_code ec = co_await conn->send("POST", path_, headers_, body);
       std::optional<http::ResponseHead> head;
       if (!ec) {
         auto h = co_await conn->read_head();

@@ -254,7 +254,8 @@ class Checker {
     http::Connection& conn = **opened;
     conn.set_io_timeout(o_.timeout);
     const std::string body = chat_body(1, true, false);
-    if (auto ec = co_await conn.send("POST", target, headers(), body)) {
+    const std::string_view pieces[] = {body};
+    if (auto ec = co_await conn.send("POST", target, headers(), pieces)) {
       add(Verdict::fail, check, "sending the request failed: " + ec.message());
       co_return false;
     }

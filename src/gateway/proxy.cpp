@@ -25,6 +25,7 @@
 #include "http/fetch.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
+#include "openai/outgoing_body.hpp"
 #include "openai/request_view.hpp"
 #include "openai/stream_chunk.hpp"
 #include "openai/usage_scanner.hpp"
@@ -104,8 +105,10 @@ struct Proxy::Context {
   const ModelRoute* requested = nullptr;  // the model the client asked for
   const ModelRoute* route = nullptr;      // the model now being tried (a fallback after giving up)
   Deployment* deployment = nullptr;
-  std::string_view body;     // as sent upstream: the client's own bytes, or `rewritten`
-  std::string rewritten;     // the body with include_usage asked for, when it had to change
+  std::string_view body;  // the client's own bytes; each attempt sends them with its edits
+  // The current attempt's body (here, not in the attempt's frame, which Asio would no longer
+  // recycle).
+  std::optional<openai::OutgoingBody> outgoing;
   bool strip_usage = false;  // we asked for usage the client did not want
   int attempts = 0;
   int fallbacks = 0;
@@ -375,10 +378,6 @@ awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
   }
   ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
   ctx.body = ex.body();
-  if (ctx.strip_usage) {
-    ctx.rewritten = openai::with_usage_requested(ex.body());
-    ctx.body = ctx.rewritten;
-  }
   co_await forward(ex, ctx);
 }
 
@@ -489,12 +488,15 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
 // Its own coroutine, so that what only it needs stays out of forward()'s frame.
 awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
   const auto executor = co_await net::this_coro::executor;
-  // The upstream's own name for the model goes in without re-serialising the body.
-  std::optional<std::string> renamed;
-  if (d.upstream_model != ctx.view.model) {
-    renamed = openai::with_model(ctx.body, d.upstream_model);
+  // The usage request and the upstream's own name for the model go in without copying or
+  // re-serialising the body.
+  openai::OutgoingBody& body = ctx.outgoing.emplace(ctx.body);
+  if (ctx.strip_usage) {
+    body.request_usage();
   }
-  const std::string_view body = renamed ? std::string_view(*renamed) : ctx.body;
+  if (d.upstream_model != ctx.view.model) {
+    body.rename_model(d.upstream_model);
+  }
   std::string authorization;
   boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
                                                           {"X-Request-Id", ctx.request_id}};
@@ -525,7 +527,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     ctx.upstream_sent_ns = monotonic_ns();
     std::string target = d.base.path;
     target += ctx.endpoint;
-    error_code ec = co_await conn->send("POST", target, headers, body);
+    error_code ec = co_await conn->send("POST", target, headers, body.pieces());
     if (!ec && !ctx.client_gone) {
       auto head = co_await conn->read_head();  // the only ResponseHead in this frame: 264 bytes
       if (head && !ctx.client_gone) {

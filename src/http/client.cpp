@@ -13,6 +13,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include <strings.h>
 #include <algorithm>
@@ -83,16 +84,23 @@ class StreamConnection final : public Connection {
       : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {}
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
-                             std::string_view body) override {
+                             std::span<const std::string_view> body) override {
     head_.clear();
     head_.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ").append(authority_).append("\r\n");
     for (const auto& h : headers) {
       head_.append(h.name).append(": ").append(h.value).append("\r\n");
     }
+    std::size_t length = 0;
+    for (const std::string_view piece : body) {
+      length += piece.size();
+    }
     head_ += "Content-Length: ";
-    append_decimal(head_, static_cast<std::int64_t>(body.size()));
+    append_decimal(head_, static_cast<std::int64_t>(length));
     head_ += "\r\n\r\n";
-    std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
+    boost::container::small_vector<net::const_buffer, 6> buffers{net::buffer(head_)};
+    for (const std::string_view piece : body) {
+      buffers.push_back(net::buffer(piece));
+    }
     head_request_ = method == "HEAD";
     in_response_ = false;  // the last response is over; the next one has not begun
     buffer_.consume(handed_out_);

@@ -59,10 +59,11 @@ class Connection {
   static boost::asio::awaitable<boost::system::result<std::unique_ptr<Connection>>> open(
       boost::asio::any_io_executor executor, const Url& url, std::chrono::milliseconds timeout, TlsOptions tls = {});
 
-  // Sends one request with a Content-Length body. Host and Content-Length are added here.
+  // Sends one request with a Content-Length body, the concatenation of `body` (pieces gathered
+  // by the write, not copied). Host and Content-Length are added here.
   virtual boost::asio::awaitable<boost::system::error_code> send(std::string_view method, std::string_view target,
                                                                  std::span<const Header> headers,
-                                                                 std::string_view body) = 0;
+                                                                 std::span<const std::string_view> body) = 0;
 
   virtual boost::asio::awaitable<boost::system::result<ResponseHead>> read_head() = 0;
 

@@ -27,7 +27,8 @@ net::awaitable<boost::system::result<FetchedResponse, FetchError>> fetch(
   }
   Connection& conn = **opened;
   conn.set_io_timeout(timeout);
-  if (auto ec = co_await conn.send(method, target, headers, body)) {
+  const std::string_view pieces[] = {body};
+  if (auto ec = co_await conn.send(method, target, headers, pieces)) {
     co_return FetchError{ec, false};
   }
   auto head = co_await conn.read_head();

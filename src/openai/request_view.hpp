@@ -22,12 +22,4 @@ struct RequestView {
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out);
 
-// The body with "stream_options":{"include_usage":true} spliced in after the opening brace, bytes
-// otherwise untouched. Only for a JSON object body without stream_options.
-std::string with_usage_requested(std::string_view body);
-
-// The body with the value of its top-level "model" replaced by `model`, every other byte as it
-// was (no re-serialisation). nullopt when the body has no top-level string "model".
-std::optional<std::string> with_model(std::string_view body, std::string_view model);
-
 }  // namespace infergate::openai

@@ -1,0 +1,72 @@
+#include "openai/outgoing_body.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+namespace infergate::openai {
+namespace {
+
+std::string usage_requested(std::string_view body) {
+  OutgoingBody out(body);
+  out.request_usage();
+  return out.joined();
+}
+
+std::optional<std::string> renamed(std::string_view body, std::string_view model) {
+  OutgoingBody out(body);
+  if (!out.rename_model(model)) {
+    return std::nullopt;
+  }
+  return out.joined();
+}
+
+TEST(OutgoingBody, UsageIsSplicedInWithoutTouchingTheRest) {
+  const std::string body = R"({ "model": "m", "messages": [{"role":"user","content":"é ☃"}], "stream": true })";
+  const std::string spliced = usage_requested(body);
+  EXPECT_EQ(spliced.substr(spliced.find("\"model\"")), body.substr(body.find("\"model\"")));
+  const auto parsed = boost::json::parse(spliced).as_object();
+  EXPECT_TRUE(parsed.at("stream_options").as_object().at("include_usage").as_bool());
+  EXPECT_EQ(boost::json::parse(usage_requested("{}")).as_object().size(), 1u);
+  EXPECT_EQ(boost::json::parse(usage_requested(" { } ")).as_object().size(), 1u);
+}
+
+TEST(OutgoingBody, ModelIsRenamedInPlace) {
+  const std::string body = R"({"messages":[{"role":"user","content":"say \"model\": x"}], "model" : "public", "n":1})";
+  EXPECT_EQ(renamed(body, "org/upstream-\"q\""),
+            R"({"messages":[{"role":"user","content":"say \"model\": x"}], "model" : "org/upstream-\"q\"", "n":1})");
+  EXPECT_EQ(renamed(body, "llama-3.1-8b-instant"),
+            R"({"messages":[{"role":"user","content":"say \"model\": x"}], "model" : "llama-3.1-8b-instant", "n":1})");
+  // A "model" key nested deeper is not the request's model.
+  EXPECT_EQ(renamed(R"({"tools":[{"model":"inner"}],"model":"m"})", "u"),
+            R"({"tools":[{"model":"inner"}],"model":"u"})");
+  EXPECT_EQ(renamed(R"({"meta":{"model":"inner"}})", "u"), std::nullopt);
+  EXPECT_EQ(renamed(R"({"model":7})", "u"), std::nullopt);
+  EXPECT_EQ(renamed(R"({"model":"m"})", "tab\there"), R"({"model":"tab\there"})");
+}
+
+TEST(OutgoingBody, BothEditsTogetherAreValidJsonAndTheBodyIsNotCopied) {
+  const std::string body = R"({"model":"public","messages":[{"role":"user","content":"hi"}],"stream":true})";
+  OutgoingBody out(body);
+  EXPECT_EQ(out.pieces().size(), 1u);
+  EXPECT_EQ(out.pieces()[0].data(), body.data());
+  out.request_usage();
+  ASSERT_TRUE(out.rename_model("upstream/name"));
+  const std::string sent = out.joined();
+  EXPECT_EQ(out.size(), sent.size());
+  const auto parsed = boost::json::parse(sent).as_object();
+  EXPECT_EQ(parsed.at("model").as_string(), "upstream/name");
+  EXPECT_TRUE(parsed.at("stream_options").as_object().at("include_usage").as_bool());
+  EXPECT_EQ(parsed.at("messages").as_array().size(), 1u);
+  // Every piece but the two edits is a view of the client's bytes.
+  std::size_t viewed = 0;
+  for (const std::string_view piece : out.pieces()) {
+    if (piece.data() >= body.data() && piece.data() + piece.size() <= body.data() + body.size()) {
+      viewed += piece.size();
+    }
+  }
+  EXPECT_EQ(viewed, body.size() - std::string_view(R"("public")").size());
+}
+
+}  // namespace
+}  // namespace infergate::openai
