@@ -54,12 +54,13 @@ int main() {
     for (const std::size_t read : {stream.size(), std::size_t{1460}}) {
       auto relay = [&] {
         infergate::gateway::SseRelay events(true);
-        std::string scratch;
         for (std::size_t at = 0; at < stream.size(); at += read) {
           const std::string_view piece = std::string_view(stream).substr(at, read);
-          sink += static_cast<long>(events.feed(piece, static_cast<std::int64_t>(at), scratch).size());
+          events.feed(piece, static_cast<std::int64_t>(at));
+          sink += static_cast<long>(events.pieces().size());
         }
-        events.finish(1, scratch);
+        events.finish(1);
+        sink += static_cast<long>(events.pieces().size());
         sink += events.text_events() + (events.usage() ? events.usage()->completion_tokens : 0);
       };
       auto copy = [&] {

@@ -631,7 +631,6 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
                              std::int64_t head_ns) {
   const bool sse = head.header("Content-Type").find("text/event-stream") != std::string_view::npos;
   begin_response(ex, ctx, head, head_ns);
-  std::string out;
   // What is read on the way: the events of a stream, or a non-streamed body's usage.
   std::variant<SseRelay, openai::UsageScanner> reader =
       sse ? std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<SseRelay>, ctx.strip_usage)
@@ -649,23 +648,20 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       co_return;
     }
     if (!piece) {
-      out = failed_mid_response(ctx, piece.error(), left, sse);
+      const std::string event = failed_mid_response(ctx, piece.error(), left, sse);
       if (sse) {
-        co_await ex.write_chunk(out, true);
+        co_await ex.write_chunk(event, true);
       }
       co_return;  // a non-streamed body is left unterminated so the client sees the truncation
     }
     const bool done = piece->empty() || conn.body_complete();
-    std::string_view data = *piece;
+    std::span<const std::string_view> data(&*piece, 1);
     if (auto* events = std::get_if<SseRelay>(&reader)) {
-      data = events->feed(*piece, now, out);
+      events->feed(*piece, now);
       if (done) {
-        if (data.data() != out.data()) {
-          out.assign(data);
-        }
-        events->finish(now, out);
-        data = out;
+        events->finish(now);
       }
+      data = events->pieces();
       ctx.first_token_ns = events->first_token_ns();
       ctx.last_token_ns = events->last_token_ns();
       ctx.usage = events->usage();
@@ -683,7 +679,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       // that request is then counted against the key's real use, not this one's reservation.
       settle(ctx);
     }
-    if (co_await ex.write_chunk(data, done)) {
+    if (co_await ex.write_chunk_gathered(data, done)) {
       co_return;
     }
     if (done) {

@@ -6,7 +6,9 @@
 
 namespace infergate::gateway {
 
-std::string_view SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std::string& scratch) {
+void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
+  count_ = 0;
+  joining_ = false;
   // Events to remove, as ranges of `bytes`; the first event completed here began in held_.
   boost::container::small_vector<std::pair<std::size_t, std::size_t>, 2> cuts;
   bool drop_held = false;
@@ -27,36 +29,57 @@ std::string_view SseRelay::feed(std::string_view bytes, std::int64_t now_ns, std
   });
   ended_with_cr_ = !bytes.empty() && bytes.back() == '\r';
   ended_in_cut_ = !cuts.empty() && cuts.back().second == bytes.size();
-  if (complete == std::string_view::npos) {
+  if (complete == std::string_view::npos) {  // no event ended here: all of it waits
+    if (cuts.empty()) {
+      add(bytes.substr(0, event_start));
+    }
     held_.append(bytes.substr(event_start));
-    return cuts.empty() ? bytes.substr(0, event_start) : std::string_view{};
+    return;
   }
-  if (held_.empty() && cuts.empty()) {
-    held_.assign(bytes.substr(complete));
-    return bytes.substr(0, complete);
-  }
-  scratch.clear();
+  // What was held back goes out now, from sending_, while held_ takes this read's unfinished end.
+  std::swap(sending_, held_);
   if (!drop_held) {
-    scratch.append(held_);
+    add(sending_);
   }
   std::size_t at = 0;
   for (const auto& [from, to] : cuts) {
-    scratch.append(bytes.substr(at, from - at));
+    add(bytes.substr(at, from - at));
     at = to;
   }
-  scratch.append(bytes.substr(at, complete - at));
+  add(bytes.substr(at, complete - at));
   held_.assign(bytes.substr(complete));
-  return scratch;
 }
 
-void SseRelay::finish(std::int64_t now_ns, std::string& out) {
+void SseRelay::finish(std::int64_t now_ns) {
   bool drop = false;
   parser_.finish([&](const http::SseEvent& event) { drop = observe(event, now_ns) || drop; });
   if (!drop && !held_.empty()) {
-    out.append(held_);
-    out.append(held_.back() == '\n' || held_.back() == '\r' ? "\n" : "\n\n");
+    add(held_);
+    add(held_.back() == '\n' || held_.back() == '\r' ? "\n" : "\n\n");
   }
-  held_.clear();
+}
+
+void SseRelay::add(std::string_view piece) {
+  if (piece.empty()) {
+    return;
+  }
+  if (joining_) {
+    joined_.append(piece);
+    pieces_[0] = joined_;
+    return;
+  }
+  if (count_ + 2 == pieces_.size()) {  // two places are kept for finish()
+    joined_.clear();
+    for (std::size_t i = 0; i < count_; ++i) {
+      joined_.append(pieces_[i]);
+    }
+    joined_.append(piece);
+    pieces_[0] = joined_;
+    count_ = 1;
+    joining_ = true;
+    return;
+  }
+  pieces_[count_++] = piece;
 }
 
 bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {

@@ -5,11 +5,15 @@
 // event at the end of a read is held back until its end arrives, so that a chunk to be removed
 // was never partly sent. On the way it notes when text arrived and the token usage. Pure logic on
 // bytes: the proxy feeds it each read.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "http/server.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/stream_chunk.hpp"
 
@@ -19,13 +23,17 @@ class SseRelay {
  public:
   explicit SseRelay(bool strip_usage) : strip_usage_(strip_usage) {}
 
-  // What the client should receive for these upstream bytes; `now_ns` stamps the text-carrying
-  // events among them. Usually a view of `bytes` itself (nothing copied); assembled in `scratch`
-  // when an event spans reads or one is removed. Valid until the next call.
-  std::string_view feed(std::string_view bytes, std::int64_t now_ns, std::string& scratch);
-  // The end of the upstream body: appends to `out` an event held back for want of its final blank
+  // Takes these upstream bytes; `now_ns` stamps the text-carrying events among them. What the
+  // client should receive for them is then pieces().
+  void feed(std::string_view bytes, std::int64_t now_ns);
+  // The end of the upstream body: adds to pieces() an event held back for want of its final blank
   // line, with that line added.
-  void finish(std::int64_t now_ns, std::string& out);
+  void finish(std::int64_t now_ns);
+  // What the client should receive for the last feed (and finish), in order: views of the bytes
+  // fed and of what was held back from the read before (nothing copied, unless an unusual read
+  // cuts out so many events that they are joined). At most http::kMaxChunkPieces; valid until the
+  // next feed.
+  [[nodiscard]] std::span<const std::string_view> pieces() const { return {pieces_.data(), count_}; }
 
   [[nodiscard]] std::int64_t first_token_ns() const { return first_token_ns_; }
   [[nodiscard]] std::int64_t last_token_ns() const { return last_token_ns_; }
@@ -38,8 +46,15 @@ class SseRelay {
   // Notes what the event tells; true when it is the usage chunk to remove.
   bool observe(const http::SseEvent& event, std::int64_t now_ns);
 
+  void add(std::string_view piece);
+
   http::SseParser parser_;
-  std::string held_;            // the start of an event whose end has not arrived yet
+  std::string held_;      // the start of an event whose end has not arrived yet
+  std::string sending_;   // the last read's held_, while pieces() may show it
+  std::string joined_;    // pieces() when there would be too many
+  bool joining_ = false;  // pieces_[0] is joined_, and what comes next is appended to it
+  std::array<std::string_view, http::kMaxChunkPieces> pieces_;
+  std::size_t count_ = 0;
   bool ended_with_cr_ = false;  // the last read ended between the CR and LF of a line ending
   bool ended_in_cut_ = false;   // ... and what it ended was removed
   bool strip_usage_;

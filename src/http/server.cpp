@@ -167,32 +167,21 @@ class SessionExchange final : public Exchange {
   }
 
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {
-    std::array<net::const_buffer, 5> buffers;
-    std::size_t count = 0;
-    if (head_pending_) {
-      buffers[count++] = net::buffer(head_);
-    }
-    char size_line[24];
-    if (!data.empty()) {  // an empty chunk would end the body
-      auto* end = std::to_chars(size_line, size_line + 16, data.size(), 16).ptr;
-      *end++ = '\r';
-      *end++ = '\n';
-      buffers[count++] = net::buffer(size_line, static_cast<std::size_t>(end - size_line));
-      buffers[count++] = net::buffer(data);
-      buffers[count++] = net::buffer("\r\n", 2);
-    }
-    if (last) {
-      buffers[count++] = net::buffer("0\r\n\r\n", 5);
-    }
+    const std::size_t count = prepare_chunk({&data, 1}, last);
     if (count == 0) {
       co_return error_code{};
     }
-    auto [ec, n] = co_await net::async_write(socket_, std::span(buffers.data(), count), as_tuple);
-    head_pending_ = false;
-    if (last) {
-      finished_ = !ec;
+    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
+    co_return chunk_written(ec, last);
+  }
+
+  awaitable<error_code> write_chunk_gathered(std::span<const std::string_view> pieces, bool last) override {
+    const std::size_t count = prepare_chunk(pieces, last);
+    if (count == 0) {
+      co_return error_code{};
     }
-    co_return ec;
+    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
+    co_return chunk_written(ec, last);
   }
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
@@ -239,11 +228,51 @@ class SessionExchange final : public Exchange {
   const RequestReader& request_;
   std::string& head_;
   std::int64_t received_ns_;
+  // One chunk of `pieces` (and the terminating chunk when `last`) in chunk_buffers_, after the
+  // head if it has not gone yet; returns how many buffers that takes.
+  std::size_t prepare_chunk(std::span<const std::string_view> pieces, bool last) {
+    std::size_t count = 0;
+    if (head_pending_) {
+      chunk_buffers_[count++] = net::buffer(head_);
+    }
+    std::size_t size = 0;
+    for (const std::string_view piece : pieces) {
+      size += piece.size();
+    }
+    if (size != 0) {  // an empty chunk would end the body
+      auto* end = std::to_chars(size_line_.data(), size_line_.data() + 16, size, 16).ptr;
+      *end++ = '\r';
+      *end++ = '\n';
+      chunk_buffers_[count++] = net::buffer(size_line_.data(), static_cast<std::size_t>(end - size_line_.data()));
+      for (const std::string_view piece : pieces) {
+        if (!piece.empty()) {
+          chunk_buffers_[count++] = net::buffer(piece);
+        }
+      }
+      chunk_buffers_[count++] = net::buffer("\r\n", 2);
+    }
+    if (last) {
+      chunk_buffers_[count++] = net::buffer("0\r\n\r\n", 5);
+    }
+    return count;
+  }
+
+  error_code chunk_written(error_code ec, bool last) {
+    head_pending_ = false;
+    if (last) {
+      finished_ = !ec;
+    }
+    return ec;
+  }
+
   bool keep_alive_;
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
   ReadAhead& ahead_;
+  std::array<char, 24> size_line_{};
+  // Head, size line, pieces, CRLF, terminating chunk.
+  std::array<net::const_buffer, 4 + kMaxChunkPieces> chunk_buffers_;
 };
 
 awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {

@@ -7,6 +7,7 @@
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,9 @@ struct ServerLimits {
 };
 
 // One request and its response, as a handler sees it.
+// The most pieces one gathered chunk takes.
+inline constexpr std::size_t kMaxChunkPieces = 8;
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
@@ -50,6 +54,9 @@ class Exchange {
   // write: one system call where a short response allows it.
   virtual void begin_stream(int status, std::string_view content_type, std::span<const Header> extra = {}) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
+  // One chunk made of `pieces` (at most kMaxChunkPieces), gathered by the write, not copied.
+  virtual boost::asio::awaitable<boost::system::error_code> write_chunk_gathered(
+      std::span<const std::string_view> pieces, bool last = false) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> end_stream() = 0;
 
   // Aborts the connection with a TCP reset, mid-response or not (the simulator's fault injection).

@@ -21,12 +21,22 @@ struct Relayed {
 };
 
 // Feeds `stream` in two pieces split at `cut`; the first piece arrives at t=100, the second at t=200.
+std::string joined(std::span<const std::string_view> pieces) {
+  std::string out;
+  for (const std::string_view piece : pieces) {
+    out.append(piece);
+  }
+  return out;
+}
+
+// Feeds `stream` in two pieces split at `cut`; the first piece arrives at t=100, the second at t=200.
 Relayed relay_split(const std::string& stream, std::size_t cut, bool strip) {
   Relayed r{{}, SseRelay(strip)};
-  std::string scratch;
-  r.out.append(r.relay.feed(std::string_view(stream).substr(0, cut), 100, scratch));
-  r.out.append(r.relay.feed(std::string_view(stream).substr(cut), 200, scratch));
-  r.relay.finish(200, r.out);
+  r.relay.feed(std::string_view(stream).substr(0, cut), 100);
+  r.out.append(joined(r.relay.pieces()));
+  r.relay.feed(std::string_view(stream).substr(cut), 200);
+  r.relay.finish(200);
+  r.out.append(joined(r.relay.pieces()));
   return r;
 }
 
@@ -103,14 +113,63 @@ TEST(SseRelay, PassesTheUpstreamBytesThroughAsTheyCame) {
 
 TEST(SseRelay, WholeEventsGoOutWithoutACopyAndAPartialOneWaitsForItsEnd) {
   SseRelay relay(true);
-  std::string scratch;
   const std::string first = kRole + kToken + kToken.substr(0, 10);
-  const std::string_view out = relay.feed(first, 1, scratch);
-  EXPECT_EQ(out, kRole + kToken);
-  EXPECT_EQ(out.data(), first.data());  // a view of the read itself
+  relay.feed(first, 1);
+  ASSERT_EQ(relay.pieces().size(), 1u);
+  EXPECT_EQ(relay.pieces()[0], kRole + kToken);
+  EXPECT_EQ(relay.pieces()[0].data(), first.data());  // a view of the read itself
+  // The held part, then this read around the usage chunk: views, not a copy of the read.
   const std::string rest = kToken.substr(10) + kUsage + kDone;
-  EXPECT_EQ(relay.feed(rest, 2, scratch), kToken + kDone);
+  relay.feed(rest, 2);
+  EXPECT_EQ(joined(relay.pieces()), kToken + kDone);
+  ASSERT_EQ(relay.pieces().size(), 3u);
+  EXPECT_EQ(relay.pieces()[1].data(), rest.data());
+  EXPECT_EQ(relay.pieces()[2].data(), rest.data() + rest.size() - kDone.size());
   EXPECT_EQ(relay.text_events(), 2);
+}
+
+TEST(SseRelay, SmallReadsOfEverySizeRelayTheSameBytes) {
+  // Events spanning many reads: what was held back from one read goes out with a later one.
+  const std::string stream = kRole + kToken + ": ping\r\n\r\n" + kToken + kFinish + kUsage + kDone;
+  for (std::size_t step = 1; step <= 9; ++step) {
+    for (const bool strip : {true, false}) {
+      SseRelay relay(strip);
+      std::string out;
+      for (std::size_t at = 0; at < stream.size(); at += step) {
+        relay.feed(std::string_view(stream).substr(at, step), static_cast<std::int64_t>(at));
+        if (at + step >= stream.size()) {
+          relay.finish(static_cast<std::int64_t>(at));
+        }
+        out += joined(relay.pieces());
+      }
+      const std::string expected = strip ? kRole + kToken + ": ping\r\n\r\n" + kToken + kFinish + kDone : stream;
+      ASSERT_EQ(out, expected) << "reads of " << step << (strip ? ", stripped" : "");
+      EXPECT_EQ(relay.text_events(), 2);
+      ASSERT_TRUE(relay.usage());
+    }
+  }
+}
+
+TEST(SseRelay, ManyRemovedEventsInOneReadAreJoinedWithinThePieceLimit) {
+  std::string stream;
+  std::string expected;
+  for (int i = 0; i < 2 * static_cast<int>(http::kMaxChunkPieces); ++i) {
+    stream += kToken + kUsage;
+    expected += kToken;
+  }
+  stream += kToken + "data: [DONE]";  // the last event's blank line comes from finish()
+  expected += kToken + kDone;
+  for (const std::size_t cut : {std::size_t{0}, kToken.size() + 5, stream.size() / 2, stream.size()}) {
+    SseRelay relay(true);
+    relay.feed(std::string_view(stream).substr(0, cut), 1);
+    std::string out = joined(relay.pieces());
+    EXPECT_LE(relay.pieces().size(), http::kMaxChunkPieces);
+    relay.feed(std::string_view(stream).substr(cut), 2);
+    relay.finish(2);
+    EXPECT_LE(relay.pieces().size(), http::kMaxChunkPieces);
+    out += joined(relay.pieces());
+    EXPECT_EQ(out, expected) << "cut at " << cut;
+  }
 }
 
 TEST(SseRelay, ALastEventWithoutItsBlankLineIsDeliveredWithOne) {
