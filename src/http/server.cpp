@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
-#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/async_result.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
@@ -21,12 +18,12 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <tuple>
 
 #include "core/append_number.hpp"
 #include "core/clock.hpp"
 #include "http/io_deadline.hpp"
+#include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
 
 namespace infergate::http {
@@ -59,68 +56,8 @@ std::string error_body(std::string_view message, std::string_view code) {
                      message, code);
 }
 
-// Bytes of the next request are read into room after the current one while its handler works.
-// That read is also the watch for the client leaving: an end of stream or an error while a handler
-// watches calls its on_close. The next request needs the read anyway, so the watch costs nothing
-// of its own (a peeking receive and its cancellation cost a system call and two completions per
-// request).
-struct ReadAhead {
-  bool pending = false;  // the read is in flight
-  bool arrived = false;  // it completed while nobody waited: `ec` and `bytes` are its result
-  error_code ec;
-  std::size_t bytes = 0;
-  std::function<void()> on_close;  // while a handler watches
-  // The session, waiting for it. In an optional because Boost 1.81's any_completion_handler
-  // cannot be move-assigned (its operator= wraps the handler in itself, endlessly).
-  std::optional<net::any_completion_handler<void(error_code, std::size_t)>> waiter;
-};
-
 // The least room the read ahead gets: a typical request head and body.
 constexpr std::size_t kReadAheadBytes = 1024;
-
-// Completes the read ahead: resumes the session if it waits, else keeps the result for it.
-class ReadAheadDone {
- public:
-  explicit ReadAheadDone(std::shared_ptr<ReadAhead> state) : state_(std::move(state)) {}
-  ReadAheadDone(ReadAheadDone&&) = default;
-  ReadAheadDone& operator=(ReadAheadDone&&) = delete;
-  ReadAheadDone(const ReadAheadDone&) = delete;
-  ReadAheadDone& operator=(const ReadAheadDone&) = delete;
-  // Dropped without completing (its io_context destroyed first): the waiting session goes with
-  // it, which would otherwise keep itself alive through the state it holds.
-  ~ReadAheadDone() {
-    if (state_) {
-      state_->waiter.reset();
-    }
-  }
-
-  void operator()(error_code ec, std::size_t bytes) {
-    const std::shared_ptr<ReadAhead> state = std::move(state_);
-    state->pending = false;
-    if (state->waiter) {
-      auto waiter = std::move(*state->waiter);
-      state->waiter.reset();
-      waiter(ec, bytes);
-      return;
-    }
-    state->arrived = true;
-    state->ec = ec;
-    state->bytes = bytes;
-    if (ec && state->on_close) {
-      auto on_close = std::move(state->on_close);
-      on_close();  // end of stream or an error: the client is gone
-    }
-  }
-
- private:
-  std::shared_ptr<ReadAhead> state_;
-};
-
-// Suspends until the pending read ahead completes, with its result.
-awaitable<std::tuple<error_code, std::size_t>> wait_for(ReadAhead& ahead) {
-  return net::async_initiate<decltype(as_tuple), void(error_code, std::size_t)>(
-      [&ahead](auto handler) { ahead.waiter.emplace(std::move(handler)); }, as_tuple);
-}
 
 awaitable<std::tuple<error_code, std::size_t>> read_some(tcp::socket& socket, std::span<char> room) {
   return socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
@@ -194,15 +131,10 @@ class SessionExchange final : public Exchange {
   }
 
   void watch_peer(std::function<void()> on_close) override {
-    if (ahead_.pending) {
-      ahead_.on_close = std::move(on_close);
-    } else if (ahead_.arrived && ahead_.ec) {  // gone before the handler looked
-      net::post(socket_.get_executor(), std::move(on_close));
-    }
-    // Otherwise more of the client's requests are here already: it is evidently still there.
+    ahead_.watch(std::move(on_close), socket_.get_executor());
   }
 
-  void stop_watching() override { ahead_.on_close = nullptr; }
+  void stop_watching() override { ahead_.stop_watching(); }
 
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
@@ -310,7 +242,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     RequestReader reader(limits.max_header_bytes, limits.max_body_bytes, kReadBufferBytes);
     // Kept armed between requests: the next request's reads only move it (no timer system call).
     IoDeadline deadline(socket);
-    auto ahead = std::make_shared<ReadAhead>();
+    ReadAhead ahead;
     std::string head;
     for (;;) {
       std::int64_t deadline_ns = monotonic_ns() + nanoseconds(limits.header_timeout);
@@ -325,12 +257,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
             co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
           }
         }
-        if (ahead->arrived) {  // what the read ahead got while the last handler worked: an error
-          ahead->arrived = false;
-          ec = ahead->ec;
+        if (ahead.arrived()) {  // what the read ahead got while the last handler worked: an error
+          ec = ahead.error();
+          ahead.take();
           break;
         }
-        auto read = ahead->pending ? wait_for(*ahead) : read_some(socket, reader.prepare());
+        auto read = ahead.pending() ? ahead.wait() : read_some(socket, reader.prepare());
         deadline.begin_until(deadline_ns);
         const auto [read_ec, n] = co_await std::move(read);
         deadline.end();
@@ -348,12 +280,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         break;
       }
       if (!reader.pipelined()) {
-        const std::span<char> room = reader.spare(kReadAheadBytes);
-        ahead->pending = true;
-        socket.async_read_some(net::buffer(room.data(), room.size()), ReadAheadDone(ahead));
+        ahead.start(socket, reader.spare(kReadAheadBytes));
       }
       const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, reader, head, *ahead, monotonic_ns(), keep_alive);
+      SessionExchange exchange(socket, reader, head, ahead, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);
@@ -367,11 +297,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (!exchange.finished() || !keep_alive) {
         break;
       }
-      if (ahead->arrived && !ahead->ec) {
-        ahead->arrived = false;
-        reader.commit(ahead->bytes);
+      if (ahead.arrived() && !ahead.error()) {
+        reader.commit(ahead.take());
       }
-      reader.next(ahead->pending);
+      reader.next(ahead.pending());
     }
     error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
