@@ -200,8 +200,8 @@ class Report(unittest.TestCase):
             self.assertIn("infergate bench report: fast vs slow", f.read())
 
     def test_targets_sweep_side_by_side_each_with_its_knee(self):
-        four = Sim("--speedup", "20", "--max-num-seqs", "4", "--profile", "llama-3.1-8b:fp8@h100")
-        eight = Sim("--speedup", "20", "--max-num-seqs", "8", "--profile", "llama-3.1-8b:fp8@h100")
+        four = Sim("--speedup", "10", "--max-num-seqs", "4", "--profile", "llama-3.1-8b:fp8@h100")
+        eight = Sim("--speedup", "10", "--max-num-seqs", "8", "--profile", "llama-3.1-8b:fp8@h100")
         try:
             r = bench("--target", "four=" + four.url, "--target", "eight=" + eight.url, "--sweep",
                       "concurrency=1,2,4,8,16,32", "--input-tokens", "64", "--output-tokens", "64", "--json",
