@@ -103,22 +103,13 @@ class SessionExchange final : public Exchange {
     head_pending_ = true;
   }
 
+  // Both prepare the chunk's buffers at once; the write itself starts when awaited.
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {
-    const std::size_t count = prepare_chunk({&data, 1}, last);
-    if (count == 0) {
-      co_return error_code{};
-    }
-    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
-    co_return chunk_written(ec, last);
+    return write_prepared(prepare_chunk({&data, 1}, last), last);
   }
 
   awaitable<error_code> write_chunk_gathered(std::span<const std::string_view> pieces, bool last) override {
-    const std::size_t count = prepare_chunk(pieces, last);
-    if (count == 0) {
-      co_return error_code{};
-    }
-    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
-    co_return chunk_written(ec, last);
+    return write_prepared(prepare_chunk(pieces, last), last);
   }
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
@@ -189,12 +180,17 @@ class SessionExchange final : public Exchange {
     return count;
   }
 
-  error_code chunk_written(error_code ec, bool last) {
+  // Writes the first `count` of chunk_buffers_.
+  awaitable<error_code> write_prepared(std::size_t count, bool last) {
+    if (count == 0) {
+      co_return error_code{};
+    }
+    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
     head_pending_ = false;
     if (last) {
       finished_ = !ec;
     }
-    return ec;
+    co_return ec;
   }
 
   bool keep_alive_;

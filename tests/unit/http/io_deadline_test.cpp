@@ -9,23 +9,14 @@
 
 #include <chrono>
 
+#include "socket_pair.hpp"
+
 namespace infergate::http {
 namespace {
 
 namespace net = boost::asio;
 using net::ip::tcp;
 using namespace std::chrono_literals;
-
-// Two ends of one loopback connection.
-struct SocketPair {
-  explicit SocketPair(net::io_context& io) : near(io), far(io) {
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    near.connect(acceptor.local_endpoint());
-    acceptor.accept(far);
-  }
-  tcp::socket near;
-  tcp::socket far;
-};
 
 // Reads one byte under `deadline`; `result` gets how the read ended.
 void read_one(tcp::socket& socket, IoDeadline& deadline, char& byte, boost::system::error_code& result) {
@@ -38,12 +29,12 @@ void read_one(tcp::socket& socket, IoDeadline& deadline, char& byte, boost::syst
 TEST(IoDeadline, AReadPastItsDeadlineIsCancelledAndReportedExpired) {
   net::io_context io;
   SocketPair pair(io);
-  IoDeadline deadline(pair.near);
+  IoDeadline deadline(pair.client);
   char byte = 0;
   boost::system::error_code result;
   deadline.begin(30ms);
   const auto started = std::chrono::steady_clock::now();
-  read_one(pair.near, deadline, byte, result);
+  read_one(pair.client, deadline, byte, result);
   io.run_for(5s);
   EXPECT_EQ(result, net::error::operation_aborted);
   EXPECT_TRUE(deadline.expired());
@@ -53,14 +44,14 @@ TEST(IoDeadline, AReadPastItsDeadlineIsCancelledAndReportedExpired) {
 TEST(IoDeadline, OperationsThatFinishInTimeAreLeftAloneHoweverLongTheConnectionLives) {
   net::io_context io;
   SocketPair pair(io);
-  IoDeadline deadline(pair.near);
+  IoDeadline deadline(pair.client);
   // Each read has 150 ms; the peer answers every 10 ms for 400 ms, well past the first deadline.
   int reads = 0;
   bool failed = false;
   char byte = 0;
   std::function<void()> read_next = [&] {
     deadline.begin(150ms);
-    net::async_read(pair.near, net::buffer(&byte, 1), [&](boost::system::error_code ec, std::size_t) {
+    net::async_read(pair.client, net::buffer(&byte, 1), [&](boost::system::error_code ec, std::size_t) {
       deadline.end();
       if (ec) {
         failed = true;
@@ -77,7 +68,7 @@ TEST(IoDeadline, OperationsThatFinishInTimeAreLeftAloneHoweverLongTheConnectionL
   std::function<void()> send_next = [&] {
     pace.expires_after(10ms);
     pace.async_wait([&](boost::system::error_code) {
-      net::write(pair.far, net::buffer("x", 1));
+      net::write(pair.server, net::buffer("x", 1));
       if (++sent < 40) {
         send_next();
       }
@@ -93,13 +84,13 @@ TEST(IoDeadline, OperationsThatFinishInTimeAreLeftAloneHoweverLongTheConnectionL
 TEST(IoDeadline, AnIdleConnectionIsNotCancelledAndAShorterDeadlineTakesEffect) {
   net::io_context io;
   SocketPair pair(io);
-  IoDeadline deadline(pair.near);
+  IoDeadline deadline(pair.client);
   deadline.begin(10s);
   deadline.end();        // idle from here: the timer still waits for 10 s but must not cancel anything
   deadline.begin(20ms);  // a shorter limit than the one the timer waits for
   char byte = 0;
   boost::system::error_code result;
-  read_one(pair.near, deadline, byte, result);
+  read_one(pair.client, deadline, byte, result);
   const auto started = std::chrono::steady_clock::now();
   io.run_for(5s);
   EXPECT_EQ(result, net::error::operation_aborted);
@@ -110,7 +101,7 @@ TEST(IoDeadline, AnIdleConnectionIsNotCancelledAndAShorterDeadlineTakesEffect) {
 TEST(IoDeadline, ADisarmedConnectionLeavesNothingForItsIoContextToWaitFor) {
   net::io_context io;
   SocketPair pair(io);
-  IoDeadline deadline(pair.near);
+  IoDeadline deadline(pair.client);
   deadline.begin(std::chrono::minutes(10));
   deadline.end();
   deadline.disarm();
@@ -124,11 +115,11 @@ TEST(IoDeadline, OutlivedByItsTimerWithoutHarm) {
   net::io_context io;
   SocketPair pair(io);
   {
-    IoDeadline deadline(pair.near);
+    IoDeadline deadline(pair.client);
     deadline.begin(5ms);
   }
   io.run_for(50ms);
-  EXPECT_TRUE(pair.near.is_open());
+  EXPECT_TRUE(pair.client.is_open());
 }
 
 }  // namespace

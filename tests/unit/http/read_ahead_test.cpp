@@ -11,22 +11,13 @@
 #include <optional>
 #include <string_view>
 
+#include "socket_pair.hpp"
+
 namespace infergate::http {
 namespace {
 
 namespace net = boost::asio;
 using net::ip::tcp;
-
-// Two ends of one loopback connection: the server's and the client's.
-struct SocketPair {
-  explicit SocketPair(net::io_context& io) : client(io), server(io) {
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    client.connect(acceptor.local_endpoint());
-    acceptor.accept(server);
-  }
-  tcp::socket client;
-  tcp::socket server;
-};
 
 // Runs `io` until `done` holds (or there is nothing left to run).
 template <class Done>
@@ -42,12 +33,18 @@ void run_ready(net::io_context& io) {
   io.poll();
 }
 
-TEST(ReadAhead, BytesThatArriveWhileNobodyWaitsAreKeptForTheSession) {
+// A read ahead started on the server end of a loopback connection.
+class ReadAheadTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ahead.start(pair.server, room); }
+
   net::io_context io;
-  SocketPair pair(io);
+  SocketPair pair{io};
   std::array<char, 16> room{};
   ReadAhead ahead;
-  ahead.start(pair.server, room);
+};
+
+TEST_F(ReadAheadTest, BytesThatArriveWhileNobodyWaitsAreKeptForTheSession) {
   EXPECT_TRUE(ahead.pending());
   net::write(pair.client, net::buffer("GET", 3));
   run_until(io, [&] { return !ahead.pending(); });
@@ -58,12 +55,7 @@ TEST(ReadAhead, BytesThatArriveWhileNobodyWaitsAreKeptForTheSession) {
   EXPECT_EQ(std::string_view(room.data(), 3), "GET");
 }
 
-TEST(ReadAhead, ASessionWaitingForItIsResumedWithItsResult) {
-  net::io_context io;
-  SocketPair pair(io);
-  std::array<char, 16> room{};
-  ReadAhead ahead;
-  ahead.start(pair.server, room);
+TEST_F(ReadAheadTest, ASessionWaitingForItIsResumedWithItsResult) {
   std::optional<std::size_t> got;
   net::co_spawn(
       io,
@@ -81,12 +73,7 @@ TEST(ReadAhead, ASessionWaitingForItIsResumedWithItsResult) {
   EXPECT_FALSE(ahead.arrived());  // handed to the session, not kept
 }
 
-TEST(ReadAhead, AClientThatLeavesWhileAHandlerWatchesCallsItsOnCloseOnce) {
-  net::io_context io;
-  SocketPair pair(io);
-  std::array<char, 16> room{};
-  ReadAhead ahead;
-  ahead.start(pair.server, room);
+TEST_F(ReadAheadTest, AClientThatLeavesWhileAHandlerWatchesCallsItsOnCloseOnce) {
   int calls = 0;
   ahead.watch([&] { ++calls; }, io.get_executor());
   pair.client.close();
@@ -96,34 +83,22 @@ TEST(ReadAhead, AClientThatLeavesWhileAHandlerWatchesCallsItsOnCloseOnce) {
   EXPECT_EQ(ahead.error(), net::error::eof);
 }
 
-TEST(ReadAhead, NoCallAfterTheHandlerStopsWatchingNorWhenTheClientSendsMore) {
-  net::io_context io;
-  SocketPair pair(io);
-  std::array<char, 16> room{};
+TEST_F(ReadAheadTest, NoCallAfterTheHandlerStopsWatchingNorWhenTheClientSendsMore) {
   int calls = 0;
-  {
-    ReadAhead ahead;
-    ahead.start(pair.server, room);
-    ahead.watch([&] { ++calls; }, io.get_executor());
-    net::write(pair.client, net::buffer("x", 1));  // the next request: the client is still there
-    run_until(io, [&] { return !ahead.pending(); });
-    EXPECT_EQ(calls, 0);
-  }
-  ReadAhead ahead;
-  ahead.start(pair.server, room);
   ahead.watch([&] { ++calls; }, io.get_executor());
-  ahead.stop_watching();
-  pair.client.close();
+  net::write(pair.client, net::buffer("x", 1));  // the next request: the client is still there
   run_until(io, [&] { return !ahead.pending(); });
+  EXPECT_EQ(calls, 0);
+  ReadAhead next;
+  next.start(pair.server, room);
+  next.watch([&] { ++calls; }, io.get_executor());
+  next.stop_watching();
+  pair.client.close();
+  run_until(io, [&] { return !next.pending(); });
   EXPECT_EQ(calls, 0);
 }
 
-TEST(ReadAhead, AClientGoneBeforeTheHandlerWatchesIsReportedAtOnce) {
-  net::io_context io;
-  SocketPair pair(io);
-  std::array<char, 16> room{};
-  ReadAhead ahead;
-  ahead.start(pair.server, room);
+TEST_F(ReadAheadTest, AClientGoneBeforeTheHandlerWatchesIsReportedAtOnce) {
   pair.client.close();
   run_until(io, [&] { return !ahead.pending(); });
   int calls = 0;
