@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/server.hpp"
+#include "http/chunk_pieces.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/stream_chunk.hpp"
 

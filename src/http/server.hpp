@@ -14,6 +14,7 @@
 #include <span>
 #include <string_view>
 
+#include "http/chunk_pieces.hpp"
 #include "http/header.hpp"
 
 namespace infergate::http {
@@ -29,9 +30,6 @@ struct ServerLimits {
 };
 
 // One request and its response, as a handler sees it.
-// The most pieces one gathered chunk takes.
-inline constexpr std::size_t kMaxChunkPieces = 8;
-
 class Exchange {
  public:
   virtual ~Exchange() = default;
