@@ -41,7 +41,7 @@ std::size_t single_line_event(std::string_view bytes, std::size_t pos) {
 
 }  // namespace
 
-std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
+std::size_t SseParser::feed(std::string_view bytes, Callback on_event) {
   std::size_t pos = 0;
   std::size_t last_blank = std::string_view::npos;
   if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') {
@@ -94,7 +94,7 @@ std::size_t SseParser::feed(std::string_view bytes, const Callback& on_event) {
   return last_blank;
 }
 
-void SseParser::finish(const Callback& on_event) {
+void SseParser::finish(Callback on_event) {
   if (!line_.empty()) {
     process_line(line_, false, on_event);
     line_.clear();
@@ -103,7 +103,7 @@ void SseParser::finish(const Callback& on_event) {
   last_was_cr_ = false;
 }
 
-void SseParser::process_line(std::string_view line, bool in_bytes, const Callback& on_event) {
+void SseParser::process_line(std::string_view line, bool in_bytes, Callback on_event) {
   if (line.empty()) {
     dispatch(on_event);
     return;
@@ -147,7 +147,7 @@ void SseParser::materialize() {
   }
 }
 
-void SseParser::dispatch(const Callback& on_event) {
+void SseParser::dispatch(Callback on_event) {
   if (has_data_) {
     on_event(SseEvent{event_, data_view_.data() != nullptr ? data_view_ : std::string_view(data_), id_});
   }

@@ -2,9 +2,10 @@
 // Incremental parser for text/event-stream (WHATWG HTML "server-sent events"). Bytes may be split
 // anywhere, including between the CR and LF of a CRLF. Allocation-free in steady state: buffers
 // are reused from event to event, and an event of one data line is handed over without a copy.
-#include <functional>
 #include <string>
 #include <string_view>
+
+#include "core/function_ref.hpp"
 
 namespace infergate::http {
 
@@ -16,12 +17,12 @@ struct SseEvent {
 
 class SseParser {
  public:
-  using Callback = std::function<void(const SseEvent&)>;
+  using Callback = FunctionRef<void(const SseEvent&)>;
 
   // Feeds the next bytes of the body; calls `on_event` for every event they complete. Returns the
   // offset in `bytes` just past the last blank line (the end of an event, or of a block of
   // comments), npos when they hold none: a proxy can forward everything before it unchanged.
-  std::size_t feed(std::string_view bytes, const Callback& on_event);
+  std::size_t feed(std::string_view bytes, Callback on_event);
 
   // Inside an `on_event` called from feed(): the offset in its `bytes` just past the blank line
   // that completed the event. npos inside finish().
@@ -29,15 +30,15 @@ class SseParser {
 
   // End of the body. A final event not followed by a blank line is still delivered: the spec says
   // to drop it, but a server that omits the last newline should not lose its usage chunk.
-  void finish(const Callback& on_event);
+  void finish(Callback on_event);
 
   // Lines that were neither fields nor comments and were ignored, for diagnostics.
   [[nodiscard]] std::size_t ignored_lines() const { return ignored_lines_; }
 
  private:
   // `in_bytes`: the line is a view of the bytes being fed, not of line_.
-  void process_line(std::string_view line, bool in_bytes, const Callback& on_event);
-  void dispatch(const Callback& on_event);
+  void process_line(std::string_view line, bool in_bytes, Callback on_event);
+  void dispatch(Callback on_event);
   // Copies a data line still held as a view of the fed bytes into data_.
   void materialize();
 
