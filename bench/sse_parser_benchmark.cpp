@@ -82,6 +82,23 @@ void BM_Glance(benchmark::State& state) {
 }
 BENCHMARK(BM_Glance);
 
+// Each block width apart (glance_stream_chunk takes the widest the CPU has).
+template <infergate::openai::ChunkGlance (*Glance)(std::string_view)>
+void BM_GlanceWidth(benchmark::State& state) {
+  const auto events = sample_events();
+  for (auto _ : state) {
+    int text = 0;
+    for (const auto& e : events) {
+      text += Glance(e).text ? 1 : 0;
+    }
+    benchmark::DoNotOptimize(text);
+  }
+  state.SetItemsProcessed(state.iterations() * 256);
+  state.SetLabel(infergate::openai::glance_has_64_byte_blocks() ? "" : "no AVX-512BW: 64 is 16");
+}
+BENCHMARK(BM_GlanceWidth<infergate::openai::glance_stream_chunk_16>)->Name("BM_Glance16");
+BENCHMARK(BM_GlanceWidth<infergate::openai::glance_stream_chunk_64>)->Name("BM_Glance64");
+
 void BM_GlanceScalar(benchmark::State& state) {
   const auto events = sample_events();
   for (auto _ : state) {

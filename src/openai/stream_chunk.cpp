@@ -1,11 +1,13 @@
 #include "openai/stream_chunk.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
 
 #include <boost/json.hpp>
 
+#include <bit>
+#include <cstdint>
 #include <cstring>
 
 namespace infergate::openai {
@@ -186,42 +188,66 @@ ChunkGlance glance_stream_chunk_scalar(std::string_view data) {
   return g;
 }
 
-#if defined(__SSE2__)
 namespace {
 
-// Where 16 bytes hold quotes, colons, and the letters a key of interest ends in: text, content,
-// reasoning_content (t), usage, infergate_trace (e), error (r), x_groq (q), reasoning (g).
+// Where a block of bytes holds quotes, colons, and the letters a key of interest ends in: text,
+// content, reasoning_content (t), usage, infergate_trace (e), error (r), x_groq (q), reasoning (g).
+// Bit i stands for byte i of the block.
+template <class Mask>
 struct BlockMasks {
-  unsigned quotes;
-  unsigned colons;
-  unsigned key_ends;
+  Mask quotes = 0;
+  Mask colons = 0;
+  Mask key_ends = 0;
 };
 
-BlockMasks block_masks(__m128i bytes) {
-  __m128i ends = _mm_cmpeq_epi8(bytes, _mm_set1_epi8('t'));
-  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('e')));
-  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('r')));
-  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('q')));
-  ends = _mm_or_si128(ends, _mm_cmpeq_epi8(bytes, _mm_set1_epi8('g')));
-  return {static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('"')))),
-          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(bytes, _mm_set1_epi8(':')))),
-          static_cast<unsigned>(_mm_movemask_epi8(ends))};
+// The keys of one block of `Width` bytes at `p` that may be of interest: each colon right after a
+// quote, two bytes after a letter a key of interest ends in. `carried` is the previous block's
+// masks (a colon early in this block may close a key of the last one); it becomes this block's.
+template <int Width, class Mask>
+void glance_block(const BlockMasks<Mask>& m, BlockMasks<Mask>& carried, const char* p, const char* begin,
+                  const char* end, ChunkGlance& g) {
+  const Mask quote_before = static_cast<Mask>(m.quotes << 1) | static_cast<Mask>(carried.quotes >> (Width - 1));
+  const Mask end_two_before = static_cast<Mask>(m.key_ends << 2) | static_cast<Mask>(carried.key_ends >> (Width - 2));
+  for (Mask hits = m.colons & quote_before & end_two_before; hits != 0; hits &= hits - 1) {
+    const int at = std::countr_zero(hits);  // the colon; its key's closing quote is at at - 1
+    const Mask below = at >= 2 ? m.quotes & ((Mask{1} << (at - 1)) - 1) : 0;
+    if (below != 0) {
+      glance_key(p + (std::bit_width(below) - 1), p + at, end, g);
+    } else {
+      glance_key_before(begin, end, p + at, g);  // the key began in an earlier block
+    }
+  }
+  carried = m;
 }
 
-}  // namespace
-#endif
-
-// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
-// every event a proxy forwards. Sixteen bytes at a time find each quote followed by a colon whose
-// key ends in a letter that a key of interest ends in; only those few keys are looked at. The
-// scalar search above (a memchr per colon, every key looked at) cost a fifth of a streaming
-// proxy's user time.
-ChunkGlance glance_stream_chunk(std::string_view data) {
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+__attribute__((target("avx512bw"))) ChunkGlance glance_64(std::string_view data) {
   ChunkGlance g;
   const char* begin = data.data();
   const char* end = begin + data.size();
-  BlockMasks carried{0, 0, 0};  // the previous block's, for a colon early in this block
+  BlockMasks<std::uint64_t> carried;
+  for (const char* p = begin; p < end; p += 64) {
+    // The last bytes through a masked load: the lanes past the end read as zeros (which match
+    // nothing) and are not touched, so no read goes past the end.
+    const auto left = static_cast<std::size_t>(end - p);
+    const __mmask64 valid = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+    const __m512i bytes = _mm512_maskz_loadu_epi8(valid, p);
+    const BlockMasks<std::uint64_t> m{
+        _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('"')), _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(':')),
+        _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('t')) | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('e')) |
+            _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('r')) |
+            _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('q')) |
+            _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('g'))};
+    glance_block<64>(m, carried, p, begin, end, g);
+  }
+  return g;
+}
+
+ChunkGlance glance_16(std::string_view data) {
+  ChunkGlance g;
+  const char* begin = data.data();
+  const char* end = begin + data.size();
+  BlockMasks<unsigned> carried;
   for (const char* p = begin; p < end; p += 16) {
     __m128i bytes;
     if (end - p >= 16) {
@@ -231,22 +257,56 @@ ChunkGlance glance_stream_chunk(std::string_view data) {
       std::memcpy(tail, p, static_cast<std::size_t>(end - p));
       bytes = _mm_load_si128(reinterpret_cast<const __m128i*>(tail));
     }
-    const BlockMasks m = block_masks(bytes);
-    // A colon right after a quote, two bytes after a letter a key of interest ends in.
-    const unsigned quote_before = (m.quotes << 1) | (carried.quotes >> 15);
-    const unsigned end_two_before = (m.key_ends << 2) | (carried.key_ends >> 14);
-    for (unsigned hits = m.colons & quote_before & end_two_before; hits != 0; hits &= hits - 1) {
-      const int at = __builtin_ctz(hits);  // the colon; its key's closing quote is at at - 1
-      const unsigned below = at >= 2 ? m.quotes & ((1U << (at - 1)) - 1) : 0;
-      if (below != 0) {
-        glance_key(p + (31 - __builtin_clz(below)), p + at, end, g);
-      } else {
-        glance_key_before(begin, end, p + at, g);  // the key began in an earlier block
-      }
-    }
-    carried = m;
+    const auto is = [&bytes](char c) { return _mm_cmpeq_epi8(bytes, _mm_set1_epi8(c)); };
+    const __m128i ends =
+        _mm_or_si128(_mm_or_si128(_mm_or_si128(is('t'), is('e')), _mm_or_si128(is('r'), is('q'))), is('g'));
+    const BlockMasks<unsigned> m{static_cast<unsigned>(_mm_movemask_epi8(is('"'))),
+                                 static_cast<unsigned>(_mm_movemask_epi8(is(':'))),
+                                 static_cast<unsigned>(_mm_movemask_epi8(ends))};
+    glance_block<16>(m, carried, p, begin, end, g);
   }
   return g;
+}
+#endif
+
+}  // namespace
+
+bool glance_has_64_byte_blocks() {
+#if defined(__x86_64__)
+  static const bool supported = __builtin_cpu_supports("avx512bw") != 0;
+  return supported;
+#else
+  return false;
+#endif
+}
+
+ChunkGlance glance_stream_chunk_16(std::string_view data) {
+#if defined(__x86_64__)
+  return glance_16(data);
+#else
+  return glance_stream_chunk_scalar(data);
+#endif
+}
+
+ChunkGlance glance_stream_chunk_64(std::string_view data) {
+#if defined(__x86_64__)
+  if (glance_has_64_byte_blocks()) {
+    return glance_64(data);
+  }
+#endif
+  return glance_stream_chunk_16(data);
+}
+
+// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
+// every event a proxy forwards. A block of bytes at a time finds each quote followed by a colon
+// whose key ends in a letter that a key of interest ends in; only those few keys are looked at.
+// The scalar search above (a memchr per colon, every key looked at) cost a fifth of a streaming
+// proxy's user time; sixteen bytes at a time, a seventh; sixty-four (AVX-512BW, where the CPU has
+// it) take four times fewer steps over a chat chunk of 150 to 250 bytes.
+ChunkGlance glance_stream_chunk(std::string_view data) {
+  static const bool wide = glance_has_64_byte_blocks();
+#if defined(__x86_64__)
+  return wide ? glance_64(data) : glance_16(data);
 #else
   return glance_stream_chunk_scalar(data);
 #endif

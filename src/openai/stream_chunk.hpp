@@ -37,7 +37,12 @@ struct ChunkGlance {
   bool needs_parse = false;
 };
 ChunkGlance glance_stream_chunk(std::string_view data);
-// The same with a memchr per colon: what glance_stream_chunk does without SSE2, and its test oracle.
+// What glance_stream_chunk picks from, for tests and benchmarks: the bytes 64 at a time (where the
+// CPU has AVX-512BW: glance_has_64_byte_blocks(); else 16), 16 at a time (SSE2, every x86-64), and a
+// memchr per colon (elsewhere; the others' test oracle).
+bool glance_has_64_byte_blocks();
+ChunkGlance glance_stream_chunk_64(std::string_view data);
+ChunkGlance glance_stream_chunk_16(std::string_view data);
 ChunkGlance glance_stream_chunk_scalar(std::string_view data);
 
 // Returns a description of the problem when `data` is not a JSON object. With `content`, the
