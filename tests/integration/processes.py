@@ -3,11 +3,29 @@ import json
 import os
 import socket
 import subprocess
+import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
 BIN = os.environ.get("INFERGATE_BIN", "build/src/cli/infergate")
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class WorkDirTest(unittest.TestCase):
+    """A test case with a temporary folder of its own, removed after it: path(name) is a file in it."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
 
 
 class Process:

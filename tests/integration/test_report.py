@@ -3,20 +3,14 @@ import csv
 import json
 import os
 import subprocess
-import tempfile
 import time
 import unittest
 
-from processes import BIN, Sim, bench
+from processes import BIN, Sim, WorkDirTest, bench, read_json
 
 
 def report(*args):
     return subprocess.run([BIN, "report", *args], capture_output=True, text=True, timeout=120)
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def numpy_percentile(values, p):
@@ -28,14 +22,7 @@ def numpy_percentile(values, p):
     return s[lower] + (s[upper] - s[lower]) * (rank - lower)
 
 
-class Report(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class Report(WorkDirTest):
     def test_merged_workers_give_the_percentiles_of_their_pooled_requests(self):
         sim = Sim("--speedup", "20")
         try:

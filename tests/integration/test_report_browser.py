@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-from processes import BIN, Sim, bench
+from processes import BIN, Sim, WorkDirTest, bench
 
 ARTIFACTS = os.environ.get("INFERGATE_ARTIFACTS", tempfile.gettempdir())
 CHARTS = ("throughput-vs-load", "latency-vs-throughput", "ttft-cdf", "tpot-cdf", "itl-histogram", "in-flight",
@@ -22,14 +22,7 @@ def chromium(*args):
                            "--hide-scrollbars", *args], capture_output=True, text=True, timeout=120)
 
 
-class HtmlReportInChromium(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class HtmlReportInChromium(WorkDirTest):
     def test_every_chart_draws_data_and_a_screenshot_is_kept(self):
         # The single run lasts a few seconds, so its time series has several points.
         for label, args in (("sweep", ("--sweep", "concurrency=1,2,4,8", "--sim-max-num-seqs", "4", "--requests",

@@ -3,27 +3,12 @@
 Run alone (RUN_SERIAL): the knee is where throughput stops rising, and other tests sharing two cores
 with the two simulators would move it.
 """
-import json
-import os
-import tempfile
 import unittest
 
-from processes import Sim, bench
+from processes import Sim, WorkDirTest, bench, read_json
 
 
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-class ReportSweep(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class ReportSweep(WorkDirTest):
     def test_targets_sweep_side_by_side_each_with_its_knee(self):
         four = Sim("--speedup", "10", "--max-num-seqs", "4", "--profile", "llama-3.1-8b:fp8@h100")
         eight = Sim("--speedup", "10", "--max-num-seqs", "8", "--profile", "llama-3.1-8b:fp8@h100")

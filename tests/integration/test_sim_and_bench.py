@@ -9,12 +9,7 @@ import time
 import unittest
 
 from fake_upstream import FakeUpstream
-from processes import Sim, bench, free_port, raw_request, read_tokens, wait_for
-
-
-def read_json(path):
-    with open(path) as f:
-        return json.load(f)
+from processes import Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
 
 
 def read_jsonl(path):
@@ -22,16 +17,7 @@ def read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-class BenchAgainstSim(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.tmp.name, name)
-
+class BenchAgainstSim(WorkDirTest):
     def test_counts_token_totals_and_ttft_against_the_server_trace(self):
         sim = Sim("--speedup", "20", "--profile", "llama-3.1-8b:bf16@h100")
         try:
