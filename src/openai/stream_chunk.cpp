@@ -304,12 +304,7 @@ ChunkGlance glance_stream_chunk_64(std::string_view data) {
 // proxy's user time; sixteen bytes at a time, a seventh; sixty-four (AVX-512BW, where the CPU has
 // it) take four times fewer steps over a chat chunk of 150 to 250 bytes.
 ChunkGlance glance_stream_chunk(std::string_view data) {
-  static const bool wide = glance_has_64_byte_blocks();
-#if defined(__x86_64__)
-  return wide ? glance_64(data) : glance_16(data);
-#else
-  return glance_stream_chunk_scalar(data);
-#endif
+  return glance_stream_chunk_64(data);
 }
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
