@@ -295,7 +295,10 @@ Deployment* choose_deployment(const ModelRoute& route, std::span<Deployment* con
   soonest = std::numeric_limits<std::int64_t>::max();
   for (Deployment* candidate : route.deployments) {
     const std::int64_t until = candidate->limited_until_ns.load(std::memory_order_relaxed);
-    if (until > now) {
+    // `now` is the coarse clock, up to a tick behind: a retry whose timer waited out the rest (the
+    // provider's Retry-After) would still see it resting. The precise clock decides, and is read
+    // only for a deployment that seems to rest.
+    if (until > now && until > monotonic_ns()) {
       soonest = std::min(soonest, until);
       continue;
     }
