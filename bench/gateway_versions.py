@@ -10,8 +10,12 @@ in a separate tree, for example:
   git worktree add /tmp/base <commit> && cmake -S /tmp/base -B /tmp/base/build -G Ninja \\
       -DCMAKE_BUILD_TYPE=RelWithDebInfo && ninja -C /tmp/base/build infergate
 
+With --auth both gateways check a virtual key with limits far above the load and write every
+request to their usage ledger (control_plane_overhead.py's "local"); each round's CPU is read
+after a pause of two ledger flush intervals, so the rows it writes after the load count too.
+
 Usage: /usr/bin/python3 bench/gateway_versions.py --baseline /tmp/base/build/src/cli/infergate
-           [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16]
+           [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16] [--auth]
 Needs nginx and wrk (apt-get install nginx-light wrk)."""
 import argparse
 import json
@@ -20,6 +24,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gateway_overhead import free_port, run_wrk, stop_all, wait_port, write_upstream  # noqa: E402
@@ -37,6 +43,21 @@ def cpu_split(pid):
     return user / tick, system / tick
 
 
+MASTER = "bench-master-key-0123456789"
+LEDGER_FLUSH_MS = 500
+
+
+def create_key(port):
+    """A virtual key whose limits and budget the load never reaches."""
+    request = urllib.request.Request(
+        "http://127.0.0.1:%d/admin/keys" % port, method="POST",
+        data=json.dumps({"rpm": 100000000, "tpm": 1000000000000, "max_parallel": 100000,
+                         "budget_usd": 1e9}).encode(),
+        headers={"Authorization": "Bearer " + MASTER})
+    with urllib.request.urlopen(request) as r:
+        return json.loads(r.read())["key"]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--baseline", required=True)
@@ -44,6 +65,7 @@ def main():
     p.add_argument("--seconds", type=int, default=3)
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--connections", type=int, default=16)
+    p.add_argument("--auth", action="store_true", help="virtual keys, limits and the usage ledger on")
     args = p.parse_args()
     tmp = tempfile.mkdtemp(prefix="ig-versions-")
     upstream = free_port()
@@ -55,31 +77,39 @@ def main():
         for name, binary in (("baseline", args.baseline), ("candidate", args.candidate)):
             port = free_port()
             config = os.path.join(tmp, name + ".yaml")
+            auth = ("auth: {master_key: %s, keys_db: '%s/%s.db', ledger_flush_ms: %d}\n"
+                    % (MASTER, tmp, name, LEDGER_FLUSH_MS)) if args.auth else ""
             with open(config, "w") as f:
-                f.write("server: {access_log: '%s/%s.jsonl', threads: 1}\n"
+                f.write("server: {access_log: '%s/%s.jsonl', threads: 1}\n%s"
                         "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
                         "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
-                        "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
-                        "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, name, upstream, upstream))
+                        "models:\n  plain: {deployments: [{provider: plain, model: bench}], price: {input: 0.1, output: 0.2}}\n"
+                        "  sse: {deployments: [{provider: sse, model: bench}], price: {input: 0.1, output: 0.2}}\n" % (tmp, name, auth, upstream, upstream))
             proc = subprocess.Popen(["taskset", "-c", "1", binary, "serve", "--config", config, "--port", str(port)],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             procs.append(proc)
             wait_port(port)
-            gateways[name] = (proc.pid, port)
+            gateways[name] = (proc.pid, port, create_key(port) if args.auth else None)
         for mode in ("plain", "stream"):
             body = {"model": "plain" if mode == "plain" else "sse",
                     "messages": [{"role": "user", "content": "hello " * 100}], "max_tokens": 64,
                     "stream": mode == "stream"}
-            lua = os.path.join(tmp, mode + ".lua")
-            with open(lua, "w") as f:
-                f.write('wrk.method = "POST"\nwrk.path = "/v1/chat/completions"\nwrk.body = %s\n'
-                        'wrk.headers["Content-Type"] = "application/json"\n' % json.dumps(json.dumps(body)))
+            scripts = {}
+            for name, (_, _, key) in gateways.items():
+                scripts[name] = os.path.join(tmp, "%s-%s.lua" % (name, mode))
+                with open(scripts[name], "w") as f:
+                    f.write('wrk.method = "POST"\nwrk.path = "/v1/chat/completions"\nwrk.body = %s\n'
+                            'wrk.headers["Content-Type"] = "application/json"\n' % json.dumps(json.dumps(body)))
+                    if key:
+                        f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
             runs = {name: [] for name in gateways}
             for r in range(args.rounds):
                 for name in (("baseline", "candidate") if r % 2 == 0 else ("candidate", "baseline")):
-                    pid, port = gateways[name]
+                    pid, port, _ = gateways[name]
                     user0, system0 = cpu_split(pid)
-                    w = run_wrk("http://127.0.0.1:%d" % port, lua, args.connections, args.seconds)
+                    w = run_wrk("http://127.0.0.1:%d" % port, scripts[name], args.connections, args.seconds)
+                    if args.auth:
+                        time.sleep(2 * LEDGER_FLUSH_MS / 1000)
                     user1, system1 = cpu_split(pid)
                     n = w["requests"]
                     runs[name].append({"user": (user1 - user0) * 1e6 / n, "system": (system1 - system0) * 1e6 / n,

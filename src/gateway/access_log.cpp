@@ -2,70 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
 #include "core/append_number.hpp"
 #include "core/background_thread.hpp"
+#include "core/json_string.hpp"
 
 namespace infergate::gateway {
 
 namespace {
+
 constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
-}
-
-namespace {
-
-// JSON string literal of `text`, quotes included. Only what JSON requires is escaped; runs of
-// other characters are copied whole.
-constexpr char kHexDigits[] = "0123456789abcdef";
-constexpr std::array<bool, 256> kNeedsEscape = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0; c < 0x20; ++c) {
-    t[c] = true;
-  }
-  t['"'] = true;
-  t['\\'] = true;
-  return t;
-}();
-
-void append_json_string(std::string& out, std::string_view text) {
-  out.push_back('"');
-  std::size_t run = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (!kNeedsEscape[c]) {
-      continue;
-    }
-    out.append(text.substr(run, i - run));
-    run = i + 1;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        out += "\\u00";
-        out.push_back(kHexDigits[c >> 4]);
-        out.push_back(kHexDigits[c & 0xf]);
-    }
-  }
-  out.append(text.substr(run));
-  out.push_back('"');
-}
 
 void append_optional(std::string& out, const std::optional<double>& value) {
   if (value) {

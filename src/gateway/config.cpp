@@ -201,9 +201,9 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     r.problem(node, "auth", "must be a mapping");
     return;
   }
-  r.known_keys(
-      node, "auth",
-      {"master_key", "keys_db", "refresh_ms", "state", "state_failure", "state_timeout_ms", "ledger_flush_ms"});
+  r.known_keys(node, "auth",
+               {"master_key", "keys_db", "refresh_ms", "state", "state_failure", "state_timeout_ms", "ledger_flush_ms",
+                "ledger_journal"});
   AuthConfig auth;
   if (!node["master_key"]) {
     r.problem(node, "auth.master_key", "is required: the key that guards /admin (write it as ${ENV_VAR})");
@@ -218,6 +218,8 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
   } else {
     auth.keys_db = r.text(node["keys_db"], "auth.keys_db").value_or("");
   }
+  auth.ledger_journal = node["ledger_journal"] ? r.text(node["ledger_journal"], "auth.ledger_journal").value_or("")
+                                               : auth.keys_db + "-ledger.jsonl";
   r.milliseconds(node, "refresh_ms", "auth", auth.refresh);
   r.milliseconds(node, "ledger_flush_ms", "auth", auth.ledger_flush);
   if (node["state"]) {

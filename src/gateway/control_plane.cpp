@@ -36,7 +36,7 @@ ControlPlane::ControlPlane(const AuthConfig& config)
       shared_state_(config.state != "local"),
       master_hash_(hash_key(config.master_key)),
       store_(config.keys_db),
-      ledger_(config.keys_db, config.ledger_flush),
+      ledger_(config.keys_db, config.ledger_journal, config.ledger_flush),
       cache_(store_, config.refresh, [this] { ledger_.refresh_spend(); }) {}
 
 bool ControlPlane::is_master(std::string_view authorization) const {

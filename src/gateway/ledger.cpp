@@ -1,37 +1,42 @@
 #include "gateway/ledger.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "core/background_thread.hpp"
+#include "gateway/ledger_journal.hpp"
 
 namespace infergate::gateway {
 
 namespace {
 
-// Rows per transaction: about a third of a millisecond of SQLite's time on this machine, the
-// longest the ledger keeps a core from an I/O thread that shares it.
-constexpr std::size_t kRowsPerTransaction = 256;
+// Rows per transaction: about a third of a millisecond of the ledger thread's time on this
+// machine, the longest it keeps a core from an I/O thread that shares it.
+constexpr std::size_t kRowsPerTransaction = 1024;
+constexpr std::int64_t kDayMs = 86'400'000;
 
-std::int64_t now_unix() {
-  return static_cast<std::int64_t>(std::time(nullptr));
+std::int64_t now_ms() {
+  return static_cast<std::int64_t>(std::time(nullptr)) * 1000;
 }
 
-// Unix ms at which the UTC day and month containing `now` began.
-std::int64_t day_start_ms(std::int64_t now) {
-  return (now - now % 86'400) * 1000;
-}
-
-std::int64_t month_start_ms(std::int64_t now) {
-  const std::time_t t = now;
+// The UTC day, YYYY-MM-DD, of day number `day` (days since 1970-01-01).
+std::string utc_day(std::int64_t day) {
+  const std::time_t t = day * 86'400;
   std::tm tm{};
   gmtime_r(&t, &tm);
-  tm.tm_mday = 1;
-  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-  return static_cast<std::int64_t>(timegm(&tm)) * 1000;
+  char text[16];
+  const std::size_t n = std::strftime(text, sizeof(text), "%Y-%m-%d", &tm);
+  return {text, n};
+}
+
+std::int64_t day_of(std::int64_t ts_ms) {
+  return ts_ms >= 0 ? ts_ms / kDayMs : (ts_ms - kDayMs + 1) / kDayMs;
 }
 
 }  // namespace
@@ -44,15 +49,32 @@ double request_cost(std::int64_t prompt_tokens, std::int64_t completion_tokens, 
          1e6;
 }
 
-Ledger::Ledger(const std::string& path, std::chrono::milliseconds flush)
-    : writer_(path, "the usage ledger"), reader_(path, "the usage ledger"), flush_interval_(flush) {
+Ledger::Ledger(const std::string& db, std::string journal, std::chrono::milliseconds flush)
+    : writer_(db, "the usage ledger"),
+      journal_path_(std::move(journal)),
+      reader_(db, "the usage ledger"),
+      flush_interval_(flush) {
   writer_.exec(
-      "CREATE TABLE IF NOT EXISTS ledger ("
-      " ts_ms INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, model TEXT NOT NULL,"
-      " upstream_model TEXT NOT NULL, provider TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,"
-      " completion_tokens INTEGER NOT NULL, token_source TEXT NOT NULL, cost_usd REAL NOT NULL,"
-      " status INTEGER NOT NULL, ttft_ms REAL, duration_ms REAL NOT NULL)");
-  writer_.exec("CREATE INDEX IF NOT EXISTS ledger_time ON ledger (ts_ms)");
+      "CREATE TABLE IF NOT EXISTS ledger_daily ("
+      " day TEXT NOT NULL, key_id TEXT NOT NULL, model TEXT NOT NULL, requests INTEGER NOT NULL,"
+      " prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,"
+      " PRIMARY KEY (day, key_id, model)) WITHOUT ROWID");
+  writer_.exec(
+      "CREATE TABLE IF NOT EXISTS ledger_key_total (key_id TEXT PRIMARY KEY, cost_usd REAL NOT NULL) WITHOUT ROWID");
+  // `bytes`: how much of the journal the sums count; `batches`: how many batches they hold.
+  writer_.exec(
+      "CREATE TABLE IF NOT EXISTS ledger_journal (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL,"
+      " batches INTEGER NOT NULL)");
+  writer_.exec("INSERT OR IGNORE INTO ledger_journal VALUES (1, 0, 0)");
+  add_day_ = std::make_unique<Statement>(
+      writer_,
+      "INSERT INTO ledger_daily VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, key_id, model) DO UPDATE SET"
+      " requests = requests + excluded.requests, prompt_tokens = prompt_tokens + excluded.prompt_tokens,"
+      " completion_tokens = completion_tokens + excluded.completion_tokens, cost_usd = cost_usd + excluded.cost_usd");
+  add_total_ =
+      std::make_unique<Statement>(writer_,
+                                  "INSERT INTO ledger_key_total VALUES (?1, ?2) ON CONFLICT (key_id) DO UPDATE SET"
+                                  " cost_usd = cost_usd + excluded.cost_usd");
   spend_.store(std::make_shared<const Spend>());
   refresh_spend();
   thread_ = std::thread([this] {
@@ -128,19 +150,18 @@ void Ledger::flush() {
   rows.clear();
 }
 
-void Ledger::counted_on_disk(std::span<const LedgerRow> rows, std::int64_t last_rowid) {
-  // Summed per key and day before taking the lock the I/O threads queue rows under.
+void Ledger::counted_on_disk(std::span<const LedgerRow> rows, std::int64_t number) {
+  // Summed per key before taking the lock the I/O threads queue rows under.
   auto batch = std::make_shared<WrittenBatch>();
-  batch->first_rowid = last_rowid - static_cast<std::int64_t>(rows.size()) + 1;
-  batch->last_rowid = last_rowid;
+  batch->number = number;
   for (const LedgerRow& row : rows) {
     if (row.cost_usd > 0) {
-      batch->cost[{row.key_id, day_start_ms(row.ts_ms / 1000)}] += row.cost_usd;
+      batch->cost[row.key_id] += row.cost_usd;
     }
   }
   const std::lock_guard lock(queue_mutex_);
-  if (last_rowid <= spend_.load()->last_rowid) {
-    // A refresh between the commit and now read these rows from disk already.
+  if (number <= spend_.load()->batches) {
+    // A refresh between the commit and now read this batch in the sums already.
     forget(*batch);
     return;
   }
@@ -148,91 +169,145 @@ void Ledger::counted_on_disk(std::span<const LedgerRow> rows, std::int64_t last_
 }
 
 void Ledger::forget(const WrittenBatch& batch) {
-  for (const auto& [key_day, cost] : batch.cost) {
-    queued_cost_[key_day.first] -= cost;
+  for (const auto& [key, cost] : batch.cost) {
+    queued_cost_[key] -= cost;
   }
 }
-
-namespace {
-
-constexpr int kColumns = 13;
-// Rows per INSERT statement: one statement for many rows costs SQLite a third less per row than a
-// statement per row (bench/RESULTS.md, "Control-plane overhead").
-constexpr std::size_t kRowsPerInsert = 32;
-
-std::string insert_sql(std::size_t rows) {
-  std::string sql =
-      "INSERT INTO ledger (ts_ms, request_id, key_id, model, upstream_model, provider, prompt_tokens,"
-      " completion_tokens, token_source, cost_usd, status, ttft_ms, duration_ms) VALUES ";
-  for (std::size_t r = 0; r < rows; ++r) {
-    sql += r == 0 ? "(?,?,?,?,?,?,?,?,?,?,?,?,?)" : ",(?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  }
-  return sql;
-}
-
-// Binds `row` as the `slot`-th row of a multi-row INSERT. The texts are bound in place: the rows
-// outlive the statement's run.
-void bind_row(Statement& insert, std::size_t slot, const LedgerRow& r) {
-  const int base = static_cast<int>(slot) * kColumns;
-  insert.bind(base + 1, r.ts_ms);
-  insert.bind_static(base + 2, r.request_id);
-  insert.bind_static(base + 3, r.key_id);
-  insert.bind_static(base + 4, r.model);
-  insert.bind_static(base + 5, r.upstream_model);
-  insert.bind_static(base + 6, r.provider);
-  insert.bind(base + 7, r.prompt_tokens);
-  insert.bind(base + 8, r.completion_tokens);
-  insert.bind_static(base + 9, r.token_source);
-  insert.bind(base + 10, r.cost_usd);
-  insert.bind(base + 11, static_cast<std::int64_t>(r.status));
-  insert.bind(base + 12, r.ttft_ms);
-  insert.bind(base + 13, r.duration_ms);
-}
-
-}  // namespace
 
 std::int64_t Ledger::write(std::span<const LedgerRow> rows) {
+  // Formatted before the transaction: other replicas wait for the write lock only while this one
+  // appends and counts.
+  lines_.clear();
+  for (const LedgerRow& row : rows) {
+    append_journal_line(lines_, row);
+  }
   writer_.exec("BEGIN IMMEDIATE");
+  std::optional<JournalFile> journal;
+  std::int64_t counted = -1;  // the journal's size before this batch, once known
   try {
-    std::size_t at = 0;
-    if (rows.size() >= kRowsPerInsert) {
-      if (!insert_many_) {
-        // Prepared once: compiling an INSERT of 416 parameters costs about what writing 100 rows does.
-        insert_many_ = std::make_unique<Statement>(writer_, insert_sql(kRowsPerInsert));
-      }
-      Statement& many = *insert_many_;
-      many.reset();  // a failed write leaves it mid-step
-      for (; rows.size() - at >= kRowsPerInsert; at += kRowsPerInsert) {
-        for (std::size_t slot = 0; slot < kRowsPerInsert; ++slot) {
-          bind_row(many, slot, rows[at + slot]);
-        }
-        many.step();
-        many.reset();
-      }
+    std::int64_t bytes = 0;
+    std::int64_t batches = 0;
+    {
+      Statement state(writer_, "SELECT bytes, batches FROM ledger_journal");
+      state.step();
+      bytes = state.integer(0).value_or(0);
+      batches = state.integer(1).value_or(0);
     }
-    if (at < rows.size()) {
-      Statement rest(writer_, insert_sql(rows.size() - at));
-      for (std::size_t slot = 0; at + slot < rows.size(); ++slot) {
-        bind_row(rest, slot, rows[at + slot]);
-      }
-      rest.step();
-    }
+    journal.emplace(journal_path_);
+    counted = catch_up(*journal, bytes);
+    journal->append(lines_);
+    add_to_sums(rows);
+    Statement advance(writer_, "UPDATE ledger_journal SET bytes = ?1, batches = ?2");
+    advance.bind(1, counted + static_cast<std::int64_t>(lines_.size()));
+    advance.bind(2, batches + 1);
+    advance.step();
+    writer_.exec("COMMIT");
+    rows_written_.fetch_add(rows.size(), std::memory_order_relaxed);
+    return batches + 1;
   } catch (...) {
-    writer_.exec("ROLLBACK");
+    // Lines the sums do not count must not stay in the journal: the rows are queued again and
+    // would be written twice.
+    if (counted >= 0) {
+      try {
+        journal->truncate(counted);
+      } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+      }
+    }
+    try {
+      writer_.exec("ROLLBACK");
+    } catch (const std::exception&) {
+      // SQLite rolled back on its own (an I/O error does).
+    }
     throw;
   }
-  const std::int64_t last_rowid = writer_.last_insert_rowid();
-  writer_.exec("COMMIT");
-  rows_written_.fetch_add(rows.size(), std::memory_order_relaxed);
-  return last_rowid;
+}
+
+std::int64_t Ledger::catch_up(JournalFile& journal, std::int64_t counted) {
+  const std::int64_t size = journal.size();
+  if (size < counted) {
+    spdlog::warn(
+        "the usage journal {} holds {} bytes, fewer than the {} the ledger has counted: it was rotated or cut; "
+        "the ledger goes on from its end",
+        journal_path_, size, counted);
+    return size;
+  }
+  if (size == counted) {
+    return counted;
+  }
+  const std::string tail = journal.read(counted, size);
+  std::vector<LedgerRow> rows;
+  std::size_t unreadable = 0;
+  std::size_t at = 0;
+  for (std::size_t end = tail.find('\n'); end != std::string::npos; end = tail.find('\n', at)) {
+    if (auto row = parse_journal_line(std::string_view(tail).substr(at, end - at))) {
+      rows.push_back(std::move(*row));
+    } else {
+      ++unreadable;
+    }
+    at = end + 1;
+  }
+  if (at < tail.size()) {
+    journal.truncate(counted + static_cast<std::int64_t>(at));  // its writer died mid-line
+  }
+  add_to_sums(rows);
+  spdlog::warn(
+      "the usage journal {} held {} rows the ledger had not counted (a gateway stopped between writing and counting "
+      "them): counted now{}{}",
+      journal_path_, rows.size(), unreadable > 0 ? fmt::format("; {} unreadable lines skipped", unreadable) : "",
+      at < tail.size() ? "; an unfinished last line cut off" : "");
+  return counted + static_cast<std::int64_t>(at);
+}
+
+void Ledger::add_to_sums(std::span<const LedgerRow> rows) {
+  struct Sums {
+    std::int64_t requests = 0;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t completion_tokens = 0;
+    double cost_usd = 0;
+  };
+  // Views into the rows, which outlive the statements' runs.
+  std::map<std::tuple<std::int64_t, std::string_view, std::string_view>, Sums> days;
+  std::map<std::string_view, double> totals;
+  for (const LedgerRow& r : rows) {
+    Sums& s = days[{day_of(r.ts_ms), r.key_id, r.model}];
+    ++s.requests;
+    s.prompt_tokens += r.prompt_tokens;
+    s.completion_tokens += r.completion_tokens;
+    s.cost_usd += r.cost_usd;
+    totals[r.key_id] += r.cost_usd;
+  }
+  std::int64_t day_number = 0;
+  std::string day;
+  for (const auto& [group, s] : days) {
+    const auto& [number, key_id, model] = group;
+    if (day.empty() || number != day_number) {
+      day_number = number;
+      day = utc_day(number);
+    }
+    add_day_->reset();
+    add_day_->bind(1, day);
+    add_day_->bind_static(2, key_id);
+    add_day_->bind_static(3, model);
+    add_day_->bind(4, s.requests);
+    add_day_->bind(5, s.prompt_tokens);
+    add_day_->bind(6, s.completion_tokens);
+    add_day_->bind(7, s.cost_usd);
+    add_day_->step();
+  }
+  for (const auto& [key_id, cost] : totals) {
+    add_total_->reset();
+    add_total_->bind_static(1, key_id);
+    add_total_->bind(2, cost);
+    add_total_->step();
+  }
 }
 
 std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
   const std::lock_guard lock(reader_mutex_);
   Statement s(reader_,
-              "SELECT key_id, model, date(ts_ms / 1000, 'unixepoch') AS day, count(*), sum(prompt_tokens),"
-              " sum(completion_tokens), sum(cost_usd) FROM ledger WHERE ?1 = '' OR key_id = ?1"
-              " GROUP BY key_id, model, day ORDER BY day, key_id, model");
+              "SELECT key_id, model, day, requests, prompt_tokens, completion_tokens, cost_usd FROM ledger_daily"
+              " WHERE ?1 = '' OR key_id = ?1 ORDER BY day, key_id, model");
   s.bind(1, key_id);
   std::vector<UsageGroup> out;
   while (s.step()) {
@@ -243,98 +318,42 @@ std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
 }
 
 void Ledger::refresh_spend() {
-  const std::int64_t now = now_unix();
-  auto next = std::make_shared<Spend>(*spend_.load());
-  const std::lock_guard lock(reader_mutex_);
-  // One read transaction: every query sees the same rows.
-  reader_.exec("BEGIN");
-  try {
-    Statement newest(reader_, "SELECT coalesce(max(rowid), 0) FROM ledger");
-    newest.step();
-    const std::int64_t last = newest.integer(0).value_or(0);
-    auto sums = [&](std::int64_t since_ms, std::unordered_map<std::string, double>& out) {
-      out.clear();
-      Statement s(reader_,
-                  "SELECT key_id, sum(cost_usd) FROM ledger WHERE ts_ms >= ?1 AND rowid <= ?2 AND cost_usd > 0"
-                  " GROUP BY key_id");
-      s.bind(1, since_ms);
-      s.bind(2, last);
-      while (s.step()) {
-        out[s.text(0)] = s.real(1).value_or(0);
-      }
-    };
-    // A period that began since the last call is summed afresh; the others take the new rows.
-    const bool first = next->last_rowid < 0;
-    const bool new_month = first || next->month_start_ms != month_start_ms(now);
-    const bool new_day = first || next->day_start_ms != day_start_ms(now);
-    if (first) {
-      sums(0, next->total);
-    }
-    if (new_month) {
-      next->month_start_ms = month_start_ms(now);
-      sums(next->month_start_ms, next->month);
-    }
-    if (new_day) {
-      next->day_start_ms = day_start_ms(now);
-      sums(next->day_start_ms, next->day);
-    }
-    if (!first) {
-      auto add = [&](const std::string& key, std::int64_t ts_ms, double cost) {
-        next->total[key] += cost;
-        if (!new_month && ts_ms >= next->month_start_ms) {
-          next->month[key] += cost;
-        }
-        if (!new_day && ts_ms >= next->day_start_ms) {
-          next->day[key] += cost;
-        }
-      };
-      Statement added(reader_,
-                      "SELECT key_id, ts_ms, cost_usd FROM ledger WHERE rowid > ?1 AND rowid <= ?2 AND cost_usd > 0");
-      auto read_rows = [&](std::int64_t after, std::int64_t up_to) {
-        if (up_to <= after) {
-          return;
-        }
-        added.bind(1, after);
-        added.bind(2, up_to);
-        while (added.step()) {
-          add(added.text(0), added.integer(1).value_or(0), added.real(2).value_or(0));
-        }
-        added.reset();
-      };
-      // This process's batches are counted from what it wrote; only the rows between them (other
-      // writers') are read back.
-      std::vector<std::shared_ptr<const WrittenBatch>> own;
+  const std::string today = utc_day(day_of(now_ms()));
+  auto next = std::make_shared<Spend>();
+  {
+    const std::lock_guard lock(reader_mutex_);
+    // One read transaction: the sums and the batch count agree.
+    reader_.exec("BEGIN");
+    try {
       {
-        const std::lock_guard queue_lock(queue_mutex_);
-        own = written_;
+        Statement state(reader_, "SELECT batches FROM ledger_journal");
+        state.step();
+        next->batches = state.integer(0).value_or(0);
       }
-      std::int64_t counted = next->last_rowid;
-      for (const auto& batch : own) {
-        if (batch->last_rowid <= counted) {
-          continue;
+      auto sums = [&](const std::string& since, std::unordered_map<std::string, double>& out) {
+        Statement s(reader_,
+                    "SELECT key_id, sum(cost_usd) FROM ledger_daily WHERE day >= ?1 AND cost_usd > 0 GROUP BY key_id");
+        s.bind(1, since);
+        while (s.step()) {
+          out[s.text(0)] = s.real(1).value_or(0);
         }
-        if (batch->last_rowid > last) {
-          break;  // committed after this transaction began: the next refresh counts it
-        }
-        read_rows(counted, batch->first_rowid - 1);
-        for (const auto& [key_day, cost] : batch->cost) {
-          add(key_day.first, key_day.second, cost);
-        }
-        counted = batch->last_rowid;
+      };
+      sums(today, next->day);
+      sums(today.substr(0, 8) + "01", next->month);
+      Statement totals(reader_, "SELECT key_id, cost_usd FROM ledger_key_total WHERE cost_usd > 0");
+      while (totals.step()) {
+        next->total[totals.text(0)] = totals.real(1).value_or(0);
       }
-      read_rows(counted, last);
+    } catch (...) {
+      reader_.exec("ROLLBACK");
+      throw;
     }
-    next->last_rowid = last;
-  } catch (...) {
-    reader_.exec("ROLLBACK");
-    throw;
+    reader_.exec("COMMIT");
   }
-  reader_.exec("COMMIT");
   // The snapshot and the costs it now holds change together, under the lock spend() reads both by.
   const std::lock_guard queue_lock(queue_mutex_);
-  const std::int64_t counted = next->last_rowid;
   std::erase_if(written_, [&](const std::shared_ptr<const WrittenBatch>& batch) {
-    if (batch->last_rowid > counted) {
+    if (batch->number > next->batches) {
       return false;
     }
     forget(*batch);

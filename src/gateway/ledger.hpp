@@ -1,14 +1,14 @@
 #pragma once
 // The usage and cost ledger: one row per finished request of a known key (success, error,
-// refusal or cancellation), kept in SQLite beside the keys. Rows are queued by the I/O threads
-// without touching the disk and written in one transaction per `flush` interval by a background
-// thread, so a SIGKILL loses at most the rows of the last interval; destruction (a graceful
-// shutdown) writes everything queued.
+// refusal or cancellation). Rows are queued by the I/O threads without touching the disk; every
+// `flush` interval a background thread appends them to the usage journal (one JSON line each,
+// ledger_journal.hpp) and adds them to per-day sums in SQLite beside the keys, in one transaction,
+// so a SIGKILL loses at most the rows of the last interval; destruction (a graceful shutdown)
+// writes everything queued. The sums answer /admin/usage and the budgets.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,25 +21,10 @@
 
 #include "gateway/config.hpp"
 #include "gateway/key_record.hpp"
+#include "gateway/ledger_row.hpp"
 #include "gateway/sqlite_db.hpp"
 
 namespace infergate::gateway {
-
-struct LedgerRow {
-  std::int64_t ts_ms = 0;  // Unix ms when the request ended
-  std::string request_id;
-  std::string key_id;
-  std::string model;  // the public model asked for
-  std::string upstream_model;
-  std::string provider;
-  std::int64_t prompt_tokens = 0;
-  std::int64_t completion_tokens = 0;
-  std::string token_source = "none";  // "usage" (the upstream's), "estimate" or "none"
-  double cost_usd = 0;
-  int status = 0;
-  std::optional<double> ttft_ms;
-  double duration_ms = 0;
-};
 
 struct UsageGroup {
   std::string key_id;
@@ -51,10 +36,13 @@ struct UsageGroup {
   double cost_usd = 0;
 };
 
+class JournalFile;
+
 class Ledger {
  public:
-  // Opens `path` (creating the table); throws std::runtime_error when it cannot.
-  Ledger(const std::string& path, std::chrono::milliseconds flush);
+  // Opens the sums in the SQLite file `db` (creating their tables) and the journal at `journal`;
+  // throws std::runtime_error when it cannot.
+  Ledger(const std::string& db, std::string journal, std::chrono::milliseconds flush);
   ~Ledger();
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
@@ -67,13 +55,11 @@ class Ledger {
   // Aggregates by key, model and UTC day; `key_id` empty: every key.
   std::vector<UsageGroup> usage(const std::string& key_id);
 
-  // What `key_id` spent in the budget period that contains now: the rows on disk as of the last
-  // refresh_spend(), plus the rows it has not read yet (queued, or written since): exact for the
-  // rows of this process.
+  // What `key_id` spent in the budget period that contains now: the sums as of the last
+  // refresh_spend(), plus this process's rows those sums lack (queued, or written since): exact
+  // for the rows of this process.
   [[nodiscard]] double spend(const std::string& key_id, BudgetPeriod period) const;
-  // Brings each key's spending per period up to date with the rows on disk (the key cache's thread
-  // calls it): only rows added since the last call are read, unless a day or month has begun, and
-  // of those only the ones other processes wrote: this one's are counted from what it wrote.
+  // Reads each key's spending per period from the sums (the key cache's thread calls it).
   void refresh_spend();
 
   [[nodiscard]] std::uint64_t rows_written() const { return rows_written_.load(std::memory_order_relaxed); }
@@ -83,30 +69,33 @@ class Ledger {
     std::unordered_map<std::string, double> day;
     std::unordered_map<std::string, double> month;
     std::unordered_map<std::string, double> total;
-    std::int64_t last_rowid = -1;  // the newest row counted; -1 before the first read
-    std::int64_t day_start_ms = 0;
-    std::int64_t month_start_ms = 0;
+    std::int64_t batches = 0;  // the sums hold the batches numbered up to this one
   };
-  // Costs written to disk that the spend snapshot does not hold yet: they stay counted from the
-  // queue until a refresh has counted rows up to `last_rowid`. One transaction's rows take
-  // consecutive rowids, so [first_rowid, last_rowid] holds this batch and nothing else.
+  // Costs written that the spend snapshot does not hold yet: they stay counted from the queue
+  // until a refresh has read the sums as of batch `number` or later.
   struct WrittenBatch {
-    std::int64_t first_rowid = 0;
-    std::int64_t last_rowid = 0;
-    // Per key and UTC day (Unix ms at its start): every period begins on a day boundary, so the
-    // day tells which periods a cost counts in.
-    std::map<std::pair<std::string, std::int64_t>, double> cost;
+    std::int64_t number = 0;
+    std::unordered_map<std::string, double> cost;  // per key
   };
   void loop();
   // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
   void forget(const WrittenBatch& batch);
-  // Writes `rows` in one transaction; returns the rowid of the last.
+  // Appends `rows` to the journal and adds them to the sums in one transaction; returns the
+  // batch's number.
   std::int64_t write(std::span<const LedgerRow> rows);
-  // Keeps the costs of `rows`, just written, counted until a refresh has them.
-  void counted_on_disk(std::span<const LedgerRow> rows, std::int64_t last_rowid);
+  // Counts what the journal holds past `counted` bytes (rows a writer appended but did not live
+  // to add to the sums) and cuts off an unfinished last line; returns the journal's size after.
+  std::int64_t catch_up(JournalFile& journal, std::int64_t counted);
+  // Adds `rows` to the per-day and per-key sums (a write transaction open).
+  void add_to_sums(std::span<const LedgerRow> rows);
+  // Keeps the costs of a written batch counted until a refresh has them.
+  void counted_on_disk(std::span<const LedgerRow> rows, std::int64_t number);
 
   SqliteDb writer_;
-  std::unique_ptr<Statement> insert_many_;  // kRowsPerInsert rows; used under write_mutex_
+  std::string journal_path_;
+  std::unique_ptr<Statement> add_day_;  // used under write_mutex_, as are the two below
+  std::unique_ptr<Statement> add_total_;
+  std::string lines_;  // the batch's journal lines
   SqliteDb reader_;
   std::mutex reader_mutex_;
   std::chrono::milliseconds flush_interval_;

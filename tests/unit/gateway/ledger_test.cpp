@@ -5,7 +5,11 @@
 
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <thread>
+#include <vector>
+
+#include "gateway/ledger_journal.hpp"
 
 namespace infergate::gateway {
 namespace {
@@ -17,6 +21,7 @@ class LedgerTest : public ::testing::Test {
                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir);
     path = (dir / "keys.db").string();
+    journal = (dir / "ledger.jsonl").string();
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
 
@@ -36,12 +41,27 @@ class LedgerTest : public ::testing::Test {
   }
   static std::int64_t now_ms() { return static_cast<std::int64_t>(std::time(nullptr)) * 1000; }
 
+  // The journal's lines, each parsed; a line that is not a row fails the test.
+  std::vector<LedgerRow> journal_rows() const {
+    std::ifstream in(journal);
+    std::vector<LedgerRow> rows;
+    for (std::string line; std::getline(in, line);) {
+      auto parsed = parse_journal_line(line);
+      EXPECT_TRUE(parsed) << line;
+      if (parsed) {
+        rows.push_back(std::move(*parsed));
+      }
+    }
+    return rows;
+  }
+
   std::filesystem::path dir;
   std::string path;
+  std::string journal;
 };
 
 TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
-  Ledger ledger(path, std::chrono::hours(1));
+  Ledger ledger(path, journal, std::chrono::hours(1));
   ledger.append(row("a", "m1", 10, 5, 0.5));
   ledger.append(row("a", "m1", 20, 5, 0.25));
   ledger.append(row("a", "m2", 1, 1, 0));
@@ -62,8 +82,7 @@ TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
 }
 
 TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
-  // More rows than one multi-row INSERT takes, and not a multiple of it.
-  Ledger ledger(path, std::chrono::hours(1));
+  Ledger ledger(path, journal, std::chrono::hours(1));
   std::int64_t prompt_sum = 0;
   for (int i = 0; i < 75; ++i) {
     LedgerRow r = row(i % 2 == 0 ? "even" : "odd", "m", i, 2 * i, 0.001 * i);
@@ -89,27 +108,121 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   EXPECT_EQ(completion, 2 * prompt_sum);
   ASSERT_EQ(ledger.usage("odd").size(), 1u);
   EXPECT_EQ(ledger.usage("odd")[0].requests, 37);
+  const auto rows = journal_rows();
+  ASSERT_EQ(rows.size(), 75u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].request_id, "req-" + std::to_string(i));
+    EXPECT_EQ(rows[i].prompt_tokens, static_cast<std::int64_t>(i));
+    EXPECT_EQ(rows[i].ttft_ms.has_value(), i % 3 == 0);
+  }
+}
+
+TEST_F(LedgerTest, TheJournalHoldsEveryRowAsOneJsonLineWithEveryField) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  std::vector<LedgerRow> appended;
+  for (const char* id : {"plain", "quote\" and \\ backslash",
+                         "new\nline\ttab\x01"
+                         "control",
+                         "caf\xc3\xa9 \xe2\x82\xac"}) {
+    LedgerRow r = row("key-1", "gemma", 123, 45, 0.1 + 0.2);  // a cost with no short decimal form
+    r.request_id = id;
+    r.upstream_model = "gemma-4-31b";
+    r.provider = "groq";
+    r.token_source = "estimate";
+    r.status = 499;
+    r.ttft_ms = 12.345;
+    r.duration_ms = 678.901;
+    appended.push_back(std::move(r));
+  }
+  appended.back().ttft_ms.reset();
+  for (const LedgerRow& r : appended) {
+    ledger.append(r);
+  }
+  ledger.flush();
+  EXPECT_EQ(journal_rows(), appended);
+}
+
+TEST_F(LedgerTest, RowsAWriterAppendedButDidNotLiveToCountAreCountedByTheNextWrite) {
+  {
+    Ledger ledger(path, journal, std::chrono::hours(1));
+    ledger.append(row("k", "m", 1, 1, 1.0));
+  }
+  // A gateway killed after its append and before its commit: two whole lines, and half a third.
+  {
+    std::string lines;
+    append_journal_line(lines, row("k", "m", 10, 10, 10.0));
+    append_journal_line(lines, row("k", "m", 100, 100, 100.0));
+    std::string half;
+    append_journal_line(half, row("k", "m", 1000, 1000, 1000.0));
+    std::ofstream(journal, std::ios::app) << lines << half.substr(0, half.size() / 2);
+  }
+  Ledger next(path, journal, std::chrono::hours(1));
+  next.append(row("k", "m", 5, 5, 5000.0));
+  next.flush();
+  ASSERT_EQ(next.usage("k").size(), 1u);
+  EXPECT_EQ(next.usage("k")[0].requests, 4);
+  EXPECT_EQ(next.usage("k")[0].prompt_tokens, 116);
+  next.refresh_spend();
+  EXPECT_DOUBLE_EQ(next.spend("k", BudgetPeriod::total), 5111.0);
+  const auto rows = journal_rows();  // the half line is gone: every line parses
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows.back().prompt_tokens, 5);
+}
+
+TEST_F(LedgerTest, AJournalRotatedAwayStartsAfreshAndTheSumsGoOn) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.flush();
+  std::filesystem::rename(journal, journal + ".1");
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.flush();
+  EXPECT_EQ(journal_rows().size(), 1u);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.flush();
+  EXPECT_EQ(journal_rows().size(), 2u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 4);
+}
+
+TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
+  const std::string elsewhere = (dir / "not-yet" / "ledger.jsonl").string();
+  Ledger ledger(path, elsewhere, std::chrono::hours(1));
+  ledger.append(row("k", "m", 1, 1, 2.0));
+  EXPECT_THROW(ledger.flush(), std::runtime_error);  // the journal's folder is missing
+  EXPECT_EQ(ledger.rows_written(), 0u);
+  EXPECT_TRUE(ledger.usage("k").empty());
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
+  std::filesystem::create_directories(dir / "not-yet");
+  ledger.flush();
+  EXPECT_EQ(ledger.rows_written(), 1u);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 1);
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
 }
 
 TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
-  Ledger ledger(path, std::chrono::hours(1));
-  Ledger other(path, std::chrono::hours(1));
-  for (int i = 0; i < 700; ++i) {  // more than two transactions' worth
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  Ledger other(path, journal, std::chrono::hours(1));
+  for (int i = 0; i < 2500; ++i) {  // more than two transactions' worth
     ledger.append(row("k", "m", 1, 1, 1.0));
   }
   ledger.flush();
   other.append(row("k", "m", 1, 1, 0.5));
   other.flush();
-  EXPECT_EQ(ledger.rows_written(), 700u);
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 700.0);
+  EXPECT_EQ(ledger.rows_written(), 2500u);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2500.0);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 700.5);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2500.5);
   ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 701);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 2501);
+  EXPECT_EQ(journal_rows().size(), 2501u);
 }
 
 TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
-  Ledger ledger(path, std::chrono::hours(1));
+  Ledger ledger(path, journal, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 2.0));
   EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
   ledger.flush();  // on disk, not yet in the snapshot
@@ -121,8 +234,8 @@ TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
 }
 
 TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
-  Ledger a(path, std::chrono::hours(1));
-  Ledger b(path, std::chrono::hours(1));
+  Ledger a(path, journal, std::chrono::hours(1));
+  Ledger b(path, journal, std::chrono::hours(1));
   // Interleaved batches: each replica's rows sit between the other's.
   a.append(row("k", "m", 1, 1, 1.0));
   a.flush();
@@ -159,22 +272,25 @@ TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
   EXPECT_DOUBLE_EQ(b.spend("k", BudgetPeriod::day), 111111.0);
 }
 
-TEST_F(LedgerTest, ARefreshReadsBackOnlyTheRowsOtherWritersAdded) {
-  Ledger own(path, std::chrono::hours(1));
-  Ledger other(path, std::chrono::hours(1));
+TEST_F(LedgerTest, ARefreshTakesEachKeysSpendingFromTheSumsOnDisk) {
+  Ledger own(path, journal, std::chrono::hours(1));
+  Ledger other(path, journal, std::chrono::hours(1));
   own.append(row("k", "m", 1, 1, 1.0));
   own.flush();
   other.append(row("k", "m", 1, 1, 10.0));
   other.flush();
-  // Both rows doubled on disk behind the ledgers' backs: only the other writer's is read back.
+  // The sums doubled behind the ledgers' backs (an administrator's correction): what is on disk
+  // counts, this process's own rows included, once.
   SqliteDb db(path, "the test's view of the ledger");
-  db.exec("UPDATE ledger SET cost_usd = cost_usd * 2");
+  db.exec("UPDATE ledger_daily SET cost_usd = cost_usd * 2");
+  db.exec("UPDATE ledger_key_total SET cost_usd = cost_usd * 2");
   own.refresh_spend();
-  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::total), 21.0);
+  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::total), 22.0);
+  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::day), 22.0);
 }
 
 TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
-  Ledger ledger(path, std::chrono::hours(1));
+  Ledger ledger(path, journal, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 5.0, 1000));  // 1970
   ledger.append(row("a", "m", 1, 1, 1.0));
   ledger.flush();
@@ -186,10 +302,10 @@ TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
 
 TEST_F(LedgerTest, DestructionWritesWhatIsQueuedAndTheBackgroundThreadWritesOnItsOwn) {
   {
-    Ledger ledger(path, std::chrono::hours(1));
+    Ledger ledger(path, journal, std::chrono::hours(1));
     ledger.append(row("a", "m", 1, 1, 0));
   }
-  Ledger reopened(path, std::chrono::milliseconds(20));
+  Ledger reopened(path, journal, std::chrono::milliseconds(20));
   EXPECT_EQ(reopened.usage("").size(), 1u);
   reopened.append(row("a", "m", 1, 1, 0));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -1,0 +1,179 @@
+#include "gateway/ledger_journal.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/append_number.hpp"
+#include "core/json_string.hpp"
+
+namespace infergate::gateway {
+
+namespace json = boost::json;
+
+// Formatted by hand, as the access log's lines are: a batch formats thousands of them.
+void append_journal_line(std::string& out, const LedgerRow& r) {
+  out += R"({"ts_ms":)";
+  append_decimal(out, r.ts_ms);
+  out += R"(,"request_id":)";
+  append_json_string(out, r.request_id);
+  out += R"(,"key_id":)";
+  append_json_string(out, r.key_id);
+  out += R"(,"model":)";
+  append_json_string(out, r.model);
+  out += R"(,"upstream_model":)";
+  append_json_string(out, r.upstream_model);
+  out += R"(,"provider":)";
+  append_json_string(out, r.provider);
+  out += R"(,"prompt_tokens":)";
+  append_decimal(out, r.prompt_tokens);
+  out += R"(,"completion_tokens":)";
+  append_decimal(out, r.completion_tokens);
+  out += R"(,"token_source":)";
+  append_json_string(out, r.token_source);
+  out += R"(,"cost_usd":)";
+  // The shortest form that reads back as the same double: the sums SQLite keeps and a sum of the
+  // journal's lines agree to the last bit.
+  char cost[32];
+  out.append(cost, std::to_chars(cost, cost + sizeof(cost), r.cost_usd).ptr);
+  out += R"(,"status":)";
+  append_decimal(out, r.status);
+  out += R"(,"ttft_ms":)";
+  if (r.ttft_ms) {
+    append_fixed(out, *r.ttft_ms, 3);
+  } else {
+    out += "null";
+  }
+  out += R"(,"duration_ms":)";
+  append_fixed(out, r.duration_ms, 3);
+  out += "}\n";
+}
+
+namespace {
+
+bool read_text(const json::object& o, std::string_view name, std::string& out) {
+  const json::value* v = o.if_contains(name);
+  if (v == nullptr || !v->is_string()) {
+    return false;
+  }
+  out = v->get_string();
+  return true;
+}
+
+bool read_integer(const json::object& o, std::string_view name, std::int64_t& out) {
+  const json::value* v = o.if_contains(name);
+  if (v == nullptr || !v->is_int64()) {
+    return false;
+  }
+  out = v->get_int64();
+  return true;
+}
+
+bool read_number(const json::object& o, std::string_view name, double& out) {
+  const json::value* v = o.if_contains(name);
+  if (v == nullptr || !v->is_number()) {
+    return false;
+  }
+  out = v->to_number<double>();
+  return true;
+}
+
+}  // namespace
+
+std::optional<LedgerRow> parse_journal_line(std::string_view line) {
+  boost::system::error_code ec;
+  const json::value value = json::parse(line, ec);
+  if (ec || !value.is_object()) {
+    return std::nullopt;
+  }
+  const json::object& o = value.get_object();
+  LedgerRow r;
+  std::int64_t status = 0;
+  if (!read_integer(o, "ts_ms", r.ts_ms) || !read_text(o, "request_id", r.request_id) ||
+      !read_text(o, "key_id", r.key_id) || !read_text(o, "model", r.model) ||
+      !read_text(o, "upstream_model", r.upstream_model) || !read_text(o, "provider", r.provider) ||
+      !read_integer(o, "prompt_tokens", r.prompt_tokens) ||
+      !read_integer(o, "completion_tokens", r.completion_tokens) || !read_text(o, "token_source", r.token_source) ||
+      !read_number(o, "cost_usd", r.cost_usd) || !read_integer(o, "status", status) ||
+      !read_number(o, "duration_ms", r.duration_ms)) {
+    return std::nullopt;
+  }
+  r.status = static_cast<int>(status);
+  if (const json::value* ttft = o.if_contains("ttft_ms"); ttft != nullptr && ttft->is_number()) {
+    r.ttft_ms = ttft->to_number<double>();
+  }
+  return r;
+}
+
+JournalFile::JournalFile(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (fd_ < 0) {
+    fail("open");
+  }
+}
+
+JournalFile::~JournalFile() {
+  ::close(fd_);
+}
+
+void JournalFile::fail(const char* what) const {
+  throw std::runtime_error(fmt::format("cannot {} the usage journal {}: {}", what, path_, std::strerror(errno)));
+}
+
+std::int64_t JournalFile::size() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) {
+    fail("read the size of");
+  }
+  return st.st_size;
+}
+
+std::string JournalFile::read(std::int64_t from, std::int64_t to) const {
+  std::string out(static_cast<std::size_t>(to - from), '\0');
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, from + static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      if (n == 0) {
+        errno = EIO;  // shorter than its size a moment ago: someone else cut it
+      }
+      fail("read");
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+void JournalFile::append(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      if (n == 0) {
+        errno = EIO;
+      }
+      fail("append to");
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void JournalFile::truncate(std::int64_t size) {
+  if (::ftruncate(fd_, size) != 0) {
+    fail("cut back");
+  }
+}
+
+}  // namespace infergate::gateway
