@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 CHAT = {"id": "chatcmpl-bench", "object": "chat.completion", "created": 1, "model": "bench",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": " ".join(["word"] * 60)},
@@ -119,6 +120,17 @@ def cpu_seconds(pids):
 def children(pid):
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
     return [pid] + [int(p) for p in out]
+
+
+def create_unlimited_key(port, master_key):
+    """A virtual key of the gateway on `port` whose limits and budget no benchmark load reaches."""
+    request = urllib.request.Request(
+        "http://127.0.0.1:%d/admin/keys" % port, method="POST",
+        data=json.dumps({"rpm": 100000000, "tpm": 1000000000000, "max_parallel": 100000,
+                         "budget_usd": 1e9}).encode(),
+        headers={"Authorization": "Bearer " + master_key})
+    with urllib.request.urlopen(request) as r:
+        return json.loads(r.read())["key"]
 
 
 def parse_latency(text, label):

@@ -25,10 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import free_port, run_wrk, stop_all, wait_port, write_upstream  # noqa: E402
+from gateway_overhead import (create_unlimited_key, free_port, run_wrk, stop_all, wait_port,  # noqa: E402
+                              write_upstream)
 
 
 def cpu_split(pid):
@@ -45,17 +45,6 @@ def cpu_split(pid):
 
 MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500
-
-
-def create_key(port):
-    """A virtual key whose limits and budget the load never reaches."""
-    request = urllib.request.Request(
-        "http://127.0.0.1:%d/admin/keys" % port, method="POST",
-        data=json.dumps({"rpm": 100000000, "tpm": 1000000000000, "max_parallel": 100000,
-                         "budget_usd": 1e9}).encode(),
-        headers={"Authorization": "Bearer " + MASTER})
-    with urllib.request.urlopen(request) as r:
-        return json.loads(r.read())["key"]
 
 
 def main():
@@ -89,7 +78,7 @@ def main():
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             procs.append(proc)
             wait_port(port)
-            gateways[name] = (proc.pid, port, create_key(port) if args.auth else None)
+            gateways[name] = (proc.pid, port, create_unlimited_key(port, MASTER) if args.auth else None)
         for mode in ("plain", "stream"):
             body = {"model": "plain" if mode == "plain" else "sse",
                     "messages": [{"role": "user", "content": "hello " * 100}], "max_tokens": 64,

@@ -86,7 +86,7 @@ class ControlPlane {
   [[nodiscard]] bool is_master(std::string_view authorization) const;
 
   // Queues the request's ledger row (its cost counts against the key's budget at once).
-  void record(LedgerRow row) { ledger_.append(std::move(row)); }
+  void record(const LedgerRow& row) { ledger_.append(row); }
 
   KeyStore& store() { return store_; }
   KeyCache& cache() { return cache_; }

@@ -14,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/text_hash.hpp"
 #include "gateway/key_record.hpp"
 #include "gateway/key_store.hpp"
 
@@ -45,11 +46,7 @@ class KeyCache {
 
  private:
   // Looked up by a view of the presented key's id, without copying it into a string.
-  struct IdHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
-  };
-  using Keys = std::unordered_map<std::string, std::shared_ptr<const KeyRecord>, IdHash, std::equal_to<>>;
+  using Keys = std::unordered_map<std::string, std::shared_ptr<const KeyRecord>, TextHash, std::equal_to<>>;
   void loop();
 
   KeyStore& store_;

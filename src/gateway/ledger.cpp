@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <boost/json/value.hpp>
 #include <ctime>
-#include <map>
 #include <thread>
 #include <tuple>
 
@@ -16,9 +16,13 @@ namespace infergate::gateway {
 
 namespace {
 
-// Rows per transaction: about a third of a millisecond of the ledger thread's time on this
-// machine, the longest it keeps a core from an I/O thread that shares it.
-constexpr std::size_t kRowsPerTransaction = 1024;
+// Journal bytes per batch (about 900 rows), written in one transaction: about a tenth of a
+// millisecond of the ledger thread's time on this machine, the longest it keeps a core from an
+// I/O thread that shares it.
+constexpr std::size_t kBatchBytes = std::size_t{256} << 10;
+// Emptied batches kept for reuse: a few megabytes of line buffers that the I/O threads would
+// otherwise allocate (and fault in) again every interval.
+constexpr std::size_t kSpareBatches = 32;
 constexpr std::int64_t kDayMs = 86'400'000;
 
 std::int64_t now_ms() {
@@ -97,12 +101,50 @@ Ledger::~Ledger() {
   }
 }
 
-void Ledger::append(LedgerRow row) {
-  const std::lock_guard lock(queue_mutex_);
-  if (row.cost_usd > 0) {
-    queued_cost_[row.key_id] += row.cost_usd;
+void Ledger::Batch::add(const LedgerRow& row) {
+  ++rows;
+  const GroupView group{day_of(row.ts_ms), row.key_id, row.model};
+  auto it = sums.find(group);
+  if (it == sums.end()) {
+    it = sums.emplace(Group{std::get<0>(group), row.key_id, row.model}, Sums{}).first;
   }
-  queue_.push_back(std::move(row));
+  Sums& s = it->second;
+  ++s.requests;
+  s.prompt_tokens += row.prompt_tokens;
+  s.completion_tokens += row.completion_tokens;
+  s.cost_usd += row.cost_usd;
+}
+
+void Ledger::Batch::clear() {
+  lines.clear();
+  rows = 0;
+  sums.clear();
+}
+
+void Ledger::append(const LedgerRow& row) {
+  // Formatted before taking the lock the other I/O threads queue under.
+  thread_local std::string line;
+  line.clear();
+  append_journal_line(line, row);
+  const std::lock_guard lock(queue_mutex_);
+  if (queue_.empty() || queue_.back().lines.size() >= kBatchBytes) {
+    if (spare_.empty()) {
+      queue_.emplace_back();
+    } else {
+      queue_.push_back(std::move(spare_.back()));
+      spare_.pop_back();
+    }
+  }
+  Batch& batch = queue_.back();
+  batch.lines += line;
+  batch.add(row);
+  if (row.cost_usd > 0) {
+    if (auto it = queued_cost_.find(row.key_id); it != queued_cost_.end()) {
+      it->second += row.cost_usd;
+    } else {
+      queued_cost_.emplace(row.key_id, row.cost_usd);
+    }
+  }
 }
 
 void Ledger::loop() {
@@ -121,51 +163,54 @@ void Ledger::loop() {
 
 void Ledger::flush() {
   const std::lock_guard writing(write_mutex_);
-  // The queue takes the emptied vector of the last flush: its capacity stays, so the I/O threads
-  // do not grow it again, row by row, every interval.
-  std::vector<LedgerRow>& rows = writing_;
+  std::vector<Batch>& batches = writing_;
   {
     const std::lock_guard lock(queue_mutex_);
-    rows.swap(queue_);
+    batches.swap(queue_);
   }
   std::size_t done = 0;
   try {
-    while (done < rows.size()) {
-      const std::span<const LedgerRow> part(rows.data() + done, std::min(kRowsPerTransaction, rows.size() - done));
-      counted_on_disk(part, write(part));
-      done += part.size();
-      if (done < rows.size()) {
+    for (; done < batches.size(); ++done) {
+      if (done > 0) {
         // The I/O threads may share this core: they get it back between transactions, instead
         // of waiting out a scheduler slice of the whole interval's rows.
         std::this_thread::yield();
       }
+      counted_on_disk(batches[done], write(batches[done]));
     }
   } catch (...) {
     const std::lock_guard lock(queue_mutex_);
-    queue_.insert(queue_.begin(), std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(done)),
-                  std::make_move_iterator(rows.end()));
-    rows.clear();
+    queue_.insert(queue_.begin(), std::make_move_iterator(batches.begin() + static_cast<std::ptrdiff_t>(done)),
+                  std::make_move_iterator(batches.end()));
+    batches.clear();
     throw;
   }
-  rows.clear();
+  const std::lock_guard lock(queue_mutex_);
+  for (Batch& batch : batches) {
+    if (spare_.size() < kSpareBatches) {
+      batch.clear();
+      spare_.push_back(std::move(batch));
+    }
+  }
+  batches.clear();
 }
 
-void Ledger::counted_on_disk(std::span<const LedgerRow> rows, std::int64_t number) {
+void Ledger::counted_on_disk(const Batch& batch, std::int64_t number) {
   // Summed per key before taking the lock the I/O threads queue rows under.
-  auto batch = std::make_shared<WrittenBatch>();
-  batch->number = number;
-  for (const LedgerRow& row : rows) {
-    if (row.cost_usd > 0) {
-      batch->cost[row.key_id] += row.cost_usd;
+  auto written = std::make_shared<WrittenBatch>();
+  written->number = number;
+  for (const auto& [group, sums] : batch.sums) {
+    if (sums.cost_usd > 0) {
+      written->cost[std::get<1>(group)] += sums.cost_usd;
     }
   }
   const std::lock_guard lock(queue_mutex_);
   if (number <= spend_.load()->batches) {
     // A refresh between the commit and now read this batch in the sums already.
-    forget(*batch);
+    forget(*written);
     return;
   }
-  written_.push_back(std::move(batch));
+  written_.push_back(std::move(written));
 }
 
 void Ledger::forget(const WrittenBatch& batch) {
@@ -174,13 +219,7 @@ void Ledger::forget(const WrittenBatch& batch) {
   }
 }
 
-std::int64_t Ledger::write(std::span<const LedgerRow> rows) {
-  // Formatted before the transaction: other replicas wait for the write lock only while this one
-  // appends and counts.
-  lines_.clear();
-  for (const LedgerRow& row : rows) {
-    append_journal_line(lines_, row);
-  }
+std::int64_t Ledger::write(const Batch& batch) {
   writer_.exec("BEGIN IMMEDIATE");
   std::optional<JournalFile> journal;
   std::int64_t counted = -1;  // the journal's size before this batch, once known
@@ -195,17 +234,17 @@ std::int64_t Ledger::write(std::span<const LedgerRow> rows) {
     }
     journal.emplace(journal_path_);
     counted = catch_up(*journal, bytes);
-    journal->append(lines_);
-    add_to_sums(rows);
+    journal->append(batch.lines);
+    add_to_disk(batch.sums);
     Statement advance(writer_, "UPDATE ledger_journal SET bytes = ?1, batches = ?2");
-    advance.bind(1, counted + static_cast<std::int64_t>(lines_.size()));
+    advance.bind(1, counted + static_cast<std::int64_t>(batch.lines.size()));
     advance.bind(2, batches + 1);
     advance.step();
     writer_.exec("COMMIT");
-    rows_written_.fetch_add(rows.size(), std::memory_order_relaxed);
+    rows_written_.fetch_add(batch.rows, std::memory_order_relaxed);
     return batches + 1;
   } catch (...) {
-    // Lines the sums do not count must not stay in the journal: the rows are queued again and
+    // Lines the sums do not count must not stay in the journal: the batch is queued again and
     // would be written twice.
     if (counted >= 0) {
       try {
@@ -236,12 +275,13 @@ std::int64_t Ledger::catch_up(JournalFile& journal, std::int64_t counted) {
     return counted;
   }
   const std::string tail = journal.read(counted, size);
-  std::vector<LedgerRow> rows;
+  Batch found;
   std::size_t unreadable = 0;
   std::size_t at = 0;
+  boost::json::value line;
   for (std::size_t end = tail.find('\n'); end != std::string::npos; end = tail.find('\n', at)) {
-    if (auto row = parse_journal_line(std::string_view(tail).substr(at, end - at))) {
-      rows.push_back(std::move(*row));
+    if (auto row = parse_journal_line(std::string_view(tail).substr(at, end - at), line)) {
+      found.add(*row);
     } else {
       ++unreadable;
     }
@@ -250,36 +290,20 @@ std::int64_t Ledger::catch_up(JournalFile& journal, std::int64_t counted) {
   if (at < tail.size()) {
     journal.truncate(counted + static_cast<std::int64_t>(at));  // its writer died mid-line
   }
-  add_to_sums(rows);
+  add_to_disk(found.sums);
   spdlog::warn(
       "the usage journal {} held {} rows the ledger had not counted (a gateway stopped between writing and counting "
       "them): counted now{}{}",
-      journal_path_, rows.size(), unreadable > 0 ? fmt::format("; {} unreadable lines skipped", unreadable) : "",
+      journal_path_, found.rows, unreadable > 0 ? fmt::format("; {} unreadable lines skipped", unreadable) : "",
       at < tail.size() ? "; an unfinished last line cut off" : "");
   return counted + static_cast<std::int64_t>(at);
 }
 
-void Ledger::add_to_sums(std::span<const LedgerRow> rows) {
-  struct Sums {
-    std::int64_t requests = 0;
-    std::int64_t prompt_tokens = 0;
-    std::int64_t completion_tokens = 0;
-    double cost_usd = 0;
-  };
-  // Views into the rows, which outlive the statements' runs.
-  std::map<std::tuple<std::int64_t, std::string_view, std::string_view>, Sums> days;
-  std::map<std::string_view, double> totals;
-  for (const LedgerRow& r : rows) {
-    Sums& s = days[{day_of(r.ts_ms), r.key_id, r.model}];
-    ++s.requests;
-    s.prompt_tokens += r.prompt_tokens;
-    s.completion_tokens += r.completion_tokens;
-    s.cost_usd += r.cost_usd;
-    totals[r.key_id] += r.cost_usd;
-  }
+void Ledger::add_to_disk(const decltype(Batch::sums)& sums) {
+  std::unordered_map<std::string_view, double> totals;
   std::int64_t day_number = 0;
   std::string day;
-  for (const auto& [group, s] : days) {
+  for (const auto& [group, s] : sums) {
     const auto& [number, key_id, model] = group;
     if (day.empty() || number != day_number) {
       day_number = number;
@@ -294,6 +318,7 @@ void Ledger::add_to_sums(std::span<const LedgerRow> rows) {
     add_day_->bind(6, s.completion_tokens);
     add_day_->bind(7, s.cost_usd);
     add_day_->step();
+    totals[key_id] += s.cost_usd;
   }
   for (const auto& [key_id, cost] : totals) {
     add_total_->reset();

@@ -1,24 +1,28 @@
 #pragma once
 // The usage and cost ledger: one row per finished request of a known key (success, error,
-// refusal or cancellation). Rows are queued by the I/O threads without touching the disk; every
-// `flush` interval a background thread appends them to the usage journal (one JSON line each,
-// ledger_journal.hpp) and adds them to per-day sums in SQLite beside the keys, in one transaction,
-// so a SIGKILL loses at most the rows of the last interval; destruction (a graceful shutdown)
-// writes everything queued. The sums answer /admin/usage and the budgets.
+// refusal or cancellation). The I/O threads format each row as its usage-journal line (one JSON
+// line, ledger_journal.hpp) and add it to per-day sums in memory, without touching the disk; every
+// `flush` interval a background thread appends the lines to the journal and adds the sums to
+// those in SQLite beside the keys, one transaction per batch of lines, so a SIGKILL loses at most
+// the rows of the last interval; destruction (a graceful shutdown) writes everything queued. The
+// sums answer /admin/usage and the budgets.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "core/text_hash.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_record.hpp"
 #include "gateway/ledger_row.hpp"
@@ -48,7 +52,7 @@ class Ledger {
   Ledger& operator=(const Ledger&) = delete;
 
   // Queues a row; never waits for the disk.
-  void append(LedgerRow row);
+  void append(const LedgerRow& row);
   // Writes every queued row now.
   void flush();
 
@@ -71,6 +75,34 @@ class Ledger {
     std::unordered_map<std::string, double> total;
     std::int64_t batches = 0;  // the sums hold the batches numbered up to this one
   };
+  struct Sums {
+    std::int64_t requests = 0;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t completion_tokens = 0;
+    double cost_usd = 0;
+  };
+  // (UTC day number, key id, model): the sums' key, held with its own strings and looked up by
+  // views into a row.
+  using Group = std::tuple<std::int64_t, std::string, std::string>;
+  using GroupView = std::tuple<std::int64_t, std::string_view, std::string_view>;
+  struct GroupLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return GroupView(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
+             GroupView(std::get<0>(b), std::get<1>(b), std::get<2>(b));
+    }
+  };
+  // Rows on their way to disk: their journal lines and what they add to each group's sums.
+  struct Batch {
+    std::string lines;
+    std::size_t rows = 0;
+    std::map<Group, Sums, GroupLess> sums;
+
+    void add(const LedgerRow& row);
+    // Empty, its line buffer's capacity kept.
+    void clear();
+  };
   // Costs written that the spend snapshot does not hold yet: they stay counted from the queue
   // until a refresh has read the sums as of batch `number` or later.
   struct WrittenBatch {
@@ -80,32 +112,33 @@ class Ledger {
   void loop();
   // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
   void forget(const WrittenBatch& batch);
-  // Appends `rows` to the journal and adds them to the sums in one transaction; returns the
-  // batch's number.
-  std::int64_t write(std::span<const LedgerRow> rows);
+  // Appends the batch's lines to the journal and adds its sums to those on disk in one
+  // transaction; returns the batch's number.
+  std::int64_t write(const Batch& batch);
   // Counts what the journal holds past `counted` bytes (rows a writer appended but did not live
   // to add to the sums) and cuts off an unfinished last line; returns the journal's size after.
   std::int64_t catch_up(JournalFile& journal, std::int64_t counted);
-  // Adds `rows` to the per-day and per-key sums (a write transaction open).
-  void add_to_sums(std::span<const LedgerRow> rows);
+  // Adds `sums` to those on disk (a write transaction open).
+  void add_to_disk(const decltype(Batch::sums)& sums);
   // Keeps the costs of a written batch counted until a refresh has them.
-  void counted_on_disk(std::span<const LedgerRow> rows, std::int64_t number);
+  void counted_on_disk(const Batch& batch, std::int64_t number);
 
   SqliteDb writer_;
   std::string journal_path_;
-  std::unique_ptr<Statement> add_day_;  // used under write_mutex_, as are the two below
+  std::unique_ptr<Statement> add_day_;  // used under write_mutex_, as is the one below
   std::unique_ptr<Statement> add_total_;
-  std::string lines_;  // the batch's journal lines
   SqliteDb reader_;
   std::mutex reader_mutex_;
   std::chrono::milliseconds flush_interval_;
 
   mutable std::mutex queue_mutex_;
-  std::vector<LedgerRow> queue_;
-  std::unordered_map<std::string, double> queued_cost_;       // per key, rows the spend snapshot lacks
+  std::vector<Batch> queue_;  // the last one fills; the next begins when its lines pass a size
+  std::vector<Batch> spare_;  // written and emptied, for the queue to fill again
+  std::unordered_map<std::string, double, TextHash, std::equal_to<>> queued_cost_;  // per key, rows the spend
+                                                                                    // snapshot lacks
   std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of those, the ones on disk, oldest first
   std::mutex write_mutex_;                                    // one flush at a time
-  std::vector<LedgerRow> writing_;                            // the rows of the flush in progress
+  std::vector<Batch> writing_;                                // the batches of the flush in progress
   std::condition_variable wake_;
   bool stopping_ = false;
   std::atomic<std::shared_ptr<const Spend>> spend_;

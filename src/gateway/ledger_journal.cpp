@@ -58,7 +58,7 @@ void append_journal_line(std::string& out, const LedgerRow& r) {
 
 namespace {
 
-bool read_text(const json::object& o, std::string_view name, std::string& out) {
+bool read_text(const json::object& o, std::string_view name, std::string_view& out) {
   const json::value* v = o.if_contains(name);
   if (v == nullptr || !v->is_string()) {
     return false;
@@ -87,13 +87,13 @@ bool read_number(const json::object& o, std::string_view name, double& out) {
 
 }  // namespace
 
-std::optional<LedgerRow> parse_journal_line(std::string_view line) {
+std::optional<LedgerRow> parse_journal_line(std::string_view line, json::value& storage) {
   boost::system::error_code ec;
-  const json::value value = json::parse(line, ec);
-  if (ec || !value.is_object()) {
+  storage = json::parse(line, ec);
+  if (ec || !storage.is_object()) {
     return std::nullopt;
   }
-  const json::object& o = value.get_object();
+  const json::object& o = storage.get_object();
   LedgerRow r;
   std::int64_t status = 0;
   if (!read_integer(o, "ts_ms", r.ts_ms) || !read_text(o, "request_id", r.request_id) ||

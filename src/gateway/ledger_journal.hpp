@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/value.hpp>
 #include "gateway/ledger_row.hpp"
 
 namespace infergate::gateway {
@@ -16,8 +17,9 @@ namespace infergate::gateway {
 // Appends `row` as one JSON line, newline included.
 void append_journal_line(std::string& out, const LedgerRow& row);
 
-// The row a journal line (without its newline) holds; nullopt when it is not one.
-std::optional<LedgerRow> parse_journal_line(std::string_view line);
+// The row a journal line (without its newline) holds, its texts viewing `storage` (the parsed
+// line, which must stay unchanged while the row is used); nullopt when the line is not a row.
+std::optional<LedgerRow> parse_journal_line(std::string_view line, boost::json::value& storage);
 
 // The journal file, open for one batch. Every method throws std::runtime_error naming the file
 // and the system's reason.

@@ -759,7 +759,7 @@ void Proxy::finish(Context& ctx) {
     const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
     LedgerRow row;
     row.ts_ms = unix_ms();
-    row.request_id = ctx.request_id;
+    row.request_id = ctx.request_id.view();
     row.key_id = ctx.key->id;
     row.model = ctx.view.model;
     if (ctx.deployment != nullptr) {
@@ -775,7 +775,7 @@ void Proxy::finish(Context& ctx) {
       row.ttft_ms = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e6;
     }
     row.duration_ms = static_cast<double>(now - ctx.received_ns) / 1e6;
-    control_->record(std::move(row));
+    control_->record(row);
   }
   RequestObservation o;
   o.route = ctx.requested;

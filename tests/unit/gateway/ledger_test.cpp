@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <boost/json/value.hpp>
 
 #include <ctime>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -25,13 +27,13 @@ class LedgerTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
 
-  static LedgerRow row(std::string key, std::string model, std::int64_t prompt, std::int64_t completion, double cost,
-                       std::int64_t ts_ms = now_ms()) {
+  static LedgerRow row(std::string_view key, std::string_view model, std::int64_t prompt, std::int64_t completion,
+                       double cost, std::int64_t ts_ms = now_ms()) {
     LedgerRow r;
     r.ts_ms = ts_ms;
     r.request_id = "req";
-    r.key_id = std::move(key);
-    r.model = std::move(model);
+    r.key_id = key;
+    r.model = model;
     r.prompt_tokens = prompt;
     r.completion_tokens = completion;
     r.token_source = "usage";
@@ -41,12 +43,13 @@ class LedgerTest : public ::testing::Test {
   }
   static std::int64_t now_ms() { return static_cast<std::int64_t>(std::time(nullptr)) * 1000; }
 
-  // The journal's lines, each parsed; a line that is not a row fails the test.
-  std::vector<LedgerRow> journal_rows() const {
+  // The journal's lines, each parsed; a line that is not a row fails the test. The rows' texts
+  // live as long as the fixture.
+  std::vector<LedgerRow> journal_rows() {
     std::ifstream in(journal);
     std::vector<LedgerRow> rows;
     for (std::string line; std::getline(in, line);) {
-      auto parsed = parse_journal_line(line);
+      auto parsed = parse_journal_line(line, parsed_lines.emplace_back());
       EXPECT_TRUE(parsed) << line;
       if (parsed) {
         rows.push_back(std::move(*parsed));
@@ -58,6 +61,8 @@ class LedgerTest : public ::testing::Test {
   std::filesystem::path dir;
   std::string path;
   std::string journal;
+  std::deque<boost::json::value> parsed_lines;
+  std::deque<std::string> texts;  // what test rows view
 };
 
 TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
@@ -86,7 +91,7 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   std::int64_t prompt_sum = 0;
   for (int i = 0; i < 75; ++i) {
     LedgerRow r = row(i % 2 == 0 ? "even" : "odd", "m", i, 2 * i, 0.001 * i);
-    r.request_id = "req-" + std::to_string(i);
+    r.request_id = texts.emplace_back("req-" + std::to_string(i));
     if (i % 3 == 0) {
       r.ttft_ms = 12.5;
     }
@@ -240,7 +245,7 @@ TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
   a.append(row("k", "m", 1, 1, 1.0));
   a.flush();
   b.append(row("k", "m", 1, 1, 10.0));
-  b.append(row("k", "m", 1, 1, 0));  // free rows take rowids too
+  b.append(row("k", "m", 1, 1, 0));  // free rows count too
   b.flush();
   a.append(row("k", "m", 1, 1, 100.0));
   a.append(row("k", "m", 1, 1, 5000.0, 1000));  // 1970: counts in total only
