@@ -72,7 +72,7 @@ Gateway::~Gateway() {
 }
 
 std::shared_ptr<const Snapshot> Gateway::build(std::shared_ptr<const RouteTable> routes) const {
-  auto metrics = std::make_shared<const GatewayMetrics>(registry_, *routes);
+  auto metrics = std::make_shared<const GatewayMetrics>(registry_, *routes, control_ ? &control_->ledger() : nullptr);
   return std::make_shared<const Snapshot>(Snapshot{std::move(routes), std::move(metrics)});
 }
 

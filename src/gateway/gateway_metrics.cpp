@@ -6,6 +6,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <mutex>
+
 namespace infergate::gateway {
 
 namespace {
@@ -39,8 +41,9 @@ prometheus::Histogram::BucketBoundaries overhead_buckets() {
 
 }  // namespace
 
-GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes)
-    : registry_(std::move(registry)) {
+GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes,
+                               const Ledger* ledger)
+    : registry_(std::move(registry)), ledger_(ledger) {
   auto& requests = prometheus::BuildCounter()
                        .Name("infergate_requests_total")
                        .Help("Requests answered, by public model, provider and status class")
@@ -89,6 +92,23 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
                        .Help("Admissions Redis did not answer (each one failed open or closed as configured)")
                        .Register(*registry_)
                        .Add({});
+  if (ledger_ != nullptr) {
+    ledger_written_ = &prometheus::BuildCounter()
+                           .Name("infergate_ledger_rows_written_total")
+                           .Help("Usage ledger rows in the journal and the per-day sums")
+                           .Register(*registry_)
+                           .Add({});
+    ledger_queued_ = &prometheus::BuildGauge()
+                          .Name("infergate_ledger_rows_queued")
+                          .Help("Usage ledger rows of finished requests not written yet: what a SIGKILL would lose")
+                          .Register(*registry_)
+                          .Add({});
+    ledger_failures_ = &prometheus::BuildCounter()
+                            .Name("infergate_ledger_write_failures_total")
+                            .Help("Usage ledger flushes that failed (their rows stay queued for the next)")
+                            .Register(*registry_)
+                            .Add({});
+  }
   for (std::size_t c = 0; c < kStatusClasses; ++c) {
     unrouted_[c] =
         &requests.Add({{"model", ""}, {"provider", ""}, {"status_class", std::string(kStatusClassNames[c])}});
@@ -165,6 +185,16 @@ void GatewayMetrics::rate_limit_state_error() const {
 std::string GatewayMetrics::scrape() const {
   for (const auto& [deployment, series] : deployments_) {
     series.in_flight->Set(deployment->in_flight.load(std::memory_order_relaxed));
+  }
+  if (ledger_ != nullptr) {
+    const LedgerStats stats = ledger_->stats();
+    // A counter only goes up: it is brought up to the ledger's own count. Two scrapes at once (two
+    // I/O threads, or snapshots on both sides of a reload) must not both add the same rows.
+    static std::mutex syncing;
+    const std::lock_guard lock(syncing);
+    ledger_written_->Increment(static_cast<double>(stats.rows_written) - ledger_written_->Value());
+    ledger_failures_->Increment(static_cast<double>(stats.write_failures) - ledger_failures_->Value());
+    ledger_queued_->Set(static_cast<double>(stats.rows_queued));
   }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }

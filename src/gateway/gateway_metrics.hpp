@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "gateway/ledger.hpp"
 #include "gateway/route_table.hpp"
 
 namespace prometheus {
@@ -39,8 +40,9 @@ struct RequestObservation {
 class GatewayMetrics {
  public:
   // Series for every route and deployment of `routes`, in `registry` (shared across reloads, so a
-  // series that survives a reload keeps counting).
-  GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes);
+  // series that survives a reload keeps counting), and for the usage ledger when there is one.
+  GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes,
+                 const Ledger* ledger = nullptr);
   ~GatewayMetrics();
   GatewayMetrics(const GatewayMetrics&) = delete;
   GatewayMetrics& operator=(const GatewayMetrics&) = delete;
@@ -51,7 +53,8 @@ class GatewayMetrics {
   void provider_limited(const Deployment& d) const;
   // Redis (shared rate-limit state) did not answer a request's admission.
   void rate_limit_state_error() const;
-  // Prometheus text exposition (version 0.0.4), with in-flight gauges read at this moment.
+  // Prometheus text exposition (version 0.0.4), with in-flight gauges and the ledger's figures
+  // read at this moment.
   [[nodiscard]] std::string scrape() const;
 
  private:
@@ -78,6 +81,10 @@ class GatewayMetrics {
   std::array<prometheus::Counter*, kStatusClasses> unrouted_{};
   prometheus::Histogram* overhead_ = nullptr;
   prometheus::Counter* state_errors_ = nullptr;
+  const Ledger* ledger_;
+  prometheus::Counter* ledger_written_ = nullptr;
+  prometheus::Gauge* ledger_queued_ = nullptr;
+  prometheus::Counter* ledger_failures_ = nullptr;
 };
 
 }  // namespace infergate::gateway

@@ -97,7 +97,7 @@ Ledger::~Ledger() {
   try {
     flush();
   } catch (const std::exception& e) {
-    spdlog::error("the usage ledger could not write its last rows: {}", e.what());
+    spdlog::error("the usage ledger could not write its last {} rows: {}", stats().rows_queued, e.what());
   }
 }
 
@@ -138,6 +138,7 @@ void Ledger::append(const LedgerRow& row) {
   Batch& batch = queue_.back();
   batch.lines += line;
   batch.add(row);
+  ++rows_appended_;
   if (row.cost_usd > 0) {
     if (auto it = queued_cost_.find(row.key_id); it != queued_cost_.end()) {
       it->second += row.cost_usd;
@@ -179,6 +180,7 @@ void Ledger::flush() {
       counted_on_disk(batches[done], write(batches[done]));
     }
   } catch (...) {
+    write_failures_.fetch_add(1, std::memory_order_relaxed);
     const std::lock_guard lock(queue_mutex_);
     queue_.insert(queue_.begin(), std::make_move_iterator(batches.begin() + static_cast<std::ptrdiff_t>(done)),
                   std::make_move_iterator(batches.end()));
@@ -385,6 +387,12 @@ void Ledger::refresh_spend() {
     return true;
   });
   spend_.store(std::move(next));
+}
+
+LedgerStats Ledger::stats() const {
+  const std::lock_guard lock(queue_mutex_);
+  const std::uint64_t written = rows_written_.load(std::memory_order_relaxed);
+  return LedgerStats{written, rows_appended_ - written, write_failures_.load(std::memory_order_relaxed)};
 }
 
 double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {

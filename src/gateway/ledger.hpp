@@ -40,6 +40,12 @@ struct UsageGroup {
   double cost_usd = 0;
 };
 
+struct LedgerStats {
+  std::uint64_t rows_written = 0;    // in the journal and the sums
+  std::uint64_t rows_queued = 0;     // handed over, not yet written
+  std::uint64_t write_failures = 0;  // flushes that failed (their rows stay queued)
+};
+
 class JournalFile;
 
 class Ledger {
@@ -67,6 +73,7 @@ class Ledger {
   void refresh_spend();
 
   [[nodiscard]] std::uint64_t rows_written() const { return rows_written_.load(std::memory_order_relaxed); }
+  [[nodiscard]] LedgerStats stats() const;
 
  private:
   struct Spend {
@@ -134,6 +141,7 @@ class Ledger {
   mutable std::mutex queue_mutex_;
   std::vector<Batch> queue_;  // the last one fills; the next begins when its lines pass a size
   std::vector<Batch> spare_;  // written and emptied, for the queue to fill again
+  std::uint64_t rows_appended_ = 0;
   std::unordered_map<std::string, double, TextHash, std::equal_to<>> queued_cost_;  // per key, rows the spend
                                                                                     // snapshot lacks
   std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of those, the ones on disk, oldest first
@@ -143,6 +151,7 @@ class Ledger {
   bool stopping_ = false;
   std::atomic<std::shared_ptr<const Spend>> spend_;
   std::atomic<std::uint64_t> rows_written_{0};
+  std::atomic<std::uint64_t> write_failures_{0};
   std::thread thread_;
 };
 

@@ -99,6 +99,57 @@ class Ledger(unittest.TestCase):
                                          r["status"])
         return rows
 
+    def ledger_metrics(self, gw=None):
+        with urllib.request.urlopen((gw or self.gw).url + "/metrics", timeout=10) as r:
+            text = r.read().decode()
+        return {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+                if line.startswith("infergate_ledger_")}
+
+    def test_metrics_count_the_rows_written_and_those_still_queued(self):
+        key = self.create_key()
+        for i in range(5):
+            self.assertEqual(self.chat(key["key"], request_id=f"metric-{i}")[0], 200)
+        metrics = {}
+
+        def written():
+            nonlocal metrics
+            metrics = self.ledger_metrics()
+            return metrics["infergate_ledger_rows_written_total"] == 5
+        self.assertTrue(wait_for(written, 5), metrics)
+        self.assertEqual(metrics["infergate_ledger_rows_queued"], 0)
+        self.assertEqual(metrics["infergate_ledger_write_failures_total"], 0)
+        self.assertEqual(len(self.ledger_rows()), 5)
+
+    def test_a_journal_that_cannot_be_written_keeps_the_rows_until_it_can(self):
+        later = os.path.join(self.tmp.name, "not-yet")
+        config = os.path.join(self.tmp.name, "unwritable.yaml")
+        with open(self.config) as f:
+            text = f.read()
+        with open(config, "w") as f:
+            f.write(text.replace(f"  ledger_flush_ms: {FLUSH_MS}\n",
+                                 f"  ledger_flush_ms: {FLUSH_MS}\n  ledger_journal: {later}/usage.jsonl\n"))
+        self.gw.close()
+        self.gw = Gateway("--config", config)
+        key = self.create_key()
+        for i in range(3):
+            self.assertEqual(self.chat(key["key"], request_id=f"held-{i}")[0], 200)
+        metrics = {}
+
+        def failing():
+            nonlocal metrics
+            metrics = self.ledger_metrics()
+            return metrics["infergate_ledger_write_failures_total"] >= 1
+        self.assertTrue(wait_for(failing, 5), metrics)
+        self.assertEqual(metrics["infergate_ledger_rows_queued"], 3)
+        status, body = self.call("GET", "/admin/usage")
+        self.assertEqual(status, 500)
+        self.assertIn("cannot open the usage journal", json.loads(body)["error"]["message"])
+        os.mkdir(later)
+        self.usage("", 3)  # /admin/usage writes what is queued first
+        with open(os.path.join(later, "usage.jsonl")) as f:
+            self.assertEqual(sorted(json.loads(line)["request_id"] for line in f), ["held-0", "held-1", "held-2"])
+        self.assertEqual(self.ledger_metrics()["infergate_ledger_rows_queued"], 0)
+
     def test_usage_report_equals_what_the_clients_received(self):
         a = self.create_key(name="a")
         b = self.create_key(name="b")

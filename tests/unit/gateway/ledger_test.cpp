@@ -197,11 +197,18 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   ledger.append(row("k", "m", 1, 1, 2.0));
   EXPECT_THROW(ledger.flush(), std::runtime_error);  // the journal's folder is missing
   EXPECT_EQ(ledger.rows_written(), 0u);
+  LedgerStats stats = ledger.stats();
+  EXPECT_EQ(stats.rows_queued, 1u);
+  EXPECT_EQ(stats.write_failures, 1u);
   EXPECT_TRUE(ledger.usage("k").empty());
   EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
   std::filesystem::create_directories(dir / "not-yet");
   ledger.flush();
   EXPECT_EQ(ledger.rows_written(), 1u);
+  stats = ledger.stats();
+  EXPECT_EQ(stats.rows_written, 1u);
+  EXPECT_EQ(stats.rows_queued, 0u);
+  EXPECT_EQ(stats.write_failures, 1u);
   ASSERT_EQ(ledger.usage("k").size(), 1u);
   EXPECT_EQ(ledger.usage("k")[0].requests, 1);
   ledger.refresh_spend();
