@@ -95,7 +95,7 @@ class RowPerRequest {
       db_.exec("BEGIN IMMEDIATE");
       for (int at = done; at < done + kRowsPerTransaction; at += kRowsPerInsert) {
         for (int slot = 0; slot < kRowsPerInsert; ++slot) {
-          bind(slot, queue[static_cast<std::size_t>(at + slot)]);
+          bind(slot, queue[static_cast<std::size_t>(at) + static_cast<std::size_t>(slot)]);
         }
         insert_->step();
         insert_->reset();

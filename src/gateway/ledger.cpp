@@ -70,6 +70,7 @@ Ledger::Ledger(const std::string& db, std::string journal, std::chrono::millisec
       "CREATE TABLE IF NOT EXISTS ledger_journal (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL,"
       " batches INTEGER NOT NULL)");
   writer_.exec("INSERT OR IGNORE INTO ledger_journal VALUES (1, 0, 0)");
+  carry_over_row_table();
   add_day_ = std::make_unique<Statement>(
       writer_,
       "INSERT INTO ledger_daily VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, key_id, model) DO UPDATE SET"
@@ -85,6 +86,40 @@ Ledger::Ledger(const std::string& db, std::string journal, std::chrono::millisec
     become_background_thread("ig-ledger");
     loop();
   });
+}
+
+void Ledger::carry_over_row_table() {
+  writer_.exec("BEGIN IMMEDIATE");
+  try {
+    bool found = false;
+    {
+      Statement table(writer_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'ledger'");
+      table.step();
+      found = table.integer(0).value_or(0) > 0;
+    }
+    if (found) {
+      // WHERE true: SQLite's grammar needs a WHERE before an upsert's ON CONFLICT after a SELECT.
+      writer_.exec(
+          "INSERT INTO ledger_daily SELECT date(ts_ms / 1000, 'unixepoch'), key_id, model, count(*),"
+          " sum(prompt_tokens), sum(completion_tokens), sum(cost_usd) FROM ledger WHERE true GROUP BY 1, 2, 3"
+          " ON CONFLICT (day, key_id, model) DO UPDATE SET requests = requests + excluded.requests,"
+          " prompt_tokens = prompt_tokens + excluded.prompt_tokens,"
+          " completion_tokens = completion_tokens + excluded.completion_tokens,"
+          " cost_usd = cost_usd + excluded.cost_usd");
+      writer_.exec(
+          "INSERT INTO ledger_key_total SELECT key_id, sum(cost_usd) FROM ledger WHERE true GROUP BY key_id"
+          " ON CONFLICT (key_id) DO UPDATE SET cost_usd = cost_usd + excluded.cost_usd");
+      writer_.exec("ALTER TABLE ledger RENAME TO ledger_rows_before_journal");
+      spdlog::info(
+          "the usage ledger's rows from before the journal are in its sums now, and kept in {} as "
+          "ledger_rows_before_journal",
+          writer_.path());
+    }
+  } catch (...) {
+    writer_.exec("ROLLBACK");
+    throw;
+  }
+  writer_.exec("COMMIT");
 }
 
 Ledger::~Ledger() {

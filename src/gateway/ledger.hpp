@@ -116,6 +116,9 @@ class Ledger {
     std::int64_t number = 0;
     std::unordered_map<std::string, double> cost;  // per key
   };
+  // A key database from before the journal keeps an SQLite row per request in `ledger`: its
+  // sums are carried over once, and the table is kept under another name.
+  void carry_over_row_table();
   void loop();
   // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
   void forget(const WrittenBatch& batch);

@@ -52,7 +52,7 @@ class LedgerTest : public ::testing::Test {
       auto parsed = parse_journal_line(line, parsed_lines.emplace_back());
       EXPECT_TRUE(parsed) << line;
       if (parsed) {
-        rows.push_back(std::move(*parsed));
+        rows.push_back(*parsed);
       }
     }
     return rows;
@@ -90,13 +90,13 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   Ledger ledger(path, journal, std::chrono::hours(1));
   std::int64_t prompt_sum = 0;
   for (int i = 0; i < 75; ++i) {
-    LedgerRow r = row(i % 2 == 0 ? "even" : "odd", "m", i, 2 * i, 0.001 * i);
+    LedgerRow r = row(i % 2 == 0 ? "even" : "odd", "m", i, std::int64_t{2} * i, 0.001 * i);
     r.request_id = texts.emplace_back("req-" + std::to_string(i));
     if (i % 3 == 0) {
       r.ttft_ms = 12.5;
     }
     prompt_sum += i;
-    ledger.append(std::move(r));
+    ledger.append(r);
   }
   ledger.flush();
   EXPECT_EQ(ledger.rows_written(), 75u);
@@ -137,7 +137,7 @@ TEST_F(LedgerTest, TheJournalHoldsEveryRowAsOneJsonLineWithEveryField) {
     r.status = 499;
     r.ttft_ms = 12.345;
     r.duration_ms = 678.901;
-    appended.push_back(std::move(r));
+    appended.push_back(r);
   }
   appended.back().ttft_ms.reset();
   for (const LedgerRow& r : appended) {
@@ -325,6 +325,41 @@ TEST_F(LedgerTest, DestructionWritesWhatIsQueuedAndTheBackgroundThreadWritesOnIt
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_EQ(reopened.rows_written(), 1u);
+}
+
+TEST_F(LedgerTest, TheRowsOfALedgerFromBeforeTheJournalAreCarriedOverOnce) {
+  {
+    SqliteDb db(path, "a key database from before the journal");
+    db.exec(
+        "CREATE TABLE ledger (ts_ms INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL,"
+        " model TEXT NOT NULL, upstream_model TEXT NOT NULL, provider TEXT NOT NULL, prompt_tokens INTEGER NOT NULL,"
+        " completion_tokens INTEGER NOT NULL, token_source TEXT NOT NULL, cost_usd REAL NOT NULL,"
+        " status INTEGER NOT NULL, ttft_ms REAL, duration_ms REAL NOT NULL)");
+    db.exec("CREATE INDEX ledger_time ON ledger (ts_ms)");
+    const std::string now = std::to_string(now_ms());
+    db.exec(("INSERT INTO ledger VALUES (" + now + ", 'r1', 'a', 'm', 'u', 'p', 10, 5, 'usage', 1.5, 200, 1.0, 2.0),(" +
+             now +
+             ", 'r2', 'a', 'm', 'u', 'p', 20, 5, 'usage', 2.5, 200, NULL, 2.0),"
+             "(1000, 'r3', 'b', 'm', 'u', 'p', 1, 1, 'estimate', 7.0, 499, NULL, 2.0)")
+                .c_str());
+  }
+  for (int open = 0; open < 2; ++open) {  // a second start carries nothing over again
+    Ledger ledger(path, journal, std::chrono::hours(1));
+    const auto a = ledger.usage("a");
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].requests, 2);
+    EXPECT_EQ(a[0].prompt_tokens, 30);
+    EXPECT_DOUBLE_EQ(a[0].cost_usd, 4.0);
+    ASSERT_EQ(ledger.usage("b").size(), 1u);
+    EXPECT_EQ(ledger.usage("b")[0].day, "1970-01-01");
+    EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 4.0);
+    EXPECT_DOUBLE_EQ(ledger.spend("b", BudgetPeriod::total), 7.0);
+    EXPECT_DOUBLE_EQ(ledger.spend("b", BudgetPeriod::month), 0.0);
+  }
+  SqliteDb db(path, "the test's view of the key database");
+  Statement kept(db, "SELECT count(*) FROM ledger_rows_before_journal");
+  ASSERT_TRUE(kept.step());
+  EXPECT_EQ(kept.integer(0), 3);
 }
 
 TEST(RequestCost, PricesArePerMillionTokens) {
