@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "core/json_string.hpp"
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -31,7 +33,9 @@ ApiError route_not_found(std::string_view method, std::string_view target) {
 }
 
 std::string json_string(std::string_view text) {
-  return json::serialize(json::string(text));
+  std::string out;
+  append_json_string(out, text);
+  return out;
 }
 
 std::string error_message_from_body(std::string_view body) {

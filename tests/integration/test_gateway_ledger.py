@@ -99,23 +99,28 @@ class Ledger(unittest.TestCase):
                                          r["status"])
         return rows
 
-    def ledger_metrics(self, gw=None):
-        with urllib.request.urlopen((gw or self.gw).url + "/metrics", timeout=10) as r:
+    def ledger_metrics(self):
+        with urllib.request.urlopen(self.gw.url + "/metrics", timeout=10) as r:
             text = r.read().decode()
         return {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
                 if line.startswith("infergate_ledger_")}
+
+    def ledger_metrics_once(self, ready):
+        """The ledger's metrics once `ready(metrics)` holds (the writer works in the background)."""
+        metrics = {}
+
+        def check():
+            nonlocal metrics
+            metrics = self.ledger_metrics()
+            return ready(metrics)
+        self.assertTrue(wait_for(check, 5), metrics)
+        return metrics
 
     def test_metrics_count_the_rows_written_and_those_still_queued(self):
         key = self.create_key()
         for i in range(5):
             self.assertEqual(self.chat(key["key"], request_id=f"metric-{i}")[0], 200)
-        metrics = {}
-
-        def written():
-            nonlocal metrics
-            metrics = self.ledger_metrics()
-            return metrics["infergate_ledger_rows_written_total"] == 5
-        self.assertTrue(wait_for(written, 5), metrics)
+        metrics = self.ledger_metrics_once(lambda m: m["infergate_ledger_rows_written_total"] == 5)
         self.assertEqual(metrics["infergate_ledger_rows_queued"], 0)
         self.assertEqual(metrics["infergate_ledger_write_failures_total"], 0)
         self.assertEqual(len(self.ledger_rows()), 5)
@@ -133,13 +138,7 @@ class Ledger(unittest.TestCase):
         key = self.create_key()
         for i in range(3):
             self.assertEqual(self.chat(key["key"], request_id=f"held-{i}")[0], 200)
-        metrics = {}
-
-        def failing():
-            nonlocal metrics
-            metrics = self.ledger_metrics()
-            return metrics["infergate_ledger_write_failures_total"] >= 1
-        self.assertTrue(wait_for(failing, 5), metrics)
+        metrics = self.ledger_metrics_once(lambda m: m["infergate_ledger_write_failures_total"] >= 1)
         self.assertEqual(metrics["infergate_ledger_rows_queued"], 3)
         status, body = self.call("GET", "/admin/usage")
         self.assertEqual(status, 500)
