@@ -5,8 +5,6 @@
 #include <cmath>
 #include <functional>
 
-#include "core/append_number.hpp"
-
 namespace infergate {
 
 Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
@@ -44,6 +42,31 @@ Admission decide_admission(const RateLimits& limits, std::int64_t used_requests,
   return a;
 }
 
+Admission WindowCounters::admit(const RateLimits& limits, std::int64_t tokens_wanted, std::int64_t now_ms) {
+  const std::int64_t now_window = now_ms / kRateWindowMs;
+  if (window != now_window) {
+    *this = WindowCounters{now_window, 0, 0};
+  }
+  Admission a = decide_admission(limits, requests, tokens, tokens_wanted, now_ms);
+  if (a.allowed) {
+    requests += 1;
+    tokens += tokens_wanted;
+  }
+  return a;
+}
+
+void WindowCounters::reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) {
+  const std::int64_t now_window = now_ms / kRateWindowMs;
+  if (reservation.window == now_window && window == now_window) {
+    tokens = std::max<std::int64_t>(0, tokens + actual_tokens - reservation.tokens);
+  } else if (actual_tokens > reservation.tokens) {
+    if (window != now_window) {
+      *this = WindowCounters{now_window, 0, 0};
+    }
+    tokens += actual_tokens - reservation.tokens;
+  }
+}
+
 LocalRateLimits::Shard& LocalRateLimits::shard(const std::string& bucket) {
   return shards_[std::hash<std::string>{}(bucket) % shards_.size()];
 }
@@ -52,15 +75,8 @@ Admission LocalRateLimits::admit(std::string bucket, const RateLimits& limits, s
                                  std::int64_t now_ms) {
   Shard& s = shard(bucket);
   const std::lock_guard lock(s.mutex);
-  Counters& c = s.buckets[bucket];
-  const std::int64_t window = now_ms / kRateWindowMs;
-  if (c.window != window) {
-    c = Counters{window, 0, 0};
-  }
-  Admission a = decide_admission(limits, c.requests, c.tokens, tokens, now_ms);
+  Admission a = s.buckets[bucket].admit(limits, tokens, now_ms);
   if (a.allowed) {
-    c.requests += 1;
-    c.tokens += tokens;
     a.reservation.bucket = std::move(bucket);
   }
   return a;
@@ -72,50 +88,60 @@ void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t act
   }
   Shard& s = shard(reservation.bucket);
   const std::lock_guard lock(s.mutex);
-  Counters& c = s.buckets[reservation.bucket];
-  const std::int64_t window = now_ms / kRateWindowMs;
-  if (reservation.window == window && c.window == window) {
-    c.tokens = std::max<std::int64_t>(0, c.tokens + actual_tokens - reservation.tokens);
-  } else if (actual_tokens > reservation.tokens) {
-    if (c.window != window) {
-      c = Counters{window, 0, 0};
-    }
-    c.tokens += actual_tokens - reservation.tokens;
+  s.buckets[reservation.bucket].reconcile(reservation, actual_tokens, now_ms);
+}
+
+RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens) {
+  if (requests) {
+    add("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", *requests);
+  }
+  if (tokens) {
+    add("x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", *tokens);
   }
 }
 
+void RateLimitHeaders::add(std::string_view limit, std::string_view remaining, std::string_view reset,
+                           const Quota& quota) {
+  auto put = [this](std::string_view name, auto write) {
+    char* begin = values_[count_].data();
+    fields_[count_++] = Field(name, std::string_view(begin, static_cast<std::size_t>(write(begin) - begin)));
+  };
+  put(limit, [&](char* out) { return std::to_chars(out, out + kValueSize, quota.limit).ptr; });
+  put(remaining, [&](char* out) { return std::to_chars(out, out + kValueSize, quota.remaining).ptr; });
+  put(reset, [&](char* out) { return write_reset(out, quota.reset); });
+}
+
 HeaderList rate_limit_headers(const Admission& admission) {
+  const RateLimitHeaders built(admission);
   HeaderList headers;
-  headers.reserve(6);
-  if (const auto& q = admission.requests) {
-    headers.emplace_back("x-ratelimit-limit-requests", std::to_string(q->limit));
-    headers.emplace_back("x-ratelimit-remaining-requests", std::to_string(q->remaining));
-    headers.emplace_back("x-ratelimit-reset-requests", format_reset(q->reset));
-  }
-  if (const auto& q = admission.tokens) {
-    headers.emplace_back("x-ratelimit-limit-tokens", std::to_string(q->limit));
-    headers.emplace_back("x-ratelimit-remaining-tokens", std::to_string(q->remaining));
-    headers.emplace_back("x-ratelimit-reset-tokens", format_reset(q->reset));
+  headers.reserve(built.fields().size());
+  for (const auto& [name, value] : built.fields()) {
+    headers.emplace_back(name, std::string(value));
   }
   return headers;
 }
 
-// Built in place rather than from temporaries: every limited response carries two of these.
 std::string format_reset(std::chrono::milliseconds duration) {
+  char text[24];
+  return std::string(text, write_reset(text, duration));
+}
+
+char* write_reset(char* out, std::chrono::milliseconds duration) {
   const std::int64_t ms = std::max<std::int64_t>(0, duration.count());
-  std::string out;
+  char* const end = out + 24;
   if (ms < 1000) {
-    append_decimal(out, ms);
-    out += "ms";
+    out = std::to_chars(out, end, ms).ptr;
+    *out++ = 'm';
+    *out++ = 's';
     return out;
   }
   // Seconds with up to three decimals and no trailing zeros: 1.5s, 47.62s, 6m0s.
   if (ms >= 60'000) {
-    append_decimal(out, ms / 60'000);
-    out += 'm';
+    out = std::to_chars(out, end, ms / 60'000).ptr;  // at most 15 digits
+    *out++ = 'm';
   }
   const std::int64_t part = ms % 60'000;
-  append_decimal(out, part / 1000);
+  out = std::to_chars(out, end, part / 1000).ptr;
   if (const std::int64_t frac = part % 1000; frac != 0) {
     const char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
                             static_cast<char>('0' + frac % 10)};
@@ -123,10 +149,10 @@ std::string format_reset(std::chrono::milliseconds duration) {
     while (digits[length - 1] == '0') {
       --length;
     }
-    out += '.';
-    out.append(digits, length);
+    *out++ = '.';
+    out = std::copy_n(digits, length, out);
   }
-  out += 's';
+  *out++ = 's';
   return out;
 }
 

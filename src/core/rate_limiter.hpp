@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -49,6 +50,20 @@ struct Admission {
   Reservation reservation;  // valid when allowed
 };
 
+// The counts of one bucket's current window and the rules that admit and reconcile against
+// them. Not synchronised: whoever holds it locks.
+struct WindowCounters {
+  std::int64_t window = -1;
+  std::int64_t requests = 0;
+  std::int64_t tokens = 0;
+
+  // Counts the request when the limits allow it. The admission's reservation gets its window and
+  // tokens; naming the bucket is left to the caller.
+  Admission admit(const RateLimits& limits, std::int64_t tokens, std::int64_t now_ms);
+  // See RateLimitState::reconcile.
+  void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms);
+};
+
 class RateLimitState {
  public:
   virtual ~RateLimitState() = default;
@@ -65,14 +80,9 @@ class LocalRateLimits final : public RateLimitState {
   void reconcile(const Reservation& reservation, std::int64_t actual_tokens, std::int64_t now_ms) override;
 
  private:
-  struct Counters {
-    std::int64_t window = -1;
-    std::int64_t requests = 0;
-    std::int64_t tokens = 0;
-  };
   struct Shard {
     std::mutex mutex;
-    std::unordered_map<std::string, Counters> buckets;
+    std::unordered_map<std::string, WindowCounters> buckets;
   };
   Shard& shard(const std::string& bucket);
 
@@ -86,11 +96,34 @@ Admission decide_admission(const RateLimits& limits, std::int64_t used_requests,
 // Response headers with constant names (the rate-limit headers, Retry-After).
 using HeaderList = std::vector<std::pair<std::string_view, std::string>>;
 
-// x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply.
+// x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply,
+// formatted into storage of their own: every response of a limited key carries them, so they
+// cost no allocation.
+class RateLimitHeaders {
+ public:
+  using Field = std::pair<std::string_view, std::string_view>;
+  RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens);
+  explicit RateLimitHeaders(const Admission& admission) : RateLimitHeaders(admission.requests, admission.tokens) {}
+  RateLimitHeaders(const RateLimitHeaders&) = delete;  // the fields point into this object
+  RateLimitHeaders& operator=(const RateLimitHeaders&) = delete;
+
+  [[nodiscard]] std::span<const Field> fields() const { return {fields_.data(), count_}; }
+
+ private:
+  void add(std::string_view limit, std::string_view remaining, std::string_view reset, const Quota& quota);
+
+  static constexpr std::size_t kValueSize = 32;  // an int64, or a reset duration (at most 24)
+  std::array<std::array<char, kValueSize>, 6> values_{};
+  std::array<Field, 6> fields_{};
+  std::size_t count_ = 0;
+};
+
 HeaderList rate_limit_headers(const Admission& admission);
 
 // "20ms", "1.5s", "6m0s": the duration format of OpenAI's and Groq's reset headers.
 std::string format_reset(std::chrono::milliseconds duration);
+// The same into `out`, which has room for 24 characters; returns the end.
+char* write_reset(char* out, std::chrono::milliseconds duration);
 // The inverse, also taking "1h2m3.5s" and plain seconds ("7.66"); nullopt for anything else.
 std::optional<std::chrono::milliseconds> parse_reset(std::string_view text);
 

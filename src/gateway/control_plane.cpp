@@ -47,15 +47,6 @@ bool ControlPlane::is_master(std::string_view authorization) const {
   return same_hash(hash_key(authorization.substr(kBearer.size())), master_hash_);
 }
 
-std::shared_ptr<std::atomic<std::int64_t>> ControlPlane::parallel_counter(const std::string& key_id) {
-  const std::lock_guard lock(parallel_mutex_);
-  auto& counter = parallel_[key_id];
-  if (!counter) {
-    counter = std::make_shared<std::atomic<std::int64_t>>(0);
-  }
-  return counter;
-}
-
 std::variant<std::shared_ptr<const KeyRecord>, Refusal> ControlPlane::authenticate(
     std::string_view authorization) const {
   AuthResult auth = cache_.authenticate(authorization, now_unix());
@@ -104,22 +95,22 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
   Ticket ticket;
   ticket.key_ = std::move(key_record);
   if (key.settings.max_parallel) {
-    auto counter = parallel_counter(key.id);
-    if (counter->fetch_add(1, std::memory_order_relaxed) >= *key.settings.max_parallel) {
-      counter->fetch_sub(1, std::memory_order_relaxed);
+    std::atomic<std::int64_t>& parallel = key.state->parallel;
+    if (parallel.fetch_add(1, std::memory_order_relaxed) >= *key.settings.max_parallel) {
+      parallel.fetch_sub(1, std::memory_order_relaxed);
       return Refusal{openai::ApiError{429, "requests",
                                       fmt::format("Too many parallel requests for this key: at most {} at once",
                                                   *key.settings.max_parallel),
                                       std::nullopt, std::string("parallel_limit_exceeded")},
                      {{"Retry-After", "1"}}};
     }
-    ticket.parallel_ = std::move(counter);
+    ticket.parallel_.reset(&parallel);
   }
   const RateLimits limits = limits_of(key);
   if (shared_state() || (!limits.rpm && !limits.tpm)) {
     return ticket;
   }
-  auto refusal = conclude(ticket, limits_.admit(bucket(key, model), limits, tokens, now_ms()), model, tokens);
+  auto refusal = conclude(ticket, key.state->admit(model, limits, tokens, now_ms(), ticket.window_), model, tokens);
   if (refusal) {
     return std::move(*refusal);
   }
@@ -132,13 +123,15 @@ std::string ControlPlane::bucket(const KeyRecord& key, std::string_view model) {
 
 std::optional<Refusal> ControlPlane::conclude(Ticket& ticket, Admission a, std::string_view model,
                                               std::int64_t tokens) {
-  ticket.headers_ = rate_limit_headers(a);
   if (a.allowed) {
+    ticket.requests_ = a.requests;
+    ticket.tokens_ = a.tokens;
     ticket.reservation_ = std::move(a.reservation);
     return std::nullopt;
   }
+  ticket.window_ = nullptr;  // nothing reserved there
   const RateLimits limits = limits_of(ticket.key());
-  HeaderList headers = ticket.headers_;
+  HeaderList headers = rate_limit_headers(a);
   std::string message;
   if (a.too_large) {
     message = fmt::format(
@@ -165,7 +158,9 @@ Refusal ControlPlane::state_unavailable() {
 }
 
 void ControlPlane::settle(const Ticket& ticket, std::int64_t actual_tokens) {
-  limits_.reconcile(ticket.reservation(), actual_tokens, now_ms());
+  if (ticket.window_ != nullptr) {
+    ticket.key().state->reconcile(*ticket.window_, ticket.reservation_, actual_tokens, now_ms());
+  }
 }
 
 }  // namespace infergate::gateway

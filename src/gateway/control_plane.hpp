@@ -5,10 +5,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -16,36 +14,36 @@
 #include "core/rate_limiter.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_cache.hpp"
+#include "gateway/key_state.hpp"
 #include "gateway/key_store.hpp"
 #include "gateway/ledger.hpp"
 #include "openai/api_error.hpp"
 
 namespace infergate::gateway {
 
-// An admitted request: holds its key's parallel slot until destroyed.
+// An admitted request: holds its key's parallel slot until destroyed, its token reservation, and
+// the limits its response reports.
 class Ticket {
  public:
-  Ticket() = default;
-  Ticket(Ticket&&) noexcept = default;
-  Ticket& operator=(Ticket&&) noexcept = default;
-  Ticket(const Ticket&) = delete;
-  Ticket& operator=(const Ticket&) = delete;
-  ~Ticket() {
-    if (parallel_) {
-      parallel_->fetch_sub(1, std::memory_order_relaxed);
-    }
-  }
-
   [[nodiscard]] const KeyRecord& key() const { return *key_; }
-  [[nodiscard]] const HeaderList& headers() const { return headers_; }  // x-ratelimit-* for the response
+  // Whether the key has RPM/TPM limits, which its response reports (x-ratelimit-* headers).
+  [[nodiscard]] bool limited() const { return requests_ || tokens_; }
+  [[nodiscard]] const std::optional<Quota>& requests() const { return requests_; }  // as admission left them
+  [[nodiscard]] const std::optional<Quota>& tokens() const { return tokens_; }
   [[nodiscard]] const Reservation& reservation() const { return reservation_; }
 
  private:
   friend class ControlPlane;
+  struct ReleaseSlot {
+    void operator()(std::atomic<std::int64_t>* parallel) const { parallel->fetch_sub(1, std::memory_order_relaxed); }
+  };
+  // Declared first, so destroyed last: the slot and window below live in the key's state.
   std::shared_ptr<const KeyRecord> key_;
-  std::shared_ptr<std::atomic<std::int64_t>> parallel_;
+  std::unique_ptr<std::atomic<std::int64_t>, ReleaseSlot> parallel_;
+  WindowCounters* window_ = nullptr;  // local state: the counters holding the reservation
   Reservation reservation_;
-  HeaderList headers_;
+  std::optional<Quota> requests_;
+  std::optional<Quota> tokens_;
 };
 
 struct Refusal {
@@ -69,7 +67,7 @@ class ControlPlane {
 
   // Charges the tokens the request really used (prompt + completion) in place of its reservation
   // (local state; with shared state the proxy reconciles in Redis).
-  void settle(const Ticket& ticket, std::int64_t actual_tokens);
+  static void settle(const Ticket& ticket, std::int64_t actual_tokens);
 
   // Shared state (auth.state: redis://): admit() leaves the RPM/TPM check to the caller, which
   // asks Redis and hands the answer to conclude().
@@ -93,17 +91,12 @@ class ControlPlane {
   Ledger& ledger() { return ledger_; }
 
  private:
-  std::shared_ptr<std::atomic<std::int64_t>> parallel_counter(const std::string& key_id);
-
   AuthConfig config_;
   bool shared_state_;
   KeyHash master_hash_;
   KeyStore store_;
   Ledger ledger_;
   KeyCache cache_;
-  LocalRateLimits limits_;
-  std::mutex parallel_mutex_;
-  std::unordered_map<std::string, std::shared_ptr<std::atomic<std::int64_t>>> parallel_;
 };
 
 }  // namespace infergate::gateway

@@ -1,10 +1,42 @@
 #include "gateway/key_cache.hpp"
 
+#include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <array>
+
 #include "core/background_thread.hpp"
+#include "gateway/key_state.hpp"
 
 namespace infergate::gateway {
+
+namespace {
+
+// Keys this thread hashed and found right, so that the next request with the same key skips
+// SHA-256: a presented key equal (in constant time) to one of these has its hash. Only keys that
+// matched a record get here, a few per thread; a revoked or expired key is still refused by its
+// record.
+struct Verified {
+  std::array<char, kKeyLength> key{};
+  KeyHash hash{};
+};
+thread_local std::array<Verified, 8> verified;
+
+bool matches(std::string_view presented, const KeyHash& stored) {
+  Verified& slot = verified[stored[0] % verified.size()];
+  if (same_hash(slot.hash, stored) && CRYPTO_memcmp(slot.key.data(), presented.data(), kKeyLength) == 0) {
+    return true;
+  }
+  if (!same_hash(hash_key(presented), stored)) {
+    return false;
+  }
+  std::copy_n(presented.data(), kKeyLength, slot.key.data());
+  slot.hash = stored;
+  return true;
+}
+
+}  // namespace
 
 KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::function<void()> also)
     : store_(store), interval_(interval), also_(std::move(also)) {
@@ -25,8 +57,21 @@ KeyCache::~KeyCache() {
 }
 
 void KeyCache::refresh() {
+  // One refresh at a time (the background thread's and the admin API's): two building from the
+  // same snapshot would each give a new key its own state, and the one stored first would lose
+  // what it counted.
+  const std::lock_guard lock(refresh_mutex_);
+  const auto previous = keys_.load();
   auto keys = std::make_shared<Keys>();
   for (KeyRecord& record : store_.list()) {
+    if (previous) {
+      if (const auto known = previous->find(record.id); known != previous->end()) {
+        record.state = known->second->state;
+      }
+    }
+    if (!record.state) {
+      record.state = std::make_shared<KeyState>();
+    }
     std::string id = record.id;
     keys->emplace(std::move(id), std::make_shared<const KeyRecord>(std::move(record)));
   }
@@ -64,9 +109,12 @@ AuthResult KeyCache::authenticate(std::string_view authorization, std::int64_t n
   }
   const auto keys = keys_.load();
   const auto it = keys->find(*id);
-  // The hash is computed and compared even for an unknown id, so that timing tells nothing.
-  const KeyHash presented = hash_key(key);
-  if (it == keys->end() || !same_hash(presented, it->second->hash)) {
+  if (it == keys->end()) {
+    (void)hash_key(key);  // as much work as a known id's first check, so that timing tells nothing
+    result.status = AuthStatus::unknown;
+    return result;
+  }
+  if (!matches(key, it->second->hash)) {
     result.status = AuthStatus::unknown;
     return result;
   }

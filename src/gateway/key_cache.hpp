@@ -2,7 +2,8 @@
 // The keys the gateway checks requests against: an immutable snapshot in memory, swapped whole
 // by a background thread that reads the store every `refresh` interval. No database round trip on
 // a request's path; a key created, changed or revoked anywhere (another replica, `infergate keys`)
-// takes effect here within one interval plus the read.
+// takes effect here within one interval plus the read. What this process counts for a key (its
+// KeyState) passes from each snapshot to the next.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -53,6 +54,7 @@ class KeyCache {
   std::chrono::milliseconds interval_;
   std::function<void()> also_;
   std::atomic<std::shared_ptr<const Keys>> keys_;
+  std::mutex refresh_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -1,6 +1,7 @@
 #pragma once
 // One virtual key as the gateway enforces it: who may call, which models, how fast, how much.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,12 +28,17 @@ struct KeySettings {
   std::string metadata = "{}";             // a JSON object, free-form
 };
 
+class KeyState;
+
 struct KeyRecord {
   std::string id;
   KeyHash hash{};
   KeySettings settings;
   std::int64_t created_at = 0;  // Unix seconds
   std::optional<std::int64_t> revoked_at;
+  // What this process counts for the key (set by the key cache; a record read from the store
+  // for display has none).
+  std::shared_ptr<KeyState> state;
 
   [[nodiscard]] bool allows(std::string_view model) const;
   [[nodiscard]] bool expired(std::int64_t now_unix) const {

@@ -598,9 +598,10 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
       {"X-Request-Id", ctx.request_id},
       {"x-infergate-overhead-us", std::string_view(overhead, static_cast<std::size_t>(overhead_end - overhead))}};
   // A caller limited by its key sees its key's limits, not the provider's.
-  const bool own_limits = ctx.ticket && !ctx.ticket->headers().empty();
+  const bool own_limits = ctx.ticket && ctx.ticket->limited();
+  std::optional<RateLimitHeaders> limits;
   if (own_limits) {
-    for (const auto& [name, value] : ctx.ticket->headers()) {
+    for (const auto& [name, value] : limits.emplace(ctx.ticket->requests(), ctx.ticket->tokens()).fields()) {
       headers.push_back({name, value});
     }
   }

@@ -57,8 +57,8 @@ NewKey generate_key() {
 }
 
 std::optional<std::string_view> key_id(std::string_view key) {
-  if (key.size() != kPrefix.size() + kKeyIdLength + kKeySecretLength || !key.starts_with(kPrefix) ||
-      !base62(key.substr(kPrefix.size()))) {
+  static_assert(kKeyLength == kPrefix.size() + kKeyIdLength + kKeySecretLength);
+  if (key.size() != kKeyLength || !key.starts_with(kPrefix) || !base62(key.substr(kPrefix.size()))) {
     return std::nullopt;
   }
   return key.substr(kPrefix.size(), kKeyIdLength);

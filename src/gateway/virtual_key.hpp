@@ -11,6 +11,7 @@ namespace infergate::gateway {
 
 inline constexpr std::size_t kKeyIdLength = 12;
 inline constexpr std::size_t kKeySecretLength = 32;
+inline constexpr std::size_t kKeyLength = 3 + kKeyIdLength + kKeySecretLength;
 
 using KeyHash = std::array<unsigned char, 32>;
 

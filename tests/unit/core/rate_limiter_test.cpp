@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace infergate {
 namespace {
 
@@ -86,6 +88,17 @@ TEST(RateLimiter, HeadersInOpenAiShape) {
   EXPECT_EQ(headers[1], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-requests", "49"}));
   EXPECT_EQ(headers[2], (std::pair<std::string_view, std::string>{"x-ratelimit-reset-requests", "30s"}));
   EXPECT_EQ(headers[4], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-tokens", "750"}));
+}
+
+TEST(RateLimiter, HeadersOfOneLimitAndTheLongestValuesFitTheirStorage) {
+  const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  const RateLimitHeaders headers(std::nullopt, Quota{most, most, std::chrono::milliseconds(most)});
+  ASSERT_EQ(headers.fields().size(), 3u);
+  EXPECT_EQ(headers.fields()[0].first, "x-ratelimit-limit-tokens");
+  EXPECT_EQ(headers.fields()[1].second, std::to_string(most));
+  EXPECT_EQ(headers.fields()[2].second, format_reset(std::chrono::milliseconds(most)));
+  EXPECT_EQ(headers.fields()[2].second, "153722867280912m55.807s");
+  EXPECT_TRUE(RateLimitHeaders(std::nullopt, std::nullopt).fields().empty());
 }
 
 TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {

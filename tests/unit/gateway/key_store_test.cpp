@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "gateway/key_cache.hpp"
 
@@ -114,6 +115,28 @@ TEST_F(KeyStoreTest, CacheAuthenticatesEachWayAKeyCanFail) {
   EXPECT_EQ(cache.authenticate(bearer(wrong_secret), now()).status, AuthStatus::unknown);
   EXPECT_EQ(cache.authenticate(bearer(expired.key), now()).status, AuthStatus::expired);
   EXPECT_EQ(cache.authenticate(bearer(revoked.key), now()).status, AuthStatus::revoked);
+}
+
+// A key once verified skips SHA-256 on its next use: only that exact key may, never a near miss,
+// and many keys sharing the remembered slots all still pass.
+TEST_F(KeyStoreTest, AKeyVerifiedBeforeStillMatchesOnlyItself) {
+  KeyStore store(path);
+  std::vector<std::string> keys;
+  keys.reserve(20);
+  for (int i = 0; i < 20; ++i) {
+    keys.push_back(store.create(KeySettings{}).key);
+  }
+  KeyCache cache(store, std::chrono::hours(1));
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& key : keys) {
+      ASSERT_EQ(cache.authenticate(bearer(key), now()).status, AuthStatus::ok);
+      for (const std::size_t at : {std::size_t{3 + kKeyIdLength}, key.size() / 2 + 8, key.size() - 1}) {
+        std::string near_miss = key;
+        near_miss[at] = near_miss[at] == 'a' ? 'b' : 'a';
+        EXPECT_EQ(cache.authenticate(bearer(near_miss), now()).status, AuthStatus::unknown) << at;
+      }
+    }
+  }
 }
 
 TEST_F(KeyStoreTest, ARevocationElsewhereReachesTheCacheWithinItsInterval) {

@@ -1,0 +1,22 @@
+#include "gateway/key_state.hpp"
+
+namespace infergate::gateway {
+
+Admission KeyState::admit(std::string_view model, const RateLimits& limits, std::int64_t tokens, std::int64_t now_ms,
+                          WindowCounters*& window) {
+  const std::lock_guard lock(mutex_);
+  auto it = models_.find(model);
+  if (it == models_.end()) {
+    it = models_.emplace(std::string(model), WindowCounters{}).first;
+  }
+  window = &it->second;
+  return it->second.admit(limits, tokens, now_ms);
+}
+
+void KeyState::reconcile(WindowCounters& window, const Reservation& reservation, std::int64_t actual_tokens,
+                         std::int64_t now_ms) {
+  const std::lock_guard lock(mutex_);
+  window.reconcile(reservation, actual_tokens, now_ms);
+}
+
+}  // namespace infergate::gateway
