@@ -8,6 +8,7 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -28,7 +29,9 @@ struct Gateway::Worker {
       : proxy(snapshot, options.proxy, log, control, io.get_executor()),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
-  net::io_context io{1};
+  // Each worker's sockets and timers are used by its own thread only (anything from outside is
+  // posted), so the reactor need not lock each descriptor around every read and write.
+  net::io_context io{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   Proxy proxy;
   http::Server server;
   std::thread thread;
@@ -138,7 +141,7 @@ int Gateway::active() const {
 
 void Gateway::drain() {
   for (auto& w : workers_) {
-    w->server.close();
+    net::post(w->io, [&server = w->server] { server.close(); });
   }
   spdlog::info("draining: {} requests in flight, up to {} ms", active(), server_.drain.count());
   net::co_spawn(
@@ -159,8 +162,9 @@ void Gateway::drain() {
 }
 
 void Gateway::stop() {
+  // Closed on its own thread; a worker that is not running closes its listener when destroyed.
   for (auto& w : workers_) {
-    w->server.close();
+    net::post(w->io, [&server = w->server] { server.close(); });
     w->io.stop();
   }
 }

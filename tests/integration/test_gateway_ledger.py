@@ -3,6 +3,7 @@ that drains and flushes, and a SIGKILL that loses at most the last flush interva
 import json
 import os
 import signal
+import socket
 import tempfile
 import threading
 import time
@@ -14,6 +15,7 @@ from processes import Gateway, Sim, wait_for
 
 MASTER = "master-key-for-tests-0123456789"
 FLUSH_MS = 300
+MAX_DRAIN_TOKENS = 2000  # about 2 s at the simulator's speedup of 20: still streaming when SIGTERM comes
 PRICE_IN = 1000.0   # USD per million tokens: large, so that a few requests spend a visible amount
 PRICE_OUT = 2000.0
 
@@ -206,13 +208,25 @@ class Ledger(unittest.TestCase):
         results = {}
 
         def stream(i):
-            results[i] = self.chat(key["key"], request_id=f"drain-{i}", stream=True, max_tokens=150)
+            results[i] = self.chat(key["key"], request_id=f"drain-{i}", stream=True, max_tokens=MAX_DRAIN_TOKENS)
+
+        def refuses_connections():
+            # Each I/O thread has its own listener on the port: every one must be closed.
+            for _ in range(20):
+                try:
+                    socket.create_connection(("127.0.0.1", self.gw.port), timeout=1).close()
+                    return False
+                except ConnectionRefusedError:
+                    pass
+            return True
 
         threads = [threading.Thread(target=stream, args=(i,)) for i in range(4)]
         for t in threads:
             t.start()
-        time.sleep(0.5)  # the streams are under way
+        time.sleep(0.3)  # the streams are under way
         self.gw.proc.send_signal(signal.SIGTERM)
+        self.assertTrue(wait_for(refuses_connections, 5))
+        self.assertTrue(all(t.is_alive() for t in threads))  # the listeners closed, the streams go on
         for t in threads:
             t.join(timeout=30)
         self.assertEqual(self.gw.proc.wait(timeout=30), 0)
@@ -220,8 +234,8 @@ class Ledger(unittest.TestCase):
         rows = self.ledger_rows()
         for i, (status, _, usage) in results.items():
             self.assertEqual(status, 200)
-            self.assertEqual(usage["completion_tokens"], 150)
-            self.assertEqual(rows[f"drain-{i}"][:3], (usage["prompt_tokens"], 150, "usage"))
+            self.assertEqual(usage["completion_tokens"], MAX_DRAIN_TOKENS)
+            self.assertEqual(rows[f"drain-{i}"][:3], (usage["prompt_tokens"], MAX_DRAIN_TOKENS, "usage"))
 
     def test_sigkill_loses_at_most_the_last_flush_interval(self):
         key = self.create_key()
