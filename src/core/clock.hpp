@@ -24,6 +24,14 @@ inline std::int64_t coarse_monotonic_ns() {
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
+// CLOCK_REALTIME_COARSE in milliseconds: Unix time as of the kernel's last tick, for decisions
+// a tick cannot change (which minute-long rate-limit window a request falls in).
+inline std::int64_t coarse_unix_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  return std::int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1'000'000;
+}
+
 inline std::chrono::steady_clock::time_point to_time_point(std::int64_t ns) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
 }

@@ -29,9 +29,8 @@ void append_optional(std::string& out, const std::optional<double>& value) {
 // Formatted by hand rather than through a JSON DOM or a format string: this runs once per request
 // on an I/O thread.
 void append_access_record(std::string& out, const AccessRecord& r) {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
   out += R"({"ts_ms":)";
-  append_decimal(out, std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  append_decimal(out, r.ts_ms);
   out += R"(,"request_id":)";
   append_json_string(out, r.request_id);
   if (!r.key_id.empty()) {

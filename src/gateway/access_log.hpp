@@ -17,6 +17,7 @@ namespace infergate::gateway {
 
 // Views into the request's own state: a record is formatted within write() and not kept.
 struct AccessRecord {
+  std::int64_t ts_ms = 0;  // Unix milliseconds when the request ended
   std::string_view request_id;
   std::string_view key_id;  // the virtual key's public id, never the key
   std::string_view method;

@@ -15,11 +15,6 @@ std::int64_t now_unix() {
   return static_cast<std::int64_t>(std::time(nullptr));
 }
 
-std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 openai::ApiError unauthorized(std::string message) {
   return openai::ApiError{401, "invalid_request_error", std::move(message), std::nullopt,
                           std::string("invalid_api_key")};
@@ -110,7 +105,8 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
   if (shared_state() || (!limits.rpm && !limits.tpm)) {
     return ticket;
   }
-  auto refusal = conclude(ticket, key.state->admit(model, limits, tokens, now_ms(), ticket.window_), model, tokens);
+  auto refusal =
+      conclude(ticket, key.state->admit(model, limits, tokens, coarse_unix_ms(), ticket.window_), model, tokens);
   if (refusal) {
     return std::move(*refusal);
   }
@@ -159,7 +155,7 @@ Refusal ControlPlane::state_unavailable() {
 
 void ControlPlane::settle(const Ticket& ticket, std::int64_t actual_tokens) {
   if (ticket.window_ != nullptr) {
-    ticket.key().state->reconcile(*ticket.window_, ticket.reservation_, actual_tokens, now_ms());
+    ticket.key().state->reconcile(*ticket.window_, ticket.reservation_, actual_tokens, coarse_unix_ms());
   }
 }
 

@@ -755,11 +755,12 @@ void Proxy::settle(Context& ctx) {
 
 void Proxy::finish(Context& ctx) {
   const std::int64_t now = monotonic_ns();
+  const std::int64_t ended_ms = unix_ms();  // the ledger row's and the access log's
   if (ctx.key) {
     settle(ctx);
     const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
     LedgerRow row;
-    row.ts_ms = unix_ms();
+    row.ts_ms = ended_ms;
     row.request_id = ctx.request_id.view();
     row.key_id = ctx.key->id;
     row.model = ctx.view.model;
@@ -807,6 +808,7 @@ void Proxy::finish(Context& ctx) {
     return;
   }
   AccessRecord r;
+  r.ts_ms = ended_ms;
   r.request_id = ctx.request_id;
   if (ctx.key) {
     r.key_id = ctx.key->id;
