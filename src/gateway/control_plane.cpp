@@ -125,7 +125,6 @@ std::optional<Refusal> ControlPlane::conclude(Ticket& ticket, Admission a, std::
     ticket.reservation_ = std::move(a.reservation);
     return std::nullopt;
   }
-  ticket.window_ = nullptr;  // nothing reserved there
   const RateLimits limits = limits_of(ticket.key());
   HeaderList headers = rate_limit_headers(a);
   std::string message;

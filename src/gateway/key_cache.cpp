@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
-#include <cstring>
 
 #include "core/background_thread.hpp"
 #include "gateway/key_state.hpp"
@@ -23,23 +21,6 @@ struct Verified {
   KeyHash hash{};
 };
 thread_local std::array<Verified, 8> verified;
-
-// In constant time, a word at a time (CRYPTO_memcmp goes byte by byte).
-bool same_key(const char* a, const char* b) {
-  std::uint64_t diff = 0;
-  std::size_t i = 0;
-  for (; i + sizeof(diff) <= kKeyLength; i += sizeof(diff)) {
-    std::uint64_t x = 0;
-    std::uint64_t y = 0;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    diff |= x ^ y;
-  }
-  for (; i < kKeyLength; ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
-}
 
 bool matches(std::string_view presented, const KeyHash& stored) {
   Verified& slot = verified[stored[0] % verified.size()];

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -14,7 +16,6 @@ namespace infergate::gateway {
 namespace {
 
 constexpr std::string_view kAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-constexpr std::string_view kPrefix = "ig-";
 
 // Rejection sampling keeps every character uniform over the 62.
 std::string random_base62(std::size_t length) {
@@ -52,20 +53,19 @@ bool base62(std::string_view text) {
 NewKey generate_key() {
   NewKey k;
   k.id = random_base62(kKeyIdLength);
-  k.key = std::string(kPrefix) + k.id + random_base62(kKeySecretLength);
+  k.key = std::string(kKeyPrefix) + k.id + random_base62(kKeySecretLength);
   return k;
 }
 
 std::optional<std::string_view> key_id(std::string_view key) {
-  static_assert(kKeyLength == kPrefix.size() + kKeyIdLength + kKeySecretLength);
-  if (key.size() != kKeyLength || !key.starts_with(kPrefix) || !base62(key.substr(kPrefix.size()))) {
+  if (key.size() != kKeyLength || !key.starts_with(kKeyPrefix) || !base62(key.substr(kKeyPrefix.size()))) {
     return std::nullopt;
   }
-  return key.substr(kPrefix.size(), kKeyIdLength);
+  return key.substr(kKeyPrefix.size(), kKeyIdLength);
 }
 
 std::string display_prefix(std::string_view id) {
-  return std::string(kPrefix) + std::string(id.substr(0, 6)) + "...";
+  return std::string(kKeyPrefix) + std::string(id.substr(0, 6)) + "...";
 }
 
 KeyHash hash_key(std::string_view key) {
@@ -123,6 +123,22 @@ std::optional<KeyHash> from_hex(std::string_view hex) {
 
 bool same_hash(const KeyHash& a, const KeyHash& b) {
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+bool same_key(const char* a, const char* b) {
+  std::uint64_t diff = 0;
+  std::size_t i = 0;
+  for (; i + sizeof(diff) <= kKeyLength; i += sizeof(diff)) {
+    std::uint64_t x = 0;
+    std::uint64_t y = 0;
+    std::memcpy(&x, a + i, sizeof(x));
+    std::memcpy(&y, b + i, sizeof(y));
+    diff |= x ^ y;
+  }
+  for (; i < kKeyLength; ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return diff == 0;
 }
 
 }  // namespace infergate::gateway

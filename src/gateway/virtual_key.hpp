@@ -9,9 +9,10 @@
 
 namespace infergate::gateway {
 
+inline constexpr std::string_view kKeyPrefix = "ig-";
 inline constexpr std::size_t kKeyIdLength = 12;
 inline constexpr std::size_t kKeySecretLength = 32;
-inline constexpr std::size_t kKeyLength = 3 + kKeyIdLength + kKeySecretLength;
+inline constexpr std::size_t kKeyLength = kKeyPrefix.size() + kKeyIdLength + kKeySecretLength;
 
 using KeyHash = std::array<unsigned char, 32>;
 
@@ -35,5 +36,8 @@ std::optional<KeyHash> from_hex(std::string_view hex);
 
 // Constant time, so that the time taken says nothing about how much of a guess was right.
 bool same_hash(const KeyHash& a, const KeyHash& b);
+// Two keys of kKeyLength characters, in constant time, a word at a time (CRYPTO_memcmp, behind
+// same_hash, goes byte by byte).
+bool same_key(const char* a, const char* b);
 
 }  // namespace infergate::gateway

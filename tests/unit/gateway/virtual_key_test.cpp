@@ -42,5 +42,16 @@ TEST(VirtualKey, DisplayPrefixHidesMostOfTheId) {
   EXPECT_EQ(display_prefix("abcdefghijkl"), "ig-abcdef...");
 }
 
+TEST(VirtualKey, KeysCompareEqualOnlyWhenEveryCharacterIs) {
+  const std::string key = generate_key().key;
+  ASSERT_EQ(key.size(), kKeyLength);
+  EXPECT_TRUE(same_key(key.data(), std::string(key).data()));
+  for (std::size_t at = 0; at < kKeyLength; ++at) {  // the whole words and the bytes after them
+    std::string other = key;
+    other[at] = other[at] == 'a' ? 'b' : 'a';
+    EXPECT_FALSE(same_key(key.data(), other.data())) << at;
+  }
+}
+
 }  // namespace
 }  // namespace infergate::gateway
