@@ -38,9 +38,19 @@ before(async () => {
   gateway = await start('serve', ['--config', config, '--threads', '1'], { IG_E2E_MASTER: MASTER });
 });
 
-after(() => {
-  gateway.proc.kill();
-  sim.proc.kill();
+// Resolves once `proc` has exited after a SIGTERM.
+function stop(proc) {
+  if (proc.exitCode !== null || proc.signalCode !== null) {
+    return Promise.resolve();
+  }
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  proc.kill();
+  return exited;
+}
+
+after(async () => {
+  // The gateway writes its usage ledger into `dir` as it drains: the folder goes once it is done.
+  await Promise.all([stop(gateway.proc), stop(sim.proc)]);
   rmSync(dir, { recursive: true, force: true });
 });
 
