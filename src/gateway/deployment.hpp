@@ -1,21 +1,30 @@
 #pragma once
 // A deployment: one upstream serving one model (provider + upstream model name), with the live
 // counters the balancer and the circuit breaker read. Shared by every I/O thread.
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "gateway/outlier_detector.hpp"
 #include "http/url.hpp"
 
 namespace infergate::gateway {
 
+// The OpenAI endpoints the gateway routes by model, under /v1.
+inline constexpr std::array<std::string_view, 3> kInferenceEndpoints{"/chat/completions", "/completions",
+                                                                     "/embeddings"};
+
 struct Deployment {
-  std::string provider;        // a label for logs and metrics: bounded, never a key
-  http::Url base;              // ends in /v1
+  std::string provider;  // a label for logs and metrics: bounded, never a key
+  http::Url base;        // ends in /v1
+  // base.path followed by each of kInferenceEndpoints, built once with `base`, so that a request
+  // builds no target string of its own.
+  std::array<std::string, kInferenceEndpoints.size()> targets;
   std::string upstream_model;  // the name the upstream knows the model by
-  std::string api_key;         // sent upstream as a bearer token; never logged
+  std::string authorization;   // "Bearer <the provider's API key>", or empty; never logged
   int weight = 1;
   std::chrono::milliseconds connect_timeout{5'000};
   std::chrono::milliseconds first_byte_timeout{60'000};  // request sent -> response head
@@ -29,6 +38,15 @@ struct Deployment {
   // nothing is sent to it before then.
   std::atomic<std::int64_t> limited_until_ns{0};
   OutlierState outlier;
+
+  // The upstream request target for one of kInferenceEndpoints.
+  [[nodiscard]] std::string_view target(std::string_view endpoint) const {
+    std::size_t i = 0;
+    while (i + 1 < kInferenceEndpoints.size() && kInferenceEndpoints[i] != endpoint) {
+      ++i;
+    }
+    return targets[i];
+  }
 
   // Folds one time-to-first-token into the moving average (weight 0.2 on the new sample).
   void record_ttft(std::int64_t ttft_us) {

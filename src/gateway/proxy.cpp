@@ -10,6 +10,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <random>
@@ -161,7 +162,8 @@ std::string_view request_path(std::string_view target) {
 }
 
 bool is_inference(std::string_view path) {
-  return path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings";
+  return path.starts_with("/v1") &&
+         std::find(kInferenceEndpoints.begin(), kInferenceEndpoints.end(), path.substr(3)) != kInferenceEndpoints.end();
 }
 
 }  // namespace
@@ -500,12 +502,10 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
   if (d.upstream_model != ctx.view.model) {
     body.rename_model(d.upstream_model);
   }
-  std::string authorization;
   boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
                                                           {"X-Request-Id", ctx.request_id}};
-  if (!d.api_key.empty()) {
-    authorization = "Bearer " + d.api_key;
-    headers.push_back({"Authorization", authorization});
+  if (!d.authorization.empty()) {
+    headers.push_back({"Authorization", d.authorization});
   }
   if (ctx.view.stream) {
     headers.push_back({"Accept", "text/event-stream"});
@@ -513,24 +513,26 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
   // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
   // on a fresh connection tells that apart from a real failure.
   for (bool fresh_only = false;; fresh_only = true) {
-    auto pooled =
-        co_await pool_.acquire(executor, d.base, d.connect_timeout, http::TlsOptions{d.tls_verify}, fresh_only);
-    if (ctx.client_gone) {
-      co_return;
+    auto conn = fresh_only ? nullptr : pool_.take(d.base);
+    const bool reused = conn != nullptr;
+    if (!reused) {
+      auto opened =
+          co_await http::Connection::open(executor, d.base, d.connect_timeout, http::TlsOptions{d.tls_verify});
+      if (ctx.client_gone) {
+        co_return;
+      }
+      if (!opened) {
+        a.outcome = AttemptOutcome::connect_failed;
+        a.refused = opened.error() == net::error::connection_refused;
+        a.error = fmt::format("cannot connect to {}: {}", d.provider, opened.error().message());
+        co_return;
+      }
+      conn = std::move(*opened);
     }
-    if (!pooled) {
-      a.outcome = AttemptOutcome::connect_failed;
-      a.refused = pooled.error() == net::error::connection_refused;
-      a.error = fmt::format("cannot connect to {}: {}", d.provider, pooled.error().message());
-      co_return;
-    }
-    auto conn = std::move(pooled->connection);
     ctx.upstream = conn.get();
     conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));
     ctx.upstream_sent_ns = monotonic_ns();
-    std::string target = d.base.path;
-    target += ctx.endpoint;
-    error_code ec = co_await conn->send("POST", target, headers, body.pieces());
+    error_code ec = co_await conn->send("POST", d.target(ctx.endpoint), headers, body.pieces());
     if (!ec && !ctx.client_gone) {
       auto head = co_await conn->read_head();  // the only ResponseHead in this frame: 264 bytes
       if (head && !ctx.client_gone) {
@@ -545,7 +547,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     if (ctx.client_gone) {
       co_return;
     }
-    if (pooled->reused && !is_timeout(ec)) {
+    if (reused && !is_timeout(ec)) {
       continue;
     }
     a.outcome = is_timeout(ec) ? AttemptOutcome::first_byte_timeout : AttemptOutcome::connect_failed;

@@ -22,8 +22,13 @@ std::unique_ptr<Deployment> make_deployment(const ProviderConfig& provider, cons
   auto d = std::make_unique<Deployment>();
   d->provider = provider.name;
   d->base = provider.base;
+  for (std::size_t i = 0; i < kInferenceEndpoints.size(); ++i) {
+    d->targets[i] = d->base.path + std::string(kInferenceEndpoints[i]);
+  }
   d->upstream_model = upstream_model;
-  d->api_key = provider.api_key;
+  if (!provider.api_key.empty()) {
+    d->authorization = "Bearer " + provider.api_key;
+  }
   d->weight = weight;
   d->connect_timeout = provider.connect_timeout;
   d->first_byte_timeout = provider.first_byte_timeout;

@@ -1,10 +1,6 @@
 #pragma once
 // Idle keep-alive connections to upstreams, per origin. One pool per I/O thread: no locks, and a
 // request's upstream connection lives on the thread that serves the request.
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <boost/system/result.hpp>
-
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -14,20 +10,13 @@
 
 namespace infergate::gateway {
 
-struct PooledConnection {
-  std::unique_ptr<http::Connection> connection;
-  bool reused = false;  // came from the pool: it may have been closed by the peer meanwhile
-};
-
 class UpstreamPool {
  public:
   explicit UpstreamPool(std::size_t max_idle_per_origin = 256) : max_idle_(max_idle_per_origin) {}
 
-  boost::asio::awaitable<boost::system::result<PooledConnection>> acquire(boost::asio::any_io_executor executor,
-                                                                          const http::Url& url,
-                                                                          std::chrono::milliseconds connect_timeout,
-                                                                          http::TlsOptions tls,
-                                                                          bool fresh_only = false);
+  // The most recently kept idle connection to `url`, or null. The peer may have closed it
+  // meanwhile. Not a coroutine: most requests find one, and open a connection only when not.
+  std::unique_ptr<http::Connection> take(const http::Url& url);
 
   // Keeps the connection for the next request when its last response was read to the end.
   void release(const http::Url& url, std::unique_ptr<http::Connection> connection);

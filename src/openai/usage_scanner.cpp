@@ -68,20 +68,23 @@ class UsageHandler {
   }
   bool on_array_end(std::size_t, error_code&) { return close(); }
   bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    key_.append(part.data(), std::min(part.size(), kKeyBytes - std::min(kKeyBytes, key_.size())));
+    const std::size_t n = std::min(part.size(), kKeyBytes - key_size_);
+    std::memcpy(key_ + key_size_, part.data(), n);
+    key_size_ += n;
     return true;
   }
   bool on_key(json::string_view part, std::size_t n, error_code& ec) {
     on_key_part(part, n, ec);
     next_ = Next::other;
-    if (key_.size() < kKeyBytes) {
+    const std::string_view key(key_, key_size_);
+    if (key_size_ < kKeyBytes) {
       if (depth_ == target_depth_ && in_target()) {
-        next_ = key_ == "prompt_tokens" ? Next::prompt : key_ == "completion_tokens" ? Next::completion : Next::other;
-      } else if (target_depth_ == 2 && depth_ == 1 && key_ == "usage") {
+        next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
+      } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
         next_ = Next::usage;
       }
     }
-    key_.clear();
+    key_size_ = 0;
     return true;
   }
   bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
@@ -140,7 +143,8 @@ class UsageHandler {
   bool usage_is_object_ = false;
   bool in_usage_object_ = false;
   Next next_ = Next::other;
-  std::string key_;
+  char key_[kKeyBytes] = {};  // a name's first bytes; a name this long is of no interest
+  std::size_t key_size_ = 0;
   std::int64_t prompt_ = 0;
   std::int64_t completion_ = 0;
 };
@@ -196,7 +200,7 @@ void UsageScanner::feed(std::string_view bytes) {
     if (before == Member::other && capturing_ != Member::other) {
       captured = at;
     } else if (before != Member::other && capturing_ == Member::other) {
-      append_capture(before, captured, p);
+      end_capture(before, captured, p);
       captured = nullptr;
     }
   }
@@ -206,8 +210,21 @@ void UsageScanner::feed(std::string_view bytes) {
 }
 
 void UsageScanner::append_capture(Member member, const char* from, const char* to) {
-  std::string& text = member == Member::usage ? usage_text_ : groq_text_;
+  std::string& text = capture(member).text;
   text.append(from, std::min(static_cast<std::size_t>(to - from), kMaxCapture - std::min(kMaxCapture, text.size())));
+}
+
+void UsageScanner::end_capture(Member member, const char* from, const char* to) {
+  Capture& c = capture(member);
+  const bool nested = member == Member::x_groq;
+  if (c.text.empty()) {
+    const auto size = static_cast<std::size_t>(to - from);
+    c.usage = size <= kMaxCapture ? parse_usage(std::string_view(from, size), nested) : std::nullopt;
+    return;
+  }
+  append_capture(member, from, to);
+  c.usage = parse_usage(c.text, nested);
+  c.text.clear();
 }
 
 // Inside a string: jumps past its closing quote, or to the end of the piece, remembering a
@@ -263,7 +280,7 @@ void UsageScanner::on_char(char c) {
     case '[':
       if (depth_ == 1 && pending_ != Member::other && c == '{') {
         capturing_ = pending_;
-        (capturing_ == Member::usage ? usage_text_ : groq_text_).clear();
+        capture(capturing_) = Capture{};  // the last member of a name counts, as in a DOM
       }
       pending_ = Member::other;
       ++depth_;
@@ -297,14 +314,7 @@ std::optional<Usage> UsageScanner::usage() const {
   if (state_ != State::done) {
     return std::nullopt;
   }
-  std::optional<Usage> usage;
-  if (!usage_text_.empty()) {
-    usage = parse_usage(usage_text_, false);
-  }
-  if (!usage && !groq_text_.empty()) {
-    usage = parse_usage(groq_text_, true);
-  }
-  return usage;
+  return usage_.usage ? usage_.usage : groq_.usage;
 }
 
 }  // namespace infergate::openai

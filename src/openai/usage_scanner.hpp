@@ -27,9 +27,18 @@ class UsageScanner {
   enum class State { start, object, done, not_object };
   enum class Member { other, usage, x_groq };
 
+  // The text of one member's object value. A value that arrives in one piece is parsed where it
+  // lies; only one split across pieces is copied.
+  struct Capture {
+    std::string text;
+    std::optional<Usage> usage;
+  };
+
   void on_char(char c);
   const char* skip_string(const char* p, const char* end);
+  Capture& capture(Member member) { return member == Member::usage ? usage_ : groq_; }
   void append_capture(Member member, const char* from, const char* to);
+  void end_capture(Member member, const char* from, const char* to);
 
   State state_ = State::start;
   int depth_ = 0;
@@ -40,8 +49,8 @@ class UsageScanner {
   std::string key_;                 // its text, kept only while it could still be a name of interest
   Member pending_ = Member::other;  // the member whose value comes next
   Member capturing_ = Member::other;
-  std::string usage_text_;
-  std::string groq_text_;
+  Capture usage_;
+  Capture groq_;
 };
 
 }  // namespace infergate::openai

@@ -30,7 +30,10 @@ TEST(Config, TheExampleFileIsValid) {
   ASSERT_EQ(fast->deployments.size(), 3u);
   EXPECT_EQ(fast->deployments[0]->upstream_model, "llama-3.1-8b-instant");
   EXPECT_EQ(fast->deployments[0]->weight, 3);
-  EXPECT_EQ(fast->deployments[0]->api_key, "gsk-test");
+  EXPECT_EQ(fast->deployments[0]->authorization, "Bearer gsk-test");
+  EXPECT_EQ(fast->deployments[0]->target("/chat/completions"), "/openai/v1/chat/completions");
+  EXPECT_EQ(fast->deployments[0]->target("/completions"), "/openai/v1/completions");
+  EXPECT_EQ(fast->deployments[0]->target("/embeddings"), "/openai/v1/embeddings");
   ASSERT_TRUE(config.auth);
   EXPECT_EQ(config.auth->master_key, "master-0123456789abcdef");
   EXPECT_EQ(config.auth->refresh, std::chrono::milliseconds(1000));

@@ -61,6 +61,18 @@ TEST(UsageScanner, ReadsOnlyTheUsageObjectUnderXGroqAndOnlyIntegers) {
   EXPECT_EQ(usage->completion_tokens, 0);  // a string is not a count
 }
 
+TEST(UsageScanner, TheLastUsageMemberCountsWhetherOrNotItArrivesInOnePiece) {
+  const std::string body = R"({"usage":{"prompt_tokens":1,"completion_tokens":1},"n":1,)"
+                           R"("usage":{"prompt_tokens":2,"completion_tokens":3}})";
+  // Whole, split inside the second object only, and split inside both.
+  for (std::size_t piece : {body.size(), std::size_t{70}, std::size_t{5}}) {
+    const auto usage = scan_in_pieces(body, piece);
+    ASSERT_TRUE(usage) << piece;
+    EXPECT_EQ(usage->prompt_tokens, 2) << piece;
+    EXPECT_EQ(usage->completion_tokens, 3) << piece;
+  }
+}
+
 TEST(UsageScanner, AnEscapedNameIsNotUsage) {
   UsageScanner scanner;
   scanner.feed(R"({"a\"usage":{"prompt_tokens":1},"n":1})");
