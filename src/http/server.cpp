@@ -25,6 +25,7 @@
 #include "http/io_deadline.hpp"
 #include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
+#include "http/write_now.hpp"
 
 namespace infergate::http {
 
@@ -90,9 +91,7 @@ class SessionExchange final : public Exchange {
     append_decimal(head_, static_cast<std::int64_t>(body.size()));
     head_ += "\r\n\r\n";
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
-    auto [ec, n] = co_await net::async_write(socket_, buffers, as_tuple);
-    finished_ = !ec;
-    co_return ec;
+    co_return co_await write(buffers, true);
   }
 
   void begin_stream(int status, std::string_view content_type, std::span<const Header> extra) override {
@@ -105,11 +104,11 @@ class SessionExchange final : public Exchange {
 
   // Both prepare the chunk's buffers at once; the write itself starts when awaited.
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {
-    return write_prepared(prepare_chunk({&data, 1}, last), last);
+    return write(std::span(chunk_buffers_.data(), prepare_chunk({&data, 1}, last)), last);
   }
 
   awaitable<error_code> write_chunk_gathered(std::span<const std::string_view> pieces, bool last) override {
-    return write_prepared(prepare_chunk(pieces, last), last);
+    return write(std::span(chunk_buffers_.data(), prepare_chunk(pieces, last)), last);
   }
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
@@ -180,12 +179,14 @@ class SessionExchange final : public Exchange {
     return count;
   }
 
-  // Writes the first `count` of chunk_buffers_.
-  awaitable<error_code> write_prepared(std::size_t count, bool last) {
-    if (count == 0) {
-      co_return error_code{};
+  // Writes all of `buffers` (rewriting them), at once when the socket takes them; `last`: they
+  // end the response.
+  awaitable<error_code> write(std::span<net::const_buffer> buffers, bool last) {
+    error_code ec;
+    const auto left = write_now(socket_, buffers, ec);
+    if (!ec && !left.empty()) {
+      std::tie(ec, std::ignore) = co_await net::async_write(socket_, left, as_tuple);
     }
-    auto [ec, n] = co_await net::async_write(socket_, std::span(chunk_buffers_.data(), count), as_tuple);
     head_pending_ = false;
     if (last) {
       finished_ = !ec;

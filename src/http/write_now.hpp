@@ -1,0 +1,22 @@
+#pragma once
+// Writes to a socket without going through the reactor when the socket can take the bytes at
+// once, as it almost always can for a response or a request of a few kilobytes. An Asio write
+// that completes at once still costs a round trip through the scheduler (an operation allocated,
+// posted, dequeued and completed, and the coroutine suspended and resumed); this costs one
+// sendmsg. The caller writes whatever did not fit with an ordinary asynchronous write.
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <span>
+
+namespace infergate::http {
+
+// Sends as much of `buffers` as the socket accepts now (one non-blocking sendmsg), and returns
+// what is left to send: the tail of `buffers`, rewritten in place. `ec` is set only on a real
+// error (a socket that would block is not one: everything is left).
+std::span<boost::asio::const_buffer> write_now(boost::asio::ip::tcp::socket& socket,
+                                               std::span<boost::asio::const_buffer> buffers,
+                                               boost::system::error_code& ec);
+
+}  // namespace infergate::http
