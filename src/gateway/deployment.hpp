@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -16,6 +18,16 @@ namespace infergate::gateway {
 // The OpenAI endpoints the gateway routes by model, under /v1.
 inline constexpr std::array<std::string_view, 3> kInferenceEndpoints{"/chat/completions", "/completions",
                                                                      "/embeddings"};
+
+// The index of `endpoint` in kInferenceEndpoints; nullopt for any other.
+[[nodiscard]] inline std::optional<std::size_t> inference_endpoint(std::string_view endpoint) {
+  for (std::size_t i = 0; i < kInferenceEndpoints.size(); ++i) {
+    if (kInferenceEndpoints[i] == endpoint) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
 
 struct Deployment {
   std::string provider;  // a label for logs and metrics: bounded, never a key
@@ -39,13 +51,14 @@ struct Deployment {
   std::atomic<std::int64_t> limited_until_ns{0};
   OutlierState outlier;
 
-  // The upstream request target for one of kInferenceEndpoints.
+  // The upstream request target for one of kInferenceEndpoints; any other endpoint is a bug in
+  // the caller, never another endpoint's target.
   [[nodiscard]] std::string_view target(std::string_view endpoint) const {
-    std::size_t i = 0;
-    while (i + 1 < kInferenceEndpoints.size() && kInferenceEndpoints[i] != endpoint) {
-      ++i;
+    const auto i = inference_endpoint(endpoint);
+    if (!i) {
+      throw std::invalid_argument("not an inference endpoint: " + std::string(endpoint));
     }
-    return targets[i];
+    return targets[*i];
   }
 
   // Folds one time-to-first-token into the moving average (weight 0.2 on the new sample).

@@ -10,7 +10,6 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/container/small_vector.hpp>
 
-#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <random>
@@ -162,8 +161,7 @@ std::string_view request_path(std::string_view target) {
 }
 
 bool is_inference(std::string_view path) {
-  return path.starts_with("/v1") &&
-         std::find(kInferenceEndpoints.begin(), kInferenceEndpoints.end(), path.substr(3)) != kInferenceEndpoints.end();
+  return path.starts_with("/v1") && inference_endpoint(path.substr(3)).has_value();
 }
 
 }  // namespace

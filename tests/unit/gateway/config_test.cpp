@@ -34,6 +34,7 @@ TEST(Config, TheExampleFileIsValid) {
   EXPECT_EQ(fast->deployments[0]->target("/chat/completions"), "/openai/v1/chat/completions");
   EXPECT_EQ(fast->deployments[0]->target("/completions"), "/openai/v1/completions");
   EXPECT_EQ(fast->deployments[0]->target("/embeddings"), "/openai/v1/embeddings");
+  EXPECT_THROW((void)fast->deployments[0]->target("/models"), std::invalid_argument);
   ASSERT_TRUE(config.auth);
   EXPECT_EQ(config.auth->master_key, "master-0123456789abcdef");
   EXPECT_EQ(config.auth->refresh, std::chrono::milliseconds(1000));
