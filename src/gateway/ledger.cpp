@@ -150,6 +150,21 @@ void Ledger::Batch::add(const LedgerRow& row) {
   s.cost_usd += row.cost_usd;
 }
 
+Ledger::Batch::LinesRead Ledger::Batch::add_lines(std::string_view text) {
+  LinesRead read;
+  boost::json::value line;
+  for (std::size_t end = text.find('\n', read.bytes); end != std::string_view::npos;
+       end = text.find('\n', read.bytes)) {
+    if (auto row = parse_journal_line(text.substr(read.bytes, end - read.bytes), line)) {
+      add(*row);
+    } else {
+      ++read.unreadable;
+    }
+    read.bytes = end + 1;
+  }
+  return read;
+}
+
 void Ledger::Batch::clear() {
   lines.clear();
   rows = 0;
@@ -216,6 +231,8 @@ void Ledger::flush() {
     }
   } catch (...) {
     write_failures_.fetch_add(1, std::memory_order_relaxed);
+    // A batch whose rows all stayed in the journal is queued too, empty: its write, the next
+    // interval, counts them.
     const std::lock_guard lock(queue_mutex_);
     queue_.insert(queue_.begin(), std::make_move_iterator(batches.begin() + static_cast<std::ptrdiff_t>(done)),
                   std::make_move_iterator(batches.end()));
@@ -256,13 +273,13 @@ void Ledger::forget(const WrittenBatch& batch) {
   }
 }
 
-std::int64_t Ledger::write(const Batch& batch) {
+std::int64_t Ledger::write(Batch& batch) {
   writer_.exec("BEGIN IMMEDIATE");
   std::optional<JournalFile> journal;
   std::int64_t counted = -1;  // the journal's size before this batch, once known
+  std::int64_t batches = 0;
   try {
     std::int64_t bytes = 0;
-    std::int64_t batches = 0;
     {
       Statement state(writer_, "SELECT bytes, batches FROM ledger_journal");
       state.step();
@@ -288,6 +305,7 @@ std::int64_t Ledger::write(const Batch& batch) {
         journal->truncate(counted);
       } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
+        leave_to_catch_up(*journal, counted, batch, batches + 1);
       }
     }
     try {
@@ -297,6 +315,30 @@ std::int64_t Ledger::write(const Batch& batch) {
     }
     throw;
   }
+}
+
+void Ledger::leave_to_catch_up(const JournalFile& journal, std::int64_t counted, Batch& batch, std::int64_t number) {
+  std::int64_t size = 0;
+  try {
+    size = journal.size();
+  } catch (const std::exception& e) {
+    spdlog::error("{}: the batch is queued again, and rows of it the journal holds may be counted twice", e.what());
+    return;
+  }
+  // The write lock is still held: whatever lies past `counted` is this batch's.
+  const auto landed = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(size - counted, 0, static_cast<std::int64_t>(batch.lines.size())));
+  Batch journaled;
+  const std::size_t whole = journaled.add_lines(std::string_view(batch.lines).substr(0, landed)).bytes;
+  if (whole == 0) {
+    return;
+  }
+  Batch rest;
+  rest.add_lines(std::string_view(batch.lines).substr(whole));
+  rest.lines.assign(batch.lines, whole);
+  rows_written_.fetch_add(journaled.rows, std::memory_order_relaxed);
+  counted_on_disk(journaled, number);
+  batch = std::move(rest);
 }
 
 std::int64_t Ledger::catch_up(JournalFile& journal, std::int64_t counted) {
@@ -313,17 +355,7 @@ std::int64_t Ledger::catch_up(JournalFile& journal, std::int64_t counted) {
   }
   const std::string tail = journal.read(counted, size);
   Batch found;
-  std::size_t unreadable = 0;
-  std::size_t at = 0;
-  boost::json::value line;
-  for (std::size_t end = tail.find('\n'); end != std::string::npos; end = tail.find('\n', at)) {
-    if (auto row = parse_journal_line(std::string_view(tail).substr(at, end - at), line)) {
-      found.add(*row);
-    } else {
-      ++unreadable;
-    }
-    at = end + 1;
-  }
+  const auto [at, unreadable] = found.add_lines(tail);
   if (at < tail.size()) {
     journal.truncate(counted + static_cast<std::int64_t>(at));  // its writer died mid-line
   }

@@ -107,6 +107,12 @@ class Ledger {
     std::map<Group, Sums, GroupLess> sums;
 
     void add(const LedgerRow& row);
+    struct LinesRead {
+      std::size_t bytes = 0;       // of the whole lines, each with its newline
+      std::size_t unreadable = 0;  // lines that were not rows, skipped
+    };
+    // Adds the rows of the whole journal lines in `text` (the lines themselves are not kept).
+    LinesRead add_lines(std::string_view text);
     // Empty, its line buffer's capacity kept.
     void clear();
   };
@@ -124,7 +130,11 @@ class Ledger {
   void forget(const WrittenBatch& batch);
   // Appends the batch's lines to the journal and adds its sums to those on disk in one
   // transaction; returns the batch's number.
-  std::int64_t write(const Batch& batch);
+  std::int64_t write(Batch& batch);
+  // After a failed write whose lines could not be cut back off the journal: the whole lines that
+  // made it in are left to the next write's catch_up (numbered `number`), and `batch` keeps only
+  // the rows still to write.
+  void leave_to_catch_up(const JournalFile& journal, std::int64_t counted, Batch& batch, std::int64_t number);
   // Counts what the journal holds past `counted` bytes (rows a writer appended but did not live
   // to add to the sums) and cuts off an unfinished last line; returns the journal's size after.
   std::int64_t catch_up(JournalFile& journal, std::int64_t counted);

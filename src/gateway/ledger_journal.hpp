@@ -3,7 +3,8 @@
 // appended once per batch. It is the ledger's per-request record (read it with jq or any JSON
 // lines reader); SQLite keeps the per-day sums and how many of the journal's bytes they count.
 // Appends happen only inside a SQLite write transaction, which is what serialises replicas that
-// share the files; a batch whose transaction does not commit is cut off again.
+// share the files; a batch whose transaction does not commit is cut off again, or, where the
+// file refuses the cut, its whole lines are left for the next batch to count.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,9 +1,14 @@
 #include "gateway/ledger.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <boost/json/value.hpp>
 
+#include <csignal>
 #include <ctime>
 #include <deque>
 #include <filesystem>
@@ -25,7 +30,28 @@ class LedgerTest : public ::testing::Test {
     path = (dir / "keys.db").string();
     journal = (dir / "ledger.jsonl").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir); }
+  void TearDown() override {
+    set_append_only(journal, false);
+    std::filesystem::remove_all(dir);
+  }
+
+  // Marks the file append-only (what `chattr +a` does), so the kernel refuses to cut it back, as
+  // a failing disk may; false where this machine cannot (it needs root and a file system with
+  // the attribute).
+  static bool set_append_only(const std::string& file, bool on) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return false;
+    }
+    int flags = 0;
+    bool done = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    if (done) {
+      flags = on ? (flags | FS_APPEND_FL) : (flags & ~FS_APPEND_FL);
+      done = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    }
+    ::close(fd);
+    return done;
+  }
 
   static LedgerRow row(std::string_view key, std::string_view model, std::int64_t prompt, std::int64_t completion,
                        double cost, std::int64_t ts_ms = now_ms()) {
@@ -213,6 +239,83 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   EXPECT_EQ(ledger.usage("k")[0].requests, 1);
   ledger.refresh_spend();
   EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
+}
+
+TEST_F(LedgerTest, RowsAFailedWriteCouldNotCutBackOffTheJournalAreCountedOnceAndNotQueuedAgain) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.flush();
+  if (!set_append_only(journal, true)) {
+    GTEST_SKIP() << "this machine cannot mark a file append-only (needs root and ext4 or the like)";
+  }
+  // The transaction fails after the append, and the cut back fails too.
+  SqliteDb db(path, "the test's view of the ledger");
+  db.exec(
+      "CREATE TRIGGER refuse BEFORE UPDATE ON ledger_journal BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  ledger.append(row("k", "m", 10, 10, 10.0));
+  ledger.append(row("k", "m", 100, 100, 100.0));
+  EXPECT_THROW(ledger.flush(), std::runtime_error);
+  EXPECT_EQ(journal_rows().size(), 3u);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 1);
+  EXPECT_EQ(ledger.stats().rows_queued, 0u);
+  EXPECT_EQ(ledger.stats().write_failures, 1u);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
+
+  db.exec("DROP TRIGGER refuse");
+  ledger.flush();  // nothing new to write: the next interval counts what the journal holds
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
+  EXPECT_EQ(journal_rows().size(), 3u);
+  ledger.append(row("k", "m", 1000, 1000, 1000.0));
+  ledger.flush();
+  EXPECT_EQ(journal_rows().size(), 4u);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 4);
+  EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 1111);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 1111.0);
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 1111.0);
+}
+
+TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotInTheJournal) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  ledger.append(row("k", "m", 1, 1, 1.0));
+  ledger.flush();
+  if (!set_append_only(journal, true)) {
+    GTEST_SKIP() << "this machine cannot mark a file append-only (needs root and ext4 or the like)";
+  }
+  std::string first;
+  append_journal_line(first, row("k", "m", 10, 10, 10.0));
+  ledger.append(row("k", "m", 10, 10, 10.0));
+  ledger.append(row("k", "m", 100, 100, 100.0));
+  {
+    // The disk fills up ten bytes into the second row's line.
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit full = saved;
+    full.rlim_cur = std::filesystem::file_size(journal) + first.size() + 10;
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &full), 0);
+    EXPECT_THROW(ledger.flush(), std::runtime_error);
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+  }
+  EXPECT_EQ(ledger.stats().rows_queued, 1u);
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
+
+  ASSERT_TRUE(set_append_only(journal, false));  // the next write cuts the half line off
+  ledger.flush();
+  const auto rows = journal_rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].prompt_tokens, 10);
+  EXPECT_EQ(rows[2].prompt_tokens, 100);
+  ASSERT_EQ(ledger.usage("k").size(), 1u);
+  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
+  EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 111);
+  EXPECT_EQ(ledger.stats().rows_queued, 0u);
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
 }
 
 TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
