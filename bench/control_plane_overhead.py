@@ -1,8 +1,9 @@
 """Control-plane overhead: infergate serve with virtual keys and limits on vs off, in one run.
 
 The instant nginx upstream of gateway_overhead.py (a 700-byte chat completion, or a 68-event SSE
-stream) sits on core 0 with wrk; one infergate gateway at a time runs alone on core 1 with one
-thread. "off" has no auth section; "local" checks a virtual key with RPM, TPM, max_parallel and a
+stream) sits on core 0 with the load generator (wrk and infergate bench, as in
+gateway_overhead.py: wrk saturates the gateway, infergate bench leaves it below saturation); one
+infergate gateway at a time runs alone on core 1 with one thread. "off" has no auth section; "local" checks a virtual key with RPM, TPM, max_parallel and a
 budget (every limit far above the load, so every request is admitted and its usage reconciled
 and written to the ledger); "redis" is "local" with the RPM/TPM counters in a redis-server (also on
 core 0). Runs are interleaved (off, local, redis, off, ...) so machine drift hits each alike; the
@@ -11,9 +12,9 @@ A gateway's CPU is read two ledger flush intervals after its run, so the rows it
 access log write after the load count too.
 
 Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
+           [--loads wrk,bench]
 Needs nginx, wrk and redis-server (apt-get install nginx-light wrk redis-server)."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -22,11 +23,33 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import (children, cpu_seconds, create_unlimited_key, free_port, run_wrk,  # noqa: E402
-                              stop_all, wait_port, write_upstream)
+from gateway_overhead import (LOAD_NAMES, children, cpu_seconds, create_unlimited_key, free_port,  # noqa: E402
+                              run_load, stop_all, wait_port, write_upstream)
 
 MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500  # the gateway's default
+
+
+def report(runs, load, mode, connections, variants, rounds):
+    def median(variant, field):
+        return statistics.median(r[field] for r in runs[(load, variant)])
+
+    direct_p50, direct_p99 = median("direct", "p50"), median("direct", "p99")
+    print("\n%s, %d connections, %s (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
+          (mode, connections, LOAD_NAMES[load], direct_p50, direct_p99, rounds))
+    print("  %-6s %9s %10s %10s %11s %14s %13s %13s" % ("auth", "req/s", "+p50 ms", "+p99 ms", "CPU us/req",
+                                                     "+p50 / off", "p50 - off ms", "CPU / off"))
+    off_added = median("off", "p50") - direct_p50
+    for variant in variants:
+        added = median(variant, "p50") - direct_p50
+        # A ratio to an added latency below the load generator's resolution says nothing: the
+        # difference does.
+        ratio = "%.2f" % (added / off_added) if off_added >= 0.02 else "-"
+        print("  %-6s %9.0f %10.3f %10.3f %11.1f %14s %13.3f %13.2f" % (
+            variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
+            median(variant, "cpu"), ratio, median(variant, "p50") - median("off", "p50"),
+            median(variant, "cpu") / median("off", "cpu")))
+    sys.stdout.flush()
 
 
 def main():
@@ -34,7 +57,9 @@ def main():
     p.add_argument("--bin", default="build/src/cli/infergate")
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
     args = p.parse_args()
+    loads = args.loads.split(",")
     tmp = tempfile.mkdtemp(prefix="ig-control-")
     procs = []
 
@@ -75,54 +100,28 @@ def main():
             key = create_unlimited_key(port, MASTER) if variant != "off" else None
             gateways[variant] = (gw.pid, "http://127.0.0.1:%d" % port, key)
 
-        def lua(name, mode, key, prefix=""):
-            body = {"model": "plain" if mode == "plain" else "sse",
-                    "messages": [{"role": "user", "content": "hello " * 100}], "max_tokens": 64,
-                    "stream": mode == "stream"}
-            path = os.path.join(tmp, "%s-%s.lua" % (name, mode))
-            with open(path, "w") as f:
-                f.write('wrk.method = "POST"\nwrk.path = "%s/v1/chat/completions"\nwrk.body = %s\n'
-                        'wrk.headers["Content-Type"] = "application/json"\n' % (prefix, json.dumps(json.dumps(body))))
-                if key:
-                    f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
-            return path
-
+        direct = "http://127.0.0.1:%d" % upstream_port
         for mode in ("plain", "stream"):
             for connections in (1, 16, 64):
-                runs = {v: [] for v in ("direct",) + variants}
+                runs = {(load, v): [] for load in loads for v in ("direct",) + variants}
                 for _ in range(args.rounds):
-                    runs["direct"].append(run_wrk("http://127.0.0.1:%d" % upstream_port,
-                                                  lua("direct", mode, None, "/plain" if mode == "plain" else "/sse"),
-                                                  connections, args.seconds))
-                    for variant in variants:
-                        pid, base, key = gateways[variant]
-                        pids = children(pid)
-                        before = cpu_seconds(pids)
-                        r = run_wrk(base, lua(variant, mode, key), connections, args.seconds)
-                        # The ledger and the access log write a run's last rows after it: their CPU
-                        # counts too (a ledger that fell behind the load would otherwise look free).
-                        time.sleep(2 * LEDGER_FLUSH_MS / 1000)
-                        r["cpu"] = (cpu_seconds(pids) - before) * 1e6 / r["requests"]
-                        runs[variant].append(r)
-
-                def median(variant, field):
-                    return statistics.median(r[field] for r in runs[variant])
-
-                direct_p50, direct_p99 = median("direct", "p50"), median("direct", "p99")
-                print("\n%s, %d connections (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
-                      (mode, connections, direct_p50, direct_p99, args.rounds))
-                print("  %-6s %9s %10s %10s %11s %14s %13s %13s" % ("auth", "req/s", "+p50 ms", "+p99 ms", "CPU us/req",
-                                                                 "+p50 / off", "p50 - off ms", "CPU / off"))
-                off_added = median("off", "p50") - direct_p50
-                for variant in variants:
-                    added = median(variant, "p50") - direct_p50
-                    # A ratio to an added latency below wrk's resolution says nothing: the difference does.
-                    ratio = "%.2f" % (added / off_added) if off_added >= 0.02 else "-"
-                    print("  %-6s %9.0f %10.3f %10.3f %11.1f %14s %13.3f %13.2f" % (
-                        variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
-                        median(variant, "cpu"), ratio, median(variant, "p50") - median("off", "p50"),
-                        median(variant, "cpu") / median("off", "cpu")))
-                sys.stdout.flush()
+                    for load in loads:
+                        runs[(load, "direct")].append(
+                            run_load(load, args.bin, tmp, "direct", direct, mode, connections, args.seconds,
+                                     gateway=False))
+                        for variant in variants:
+                            pid, base, key = gateways[variant]
+                            pids = children(pid)
+                            before = cpu_seconds(pids)
+                            r = run_load(load, args.bin, tmp, variant, base, mode, connections, args.seconds, key)
+                            # The ledger and the access log write a run's last rows after it: their
+                            # CPU counts too (a ledger that fell behind the load would otherwise
+                            # look free).
+                            time.sleep(2 * LEDGER_FLUSH_MS / 1000)
+                            r["cpu"] = (cpu_seconds(pids) - before) * 1e6 / r["requests"]
+                            runs[(load, variant)].append(r)
+                for load in loads:
+                    report(runs, load, mode, connections, variants, args.rounds)
     finally:
         stop_all(procs)
 

@@ -1,14 +1,20 @@
 """Gateway overhead: infergate serve vs nginx and haproxy as OpenAI proxies, in one run.
 
 An instant upstream (nginx answering a realistic chat completion, or a 68-event SSE stream when the
-request streams) sits on core 0 with the load generator (wrk); the proxy under test runs alone on
-core 1. For each target (direct, infergate, nginx, haproxy), each body (plain, stream) and 16 and 64
-connections it reports requests/s, p50/p99 latency added over direct, and the proxy's CPU time per
-request (utime + stime from /proc, over the run). Each figure is the median of interleaved rounds:
-this machine's speed drifts from one minute to the next. infergate runs with request IDs,
-metrics, access log (to a file) and usage parsing on, as in production.
+request streams) sits on core 0 with the load generator; the proxy under test runs alone on core 1.
+For each target (direct, infergate, nginx, haproxy), each body (plain, stream), 16 and 64
+connections and each load generator it reports requests/s, p50/p99 latency added over direct, and
+the proxy's CPU time per request (utime + stime from /proc, over the run). Each figure is the
+median of interleaved rounds: this machine's speed drifts from one minute to the next. infergate
+runs with request IDs, metrics, access log (to a file) and usage parsing on, as in production.
+
+Two load generators, closed loop with the same connections: wrk, light enough to saturate the
+proxy's core, so its latencies are mostly queueing in the proxy; and `infergate bench` (the
+binary under test's own client, E2E latency), which does more per request and makes core 0 the
+bottleneck, so the proxy runs below saturation and its added latency is its own processing time.
 
 Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
+           [--loads wrk,bench]
 Needs nginx, haproxy and wrk: apt-get install nginx-light haproxy wrk (not needed by the tests)."""
 import argparse
 import json
@@ -139,6 +145,9 @@ def parse_latency(text, label):
     return value * {"us": 1e-3, "ms": 1, "s": 1e3}[unit]
 
 
+LOAD_NAMES = {"wrk": "wrk", "bench": "infergate bench"}
+
+
 def run_wrk(url, lua, connections, seconds):
     out = subprocess.run(["taskset", "-c", "0", "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "--latency",
                           "-s", lua, url], capture_output=True, text=True, check=True).stdout
@@ -150,21 +159,52 @@ def run_wrk(url, lua, connections, seconds):
             "p50": parse_latency(out, "50%"), "p99": parse_latency(out, "99%")}
 
 
-def measure(tmp, name, pid, base, mode, connections, seconds):
-    """One wrk run against one target; the proxy's user and system CPU µs per request with it."""
+def run_bench(binary, url, model, mode, connections, seconds, key=None):
+    """One `infergate bench` run on core 0, closed loop with `connections` requests in flight, as
+    run_wrk; its latencies are whole responses (E2E). It sleeps in epoll between events
+    (--no-busy-poll): spinning would take core 0 from the upstream that shares it."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        cmd = ["taskset", "-c", "0", binary, "bench", "--base-url", url, "--model", model,
+               "--concurrency", str(connections), "--duration", str(seconds), "--input-tokens", "100",
+               "--output-tokens", "64", "--no-busy-poll", "--json", out.name]
+        if mode == "plain":
+            cmd.append("--no-stream")
+        if key:
+            cmd += ["--api-key", key]
+        env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+        subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+        summary = json.load(out)["summary"]
+    if summary["failed"]:
+        raise RuntimeError("%d of %d requests failed during the run against %s" %
+                           (summary["failed"], summary["failed"] + summary["completed"], url))
+    return {"requests": summary["completed"], "rps": summary["requests_per_s"],
+            "p50": summary["e2e_ms"]["p50"], "p99": summary["e2e_ms"]["p99"]}
+
+
+def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None, gateway=True):
+    """One run of `load` (wrk or bench) against a target: an infergate gateway (`gateway`) serves
+    the public models "plain" and "sse"; any other target forwards /plain and /sse to the upstream."""
+    prefix = "" if gateway else ("/plain" if mode == "plain" else "/sse")
+    if load == "bench":
+        return run_bench(binary, base + prefix + "/v1", ("plain" if mode == "plain" else "sse") if gateway else "bench",
+                         mode, connections, seconds, key)
     body = {"model": "plain" if mode == "plain" else "sse",
             "messages": [{"role": "user", "content": "hello " * 100}],
             "max_tokens": 64, "stream": mode == "stream"}
-    path = "/v1/chat/completions"
-    if name != "infergate":
-        path = ("/plain" if mode == "plain" else "/sse") + path
     lua = os.path.join(tmp, "%s-%s.lua" % (name, mode))
     with open(lua, "w") as f:
-        f.write('wrk.method = "POST"\nwrk.path = "%s"\nwrk.body = %s\n'
-                'wrk.headers["Content-Type"] = "application/json"\n' % (path, json.dumps(json.dumps(body))))
+        f.write('wrk.method = "POST"\nwrk.path = "%s/v1/chat/completions"\nwrk.body = %s\n'
+                'wrk.headers["Content-Type"] = "application/json"\n' % (prefix, json.dumps(json.dumps(body))))
+        if key:
+            f.write('wrk.headers["Authorization"] = "Bearer %s"\n' % key)
+    return run_wrk(base, lua, connections, seconds)
+
+
+def measure(load, binary, tmp, name, pid, base, mode, connections, seconds):
+    """One run against one target; the proxy's user and system CPU µs per request with it."""
     pids = children(pid) if pid else []
     before = cpu_split(pids)
-    r = run_wrk(base, lua, connections, seconds)
+    r = run_load(load, binary, tmp, name, base, mode, connections, seconds, gateway=name == "infergate")
     after = cpu_split(pids)
     r["user_us"] = (after[0] - before[0]) * 1e6 / r["requests"]
     r["sys_us"] = (after[1] - before[1]) * 1e6 / r["requests"]
@@ -172,13 +212,14 @@ def measure(tmp, name, pid, base, mode, connections, seconds):
     return r
 
 
-def report(mode, connections, results, rounds):
+def report(load, mode, connections, results, rounds):
     """Medians over the rounds of each figure, taken one figure at a time."""
     def med(name, key):
-        return statistics.median(r[key] for r in results[(mode, connections, name)])
+        return statistics.median(r[key] for r in results[(load, mode, connections, name)])
 
-    print("\n%s, %d connections, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
-          (mode, connections, rounds, med("direct", "rps"), med("direct", "p50"), med("direct", "p99")))
+    print("\n%s, %d connections, %s, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
+          (mode, connections, LOAD_NAMES[load], rounds, med("direct", "rps"), med("direct", "p50"),
+           med("direct", "p99")))
     print("  %-10s %10s %10s %10s %22s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req (user+sys)"))
     for name in ("infergate", "nginx", "haproxy"):
         print("  %-10s %10.0f %10.3f %10.3f %8.1f (%4.1f + %4.1f)" % (
@@ -195,8 +236,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default="build/src/cli/infergate")
     p.add_argument("--seconds", type=int, default=4)
-    p.add_argument("--rounds", type=int, default=3, help="wrk runs per target and load, interleaved")
+    p.add_argument("--rounds", type=int, default=3, help="runs per target, load generator and load, interleaved")
+    p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
     args = p.parse_args()
+    loads = args.loads.split(",")
     tmp = tempfile.mkdtemp(prefix="ig-overhead-")
     ports = {name: free_port() for name in ("upstream", "infergate", "nginx", "haproxy")}
     procs = []
@@ -264,9 +307,11 @@ backend b
                     shift = round_index % len(names)
                     for name in names[shift:] + names[:shift]:
                         pid, base = targets[name]
-                        r = measure(tmp, name, pid, base, mode, connections, args.seconds)
-                        results.setdefault((mode, connections, name), []).append(r)
-                report(mode, connections, results, args.rounds)
+                        for load in loads:
+                            r = measure(load, args.bin, tmp, name, pid, base, mode, connections, args.seconds)
+                            results.setdefault((load, mode, connections, name), []).append(r)
+                for load in loads:
+                    report(load, mode, connections, results, args.rounds)
     finally:
         stop_all(procs)
 
