@@ -13,9 +13,10 @@ in a separate tree, for example:
 With --auth both gateways check a virtual key with limits far above the load and write every
 request to their usage ledger (control_plane_overhead.py's "local"); each round's CPU is read
 after a pause of two ledger flush intervals, so the rows it writes after the load count too.
+--redis is --auth with the RPM/TPM counters in a redis-server beside the upstream ("redis").
 
 Usage: /usr/bin/python3 bench/gateway_versions.py --baseline /tmp/base/build/src/cli/infergate
-           [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16] [--auth]
+           [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16] [--auth | --redis]
 Needs nginx and wrk (apt-get install nginx-light wrk)."""
 import argparse
 import json
@@ -55,19 +56,30 @@ def main():
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--connections", type=int, default=16)
     p.add_argument("--auth", action="store_true", help="virtual keys, limits and the usage ledger on")
+    p.add_argument("--redis", action="store_true",
+                   help="--auth with the rate-limit state in a redis-server (on core 0, beside the upstream)")
     args = p.parse_args()
+    args.auth = args.auth or args.redis
     tmp = tempfile.mkdtemp(prefix="ig-versions-")
     upstream = free_port()
     procs = [subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", write_upstream(tmp, upstream)],
                               stderr=subprocess.DEVNULL)]
     try:
         wait_port(upstream)
+        state = ""
+        if args.redis:
+            redis_port = free_port()
+            procs.append(subprocess.Popen(["taskset", "-c", "0", "redis-server", "--port", str(redis_port), "--bind",
+                                           "127.0.0.1", "--save", "", "--appendonly", "no"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            wait_port(redis_port)
+            state = ", state: 'redis://127.0.0.1:%d'" % redis_port
         gateways = {}
         for name, binary in (("baseline", args.baseline), ("candidate", args.candidate)):
             port = free_port()
             config = os.path.join(tmp, name + ".yaml")
-            auth = ("auth: {master_key: %s, keys_db: '%s/%s.db', ledger_flush_ms: %d}\n"
-                    % (MASTER, tmp, name, LEDGER_FLUSH_MS)) if args.auth else ""
+            auth = ("auth: {master_key: %s, keys_db: '%s/%s.db', ledger_flush_ms: %d%s}\n"
+                    % (MASTER, tmp, name, LEDGER_FLUSH_MS, state)) if args.auth else ""
             with open(config, "w") as f:
                 f.write("server: {access_log: '%s/%s.jsonl', threads: 1}\n%s"
                         "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"

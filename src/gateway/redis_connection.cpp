@@ -7,6 +7,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -16,6 +17,8 @@
 #include <deque>
 #include <optional>
 #include <stdexcept>
+
+#include "core/clock.hpp"
 
 namespace infergate::gateway {
 
@@ -84,28 +87,39 @@ RedisAddress parse_redis_url(const std::string& url) {
   return a;
 }
 
-struct RedisConnection::Pending {
-  explicit Pending(const net::any_io_executor& ex) : wake(ex) {}
-  net::steady_timer wake;
-  std::optional<boost::system::result<RedisReply>> result;
-};
-
 struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
-  Impl(net::any_io_executor ex, RedisAddress address, std::chrono::milliseconds timeout)
+  struct Pending {
+    std::int64_t queued_ns = 0;                         // coarse: only timeouts read it
+    net::any_completion_handler<void(Result)> handler;  // empty: the reply is dropped
+  };
+
+  Impl(net::any_io_executor ex, RedisAddress address, std::chrono::milliseconds timeout,
+       const std::vector<std::string>& scripts)
       : executor(std::move(ex)),
         address(std::move(address)),
         timeout(timeout),
         stream(executor),
         writable(executor, net::steady_timer::time_point::max()),
-        reader(redisReaderCreate()) {}
+        deadline(executor),
+        reader(redisReaderCreate()) {
+    for (const std::string& script : scripts) {
+      append_redis_command(script_loads, {"SCRIPT", "LOAD", script});
+    }
+    script_count = scripts.size();
+  }
   ~Impl() { redisReaderFree(reader); }
 
+  void complete(Pending& p, Result result) {
+    if (p.handler) {
+      net::post(executor, [handler = std::move(p.handler), result = std::move(result)]() mutable {
+        std::move(handler)(std::move(result));
+      });
+    }
+  }
+
   void fail_all(error_code ec) {
-    for (auto& p : pending) {
-      if (!p->result) {
-        p->result = ec;
-        p->wake.cancel();
-      }
+    for (Pending& p : pending) {
+      complete(p, ec);
     }
     pending.clear();
     outgoing.clear();
@@ -122,9 +136,55 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
     error_code ignored;
     stream.socket().close(ignored);
     writable.cancel();
+    deadline.cancel();
     fail_all(ec);
     redisReaderFree(reader);
     reader = redisReaderCreate();
+  }
+
+  // Whether a command may be queued now: not within a second of a failure. Starts connecting
+  // when not connected.
+  bool usable() {
+    if (state == State::down) {
+      if (std::chrono::steady_clock::now() < down_until) {
+        return false;
+      }
+      state = State::idle;
+    }
+    if (state == State::idle) {
+      state = State::connecting;
+      net::co_spawn(executor, run(), net::detached);
+    }
+    return true;
+  }
+
+  void queued(net::any_completion_handler<void(Result)> handler) {
+    pending.push_back(Pending{coarse_monotonic_ns(), std::move(handler)});
+    writable.cancel();
+    watch_oldest();
+  }
+
+  // One timer for the whole pipeline, set for the oldest command's timeout: a reply that does not
+  // come in time takes the connection down with every command after it.
+  void watch_oldest() {
+    if (deadline_set || pending.empty()) {
+      return;
+    }
+    deadline_set = true;
+    deadline.expires_at(to_time_point(pending.front().queued_ns) + timeout);
+    deadline.async_wait([self = shared_from_this()](error_code ec) {
+      self->deadline_set = false;
+      if (ec || self->pending.empty() || self->state == State::down) {
+        return;
+      }
+      if (coarse_monotonic_ns() - self->pending.front().queued_ns >=
+          std::chrono::duration_cast<std::chrono::nanoseconds>(self->timeout).count()) {
+        // No answer in time: a stuck server is treated as a failed one.
+        self->go_down(make_error_code(net::error::timed_out));
+        return;
+      }
+      self->watch_oldest();
+    });
   }
 
   awaitable<void> run() {
@@ -143,6 +203,11 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
     }
     stream.expires_never();
     stream.socket().set_option(net::ip::tcp::no_delay(true));
+    // The scripts go ahead of every command queued while connecting; their replies are dropped.
+    outgoing.insert(0, script_loads);
+    for (std::size_t i = 0; i < script_count; ++i) {
+      pending.push_front(Pending{coarse_monotonic_ns(), {}});
+    }
     state = State::up;
     net::co_spawn(executor, read_loop(), net::detached);
     while (state == State::up) {
@@ -150,13 +215,37 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
         co_await writable.async_wait(as_tuple);
         continue;
       }
-      std::string batch;
+      batch.clear();
       batch.swap(outgoing);
       auto [wec, n] = co_await net::async_write(stream.socket(), net::buffer(batch), as_tuple);
       if (wec) {
         go_down(wec);
       }
     }
+  }
+
+  // Hands `reply` to the oldest command; false when the connection cannot go on.
+  bool deliver(const redisReply* reply) {
+    if (pending.empty()) {
+      return false;  // a reply to nothing: the pipeline is out of step
+    }
+    Pending p = std::move(pending.front());
+    pending.pop_front();
+    const bool error = reply->type == REDIS_REPLY_ERROR;
+    const std::string_view text = error ? std::string_view(reply->str, reply->len) : std::string_view();
+    if (text.starts_with("NOSCRIPT")) {
+      spdlog::warn("redis {}:{} no longer holds the gateway's scripts (SCRIPT FLUSH?); reconnecting to load them",
+                   address.host, address.port);
+      pending.push_front(std::move(p));
+      return false;
+    }
+    if (error && !p.handler && !logged_dropped_error) {
+      logged_dropped_error = true;
+      spdlog::warn("redis {}:{} refused a command whose answer nothing waits for (logged once): {}", address.host,
+                   address.port, text);
+    }
+    complete(p, convert(reply));
+    return true;
   }
 
   awaitable<void> read_loop() {
@@ -178,16 +267,12 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
         if (raw == nullptr) {
           break;
         }
-        auto* reply = static_cast<redisReply*>(raw);
-        if (!pending.empty()) {
-          auto p = pending.front();
-          pending.pop_front();
-          if (!p->result) {
-            p->result = convert(reply);
-            p->wake.cancel();
-          }
+        const bool delivered = deliver(static_cast<redisReply*>(raw));
+        freeReplyObject(raw);
+        if (!delivered) {
+          go_down(make_error_code(boost::system::errc::protocol_error));
+          co_return;
         }
-        freeReplyObject(reply);
       }
     }
   }
@@ -199,52 +284,49 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
   std::chrono::milliseconds timeout;
   boost::beast::tcp_stream stream;
   net::steady_timer writable;  // woken when `outgoing` gets bytes
+  net::steady_timer deadline;  // the oldest pending command's timeout
+  bool deadline_set = false;
   redisReader* reader;
   State state = State::idle;
   std::chrono::steady_clock::time_point down_until{};
   std::string outgoing;
-  std::deque<std::shared_ptr<Pending>> pending;
+  std::string batch;  // being written
+  std::deque<Pending> pending;
+  std::string script_loads;  // SCRIPT LOAD of each script, encoded once
+  std::size_t script_count = 0;
+  bool logged_dropped_error = false;
 };
 
-RedisConnection::RedisConnection(net::any_io_executor executor, RedisAddress address, std::chrono::milliseconds timeout)
-    : impl_(std::make_shared<Impl>(std::move(executor), std::move(address), timeout)) {}
+RedisConnection::RedisConnection(net::any_io_executor executor, RedisAddress address, std::chrono::milliseconds timeout,
+                                 const std::vector<std::string>& scripts)
+    : impl_(std::make_shared<Impl>(std::move(executor), std::move(address), timeout, scripts)) {}
 
 RedisConnection::~RedisConnection() {
   error_code ignored;
   impl_->state = Impl::State::down;
   impl_->stream.socket().close(ignored);
   impl_->writable.cancel();
+  impl_->deadline.cancel();
 }
 
-awaitable<boost::system::result<RedisReply>> RedisConnection::command(std::vector<std::string> args) {
+void RedisConnection::start(std::string_view encoded, net::any_completion_handler<void(Result)> handler) {
   Impl& c = *impl_;
-  if (c.state == Impl::State::down) {
-    if (std::chrono::steady_clock::now() < c.down_until) {
-      co_return make_error_code(net::error::not_connected);
-    }
-    c.state = Impl::State::idle;
+  if (!c.usable()) {
+    Impl::Pending refused{0, std::move(handler)};
+    c.complete(refused, make_error_code(net::error::not_connected));
+    return;
   }
-  if (c.state == Impl::State::idle) {
-    c.state = Impl::State::connecting;
-    net::co_spawn(c.executor, c.run(), net::detached);
+  c.outgoing += encoded;
+  c.queued(std::move(handler));
+}
+
+void RedisConnection::send(std::initializer_list<RedisArg> args) {
+  Impl& c = *impl_;
+  if (!c.usable()) {
+    return;
   }
-  fmt::format_to(std::back_inserter(c.outgoing), "*{}\r\n", args.size());
-  for (const auto& a : args) {
-    fmt::format_to(std::back_inserter(c.outgoing), "${}\r\n", a.size());
-    c.outgoing += a;
-    c.outgoing += "\r\n";
-  }
-  auto p = std::make_shared<Pending>(c.executor);
-  c.pending.push_back(p);
-  c.writable.cancel();
-  p->wake.expires_after(c.timeout);
-  co_await p->wake.async_wait(as_tuple);
-  if (!p->result) {
-    // No answer in time: a stuck server is treated as a failed one.
-    c.go_down(make_error_code(net::error::timed_out));
-    co_return make_error_code(net::error::timed_out);
-  }
-  co_return std::move(*p->result);
+  append_redis_command(c.outgoing, args);
+  c.queued({});
 }
 
 }  // namespace infergate::gateway

@@ -1,8 +1,8 @@
 #include "gateway/redis_rate_limits.hpp"
 
-#include <fmt/format.h>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "core/append_number.hpp"
 
 namespace infergate::gateway {
 
@@ -36,28 +36,41 @@ return 1
 constexpr std::int64_t kExpiryMs = 2 * kRateWindowMs;
 
 std::string window_key(const std::string& bucket, std::int64_t window) {
-  return fmt::format("infergate:rl:{}:{}", bucket, window);
+  std::string key = "infergate:rl:";
+  key += bucket;
+  key.push_back(':');
+  append_decimal(key, window);
+  return key;
+}
+
+const std::string& admit_sha() {
+  static const std::string sha = redis_script_sha1(kAdmitScript);
+  return sha;
+}
+
+const std::string& adjust_sha() {
+  static const std::string sha = redis_script_sha1(kAdjustScript);
+  return sha;
 }
 
 }  // namespace
 
 RedisRateLimits::RedisRateLimits(const net::any_io_executor& executor, RedisAddress address,
                                  std::chrono::milliseconds timeout)
-    : executor_(executor), connection_(std::make_shared<RedisConnection>(executor, std::move(address), timeout)) {}
+    : connection_(std::make_unique<RedisConnection>(executor, std::move(address), timeout,
+                                                    std::vector<std::string>{kAdmitScript, kAdjustScript})) {}
+
+RedisRateLimits::~RedisRateLimits() = default;
 
 net::awaitable<std::optional<Admission>> RedisRateLimits::admit(const std::string& bucket, const RateLimits& limits,
                                                                 std::int64_t tokens, std::int64_t now_ms) {
   const std::int64_t window = now_ms / kRateWindowMs;
-  // Built before the co_await: GCC 12 miscompiles temporaries inside co_await expressions.
-  std::vector<std::string> args{"EVAL",
-                                kAdmitScript,
-                                "1",
-                                window_key(bucket, window),
-                                std::to_string(limits.rpm.value_or(-1)),
-                                std::to_string(limits.tpm.value_or(-1)),
-                                std::to_string(tokens),
-                                std::to_string(kExpiryMs)};
-  auto reply = co_await connection_->command(std::move(args));
+  const std::string key = window_key(bucket, window);
+  // Started before the co_await: GCC 12 miscompiles temporaries inside co_await expressions.
+  auto answer = connection_->command(
+      {"EVALSHA", admit_sha(), "1", key, limits.rpm.value_or(-1), limits.tpm.value_or(-1), tokens, kExpiryMs},
+      net::use_awaitable);
+  const auto reply = co_await std::move(answer);
   if (!reply || reply->type != RedisReply::Type::array || reply->elements.size() != 3) {
     co_return std::nullopt;
   }
@@ -87,14 +100,7 @@ void RedisRateLimits::reconcile(const Reservation& reservation, std::int64_t act
   if (delta == 0) {
     return;
   }
-  net::co_spawn(
-      executor_,
-      [connection = connection_, key = window_key(reservation.bucket, target), delta]() -> net::awaitable<void> {
-        std::vector<std::string> args{"EVAL", kAdjustScript,         "1",
-                                      key,    std::to_string(delta), std::to_string(kExpiryMs)};
-        co_await connection->command(std::move(args));
-      },
-      net::detached);
+  connection_->send({"EVALSHA", adjust_sha(), "1", window_key(reservation.bucket, target), delta, kExpiryMs});
 }
 
 }  // namespace infergate::gateway

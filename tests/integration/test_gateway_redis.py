@@ -57,14 +57,14 @@ class SharedLimits(unittest.TestCase):
         self.addCleanup(self.sim.close)
         os.environ["IG_TEST_MASTER"] = MASTER
 
-    def gateway(self, failure="open"):
+    def gateway(self, failure="open", threads=2):
         config = os.path.join(self.tmp.name, f"gateway-{failure}.yaml")
         with open(config, "w") as f:
             f.write(f"auth:\n  master_key: ${{IG_TEST_MASTER}}\n  keys_db: {self.db}\n  refresh_ms: 200\n"
                     f"  state: redis://127.0.0.1:{self.redis.port}\n  state_failure: {failure}\n"
                     f"providers:\n  sim: {{base_url: '{self.sim.url}/v1'}}\n"
                     "models:\n  gemma: {deployments: [{provider: sim, model: gemma-4-31b}]}\n")
-        gw = Gateway("--config", config, "--threads", "2")
+        gw = Gateway("--config", config, "--threads", str(threads))
         self.addCleanup(gw.close)
         return gw
 
@@ -74,18 +74,28 @@ class SharedLimits(unittest.TestCase):
         with urllib.request.urlopen(request, timeout=10) as r:
             return json.loads(r.read())["key"]
 
-    def chat(self, gw, key):
+    def chat(self, gw, key, **extra):
+        status, _, headers = self.chat_body(gw, key, **extra)
+        return status, headers
+
+    def chat_body(self, gw, key, **extra):
         request = urllib.request.Request(
             gw.url + "/v1/chat/completions",
             data=json.dumps({"model": "gemma", "messages": [{"role": "user", "content": "hi"}],
-                             "max_tokens": 1}).encode(),
+                             "max_tokens": 1, **extra}).encode(),
             headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=10) as r:
-                r.read()
-                return r.status, dict(r.headers)
+                return r.status, json.loads(r.read()), dict(r.headers)
         except urllib.error.HTTPError as e:
-            return e.code, {"body": e.read().decode(), **dict(e.headers)}
+            body = e.read().decode()
+            return e.code, body, {"body": body, **dict(e.headers)}
+
+    def redis_command(self, *args):
+        """One command sent to the test's redis-server; its reply's first line."""
+        with socket.create_connection(("127.0.0.1", self.redis.port), timeout=5) as s:
+            s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+            return s.recv(256).split(b"\r\n")[0]
 
     def test_two_replicas_admit_the_rpm_once_between_them(self):
         inside_one_window(20)
@@ -110,6 +120,36 @@ class SharedLimits(unittest.TestCase):
         admitted = statuses.count(200) + 1
         self.assertLessEqual(abs(admitted - 60), 2, statuses)
         self.assertEqual(statuses.count(429), len(statuses) - statuses.count(200))
+
+    def test_a_replica_sees_the_tokens_another_really_used(self):
+        inside_one_window(15)
+        a, b = self.gateway(), self.gateway()
+        key = self.create_key(a, tpm=100000)
+        self.assertTrue(wait_for(lambda: self.chat(b, key)[0] != 401, 5))
+        status, body, _ = self.chat_body(a, key, max_tokens=5000, ignore_eos=False)
+        self.assertEqual(status, 200, body)
+        used = body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
+        self.assertLess(used, 5000)
+
+        # a's 5,000-token reservation gives way, in Redis, to what the request used.
+        def charged():
+            _, headers = self.chat(b, key)
+            return int(headers["x-ratelimit-limit-tokens"]) - int(headers["x-ratelimit-remaining-tokens"])
+        self.assertTrue(wait_for(lambda: charged() < 5000, 5))
+        self.assertGreaterEqual(charged(), used)
+
+    def test_scripts_flushed_from_redis_are_loaded_again(self):
+        gw = self.gateway("open", threads=1)  # one connection to Redis: the next check uses it
+        key = self.create_key(gw, rpm=1000)
+        status, headers = self.chat(gw, key)
+        self.assertEqual((status, headers.get("x-ratelimit-limit-requests")), (200, "1000"))
+        self.assertEqual(self.redis_command(b"SCRIPT", b"FLUSH"), b"+OK")
+        # The next check finds no script: that connection fails open for a second, then reconnects
+        # and loads the scripts again.
+        self.assertEqual(self.chat(gw, key)[0], 200)
+        self.assertTrue(wait_for(lambda: "x-ratelimit-limit-requests" in self.chat(gw, key)[1], 10))
+        self.assertGreaterEqual(gw.metrics()["infergate_rate_limit_state_errors_total"], 1)
+        self.assertTrue(self.redis_command(b"SCRIPT", b"EXISTS", b"0" * 40).startswith(b"*1"))
 
     def test_redis_going_away_fails_open_then_recovers(self):
         gw = self.gateway("open")
