@@ -177,8 +177,9 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
       if (ec || self->pending.empty() || self->state == State::down) {
         return;
       }
-      if (coarse_monotonic_ns() - self->pending.front().queued_ns >=
-          std::chrono::duration_cast<std::chrono::nanoseconds>(self->timeout).count()) {
+      // Read on the timer's own clock: a coarse reading could lag its expiry and set it again
+      // for a moment already past, over and over.
+      if (std::chrono::steady_clock::now() >= to_time_point(self->pending.front().queued_ns) + self->timeout) {
         // No answer in time: a stuck server is treated as a failed one.
         self->go_down(make_error_code(net::error::timed_out));
         return;

@@ -3,6 +3,7 @@ gateways admit a key's RPM once between them, and a Redis outage fails open or c
 configured without bringing a gateway down."""
 import json
 import os
+import signal
 import socket
 import subprocess
 import tempfile
@@ -163,6 +164,23 @@ class SharedLimits(unittest.TestCase):
             self.assertNotIn("x-ratelimit-limit-requests", headers)
         self.assertGreaterEqual(gw.metrics()["infergate_rate_limit_state_errors_total"], 3)
         self.redis = RedisServer(self.redis.port)
+        self.assertTrue(wait_for(lambda: "x-ratelimit-limit-requests" in self.chat(gw, key)[1], 10))
+
+    def test_a_stuck_redis_times_out_and_fails_open_then_recovers(self):
+        gw = self.gateway("open", threads=1)
+        key = self.create_key(gw, rpm=1000)
+        self.assertEqual(self.chat(gw, key)[1].get("x-ratelimit-limit-requests"), "1000")
+        self.redis.proc.send_signal(signal.SIGSTOP)  # connected, but answering nothing
+        try:
+            started = time.monotonic()
+            status, headers = self.chat(gw, key)
+            waited = time.monotonic() - started
+            self.assertEqual(status, 200)
+            self.assertNotIn("x-ratelimit-limit-requests", headers)
+            self.assertLess(waited, 2)  # state_timeout_ms (100), not the client's 10 s
+            self.assertGreaterEqual(gw.metrics()["infergate_rate_limit_state_errors_total"], 1)
+        finally:
+            self.redis.proc.send_signal(signal.SIGCONT)
         self.assertTrue(wait_for(lambda: "x-ratelimit-limit-requests" in self.chat(gw, key)[1], 10))
 
     def test_redis_going_away_fails_closed_when_configured(self):
