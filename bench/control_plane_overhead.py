@@ -3,11 +3,12 @@
 The instant nginx upstream of gateway_overhead.py (a 700-byte chat completion, or a 68-event SSE
 stream) sits on core 0 with the load generator (wrk and infergate bench, as in
 gateway_overhead.py: wrk saturates the gateway, infergate bench leaves it below saturation); one
-infergate gateway at a time runs alone on core 1 with one thread. "off" has no auth section; "local" checks a virtual key with RPM, TPM, max_parallel and a
-budget (every limit far above the load, so every request is admitted and its usage reconciled
-and written to the ledger); "redis" is "local" with the RPM/TPM counters in a redis-server (also on
-core 0). Runs are interleaved (off, local, redis, off, ...) so machine drift hits each alike; the
-median over rounds is reported with the added latency over direct and the ratio to "off".
+infergate gateway at a time runs alone on core 1 with one thread. "off" has no auth section;
+"local" checks a virtual key with RPM, TPM, max_parallel and a budget (every limit far above the
+load, so every request is admitted and its usage reconciled and written to the ledger); "redis" is "local" with the RPM/TPM counters in a redis-server (also on
+core 0). Runs are interleaved (off, local, redis, then local, redis, off, ...) so machine drift
+hits each alike; the median over rounds is reported with the added latency over direct and the
+ratio to "off", and the difference and CPU ratio to "off" as medians of each round's pair.
 A gateway's CPU is read two ledger flush intervals after its run, so the rows its ledger and
 access log write after the load count too.
 
@@ -34,6 +35,11 @@ def report(runs, load, mode, connections, variants, rounds):
     def median(variant, field):
         return statistics.median(r[field] for r in runs[(load, variant)])
 
+    def paired(variant, pair):
+        """The median over rounds of `pair`(this variant's run, off's run of the same round): runs
+        minutes apart see different machines, runs of one round nearly the same."""
+        return statistics.median(pair(v, o) for v, o in zip(runs[(load, variant)], runs[(load, "off")]))
+
     direct_p50, direct_p99 = median("direct", "p50"), median("direct", "p99")
     print("\n%s, %d connections, %s (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
           (mode, connections, LOAD_NAMES[load], direct_p50, direct_p99, rounds))
@@ -47,8 +53,8 @@ def report(runs, load, mode, connections, variants, rounds):
         ratio = "%.2f" % (added / off_added) if off_added >= 0.02 else "-"
         print("  %-6s %9.0f %10.3f %10.3f %11.1f %14s %13.3f %13.2f" % (
             variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
-            median(variant, "cpu"), ratio, median(variant, "p50") - median("off", "p50"),
-            median(variant, "cpu") / median("off", "cpu")))
+            median(variant, "cpu"), ratio, paired(variant, lambda v, o: v["p50"] - o["p50"]),
+            paired(variant, lambda v, o: v["cpu"] / o["cpu"])))
     sys.stdout.flush()
 
 
@@ -104,12 +110,14 @@ def main():
         for mode in ("plain", "stream"):
             for connections in (1, 16, 64):
                 runs = {(load, v): [] for load in loads for v in ("direct",) + variants}
-                for _ in range(args.rounds):
+                for round_index in range(args.rounds):
                     for load in loads:
                         runs[(load, "direct")].append(
                             run_load(load, args.bin, tmp, "direct", direct, mode, connections, args.seconds,
                                      gateway=False))
-                        for variant in variants:
+                        # Rotated each round, so that no variant always follows another.
+                        shift = round_index % len(variants)
+                        for variant in variants[shift:] + variants[:shift]:
                             pid, base, key = gateways[variant]
                             pids = children(pid)
                             before = cpu_seconds(pids)
