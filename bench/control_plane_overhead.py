@@ -5,8 +5,10 @@ stream) sits on core 0 with the load generator (wrk and infergate bench, as in
 gateway_overhead.py: wrk saturates the gateway, infergate bench leaves it below saturation); one
 infergate gateway at a time runs alone on core 1 with one thread. "off" has no auth section;
 "local" checks a virtual key with RPM, TPM, max_parallel and a budget (every limit far above the
-load, so every request is admitted and its usage reconciled and written to the ledger); "redis" is "local" with the RPM/TPM counters in a redis-server (also on
-core 0). Runs are interleaved (off, local, redis, then local, redis, off, ...) so machine drift
+load, so every request is admitted and its usage reconciled and written to the ledger); "redis" is
+"local" with the RPM/TPM counters in a redis-server (also on core 0), one script per request;
+"lease" is "redis" with auth.state_leases (a round trip per lease of up to 64 requests). Runs
+are interleaved (off, local, redis, lease, then local, redis, lease, off, ...) so machine drift
 hits each alike; the median over rounds is reported with the added latency over direct and the
 ratio to "off", and the difference and CPU ratio to "off" as medians of each round's pair.
 A gateway's CPU is read two ledger flush intervals after its run, so the rows its ledger and
@@ -84,7 +86,8 @@ def main():
         auth = ""
         if variant != "off":
             auth = ("auth:\n  master_key: %s\n  keys_db: %s/%s.db\n" % (MASTER, tmp, variant) +
-                    ("  state: redis://127.0.0.1:%d\n" % redis_port if variant == "redis" else ""))
+                    ("  state: redis://127.0.0.1:%d\n" % redis_port if variant in ("redis", "lease") else "") +
+                    ("  state_leases: true\n" if variant == "lease" else ""))
         with open(path, "w") as f:
             f.write("server: {access_log: '%s/%s.jsonl', threads: 1, port: %d}\n%s"
                     "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
@@ -98,7 +101,7 @@ def main():
         start(["nginx", "-c", upstream_conf], 0, upstream_port)
         start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
               0, redis_port)
-        variants = ("off", "local", "redis")
+        variants = ("off", "local", "redis", "lease")
         gateways = {}
         for variant in variants:
             port = free_port()

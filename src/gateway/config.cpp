@@ -202,8 +202,8 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     return;
   }
   r.known_keys(node, "auth",
-               {"master_key", "keys_db", "refresh_ms", "state", "state_failure", "state_timeout_ms", "ledger_flush_ms",
-                "ledger_journal"});
+               {"master_key", "keys_db", "refresh_ms", "state", "state_failure", "state_timeout_ms", "state_leases",
+                "ledger_flush_ms", "ledger_journal"});
   AuthConfig auth;
   if (!node["master_key"]) {
     r.problem(node, "auth.master_key", "is required: the key that guards /admin (write it as ${ENV_VAR})");
@@ -240,6 +240,13 @@ void read_auth(YamlReader& r, const YAML::Node& node, std::optional<AuthConfig>&
     auth.fail_open = mode.value_or("open") != "closed";
   }
   r.milliseconds(node, "state_timeout_ms", "auth", auth.state_timeout);
+  if (node["state_leases"]) {
+    auth.state_leases = r.boolean(node["state_leases"], "auth.state_leases").value_or(false);
+    if (auth.state_leases && auth.state == "local") {
+      r.problem(node["state_leases"], "auth.state_leases",
+                "needs auth.state: redis://host:port (local state has no leases)");
+    }
+  }
   out = std::move(auth);
 }
 

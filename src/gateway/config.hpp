@@ -63,6 +63,7 @@ struct AuthConfig {
   std::string state = "local";                   // where rate-limit counters live: local or redis://host:port
   bool fail_open = true;                         // Redis unreachable: admit without limits (or refuse, 503)
   std::chrono::milliseconds state_timeout{100};  // the longest wait for Redis before failing open or closed
+  bool state_leases = false;                     // Redis: admit from leases of the limits, not a round trip each
   std::chrono::milliseconds ledger_flush{500};   // the most usage rows a SIGKILL can lose
   std::string ledger_journal;                    // the usage journal's file (default: keys_db + "-ledger.jsonl")
 };

@@ -144,8 +144,9 @@ Proxy::Proxy(const SnapshotHandle& snapshot, ProxyOptions options, AccessLog* ac
              const net::any_io_executor& executor)
     : snapshot_(snapshot), options_(options), access_log_(access_log), control_(control) {
   if (control_ != nullptr && control_->shared_state()) {
-    shared_limits_ = std::make_unique<RedisRateLimits>(executor, parse_redis_url(control_->config().state),
-                                                       control_->config().state_timeout);
+    shared_limits_ =
+        std::make_unique<RedisRateLimits>(executor, parse_redis_url(control_->config().state),
+                                          control_->config().state_timeout, control_->config().state_leases);
   }
 }
 
@@ -352,28 +353,48 @@ std::unique_ptr<Refusal> Proxy::screen(http::Exchange& ex, Context& ctx) {
   return nullptr;
 }
 
-awaitable<std::unique_ptr<Refusal>> Proxy::admit_shared(Context& ctx) {
+std::optional<std::unique_ptr<Refusal>> Proxy::admit_shared_now(Context& ctx) {
   const RateLimits limits = ControlPlane::limits_of(*ctx.key);
   if (!limits.rpm && !limits.tpm) {
-    co_return nullptr;
+    return std::unique_ptr<Refusal>();
   }
+  const std::int64_t reserve = reservation_tokens(ctx.view);
+  auto admission =
+      shared_limits_->admit_now(ControlPlane::bucket(*ctx.key, ctx.view.model), limits, reserve, unix_ms());
+  if (!admission) {
+    return std::nullopt;
+  }
+  return conclude_shared(ctx, std::move(admission), reserve);
+}
+
+awaitable<std::unique_ptr<Refusal>> Proxy::admit_shared(Context& ctx) {
+  const RateLimits limits = ControlPlane::limits_of(*ctx.key);
   const std::int64_t reserve = reservation_tokens(ctx.view);
   const std::string bucket = ControlPlane::bucket(*ctx.key, ctx.view.model);
   auto admission = co_await shared_limits_->admit(bucket, limits, reserve, unix_ms());
+  co_return conclude_shared(ctx, std::move(admission), reserve);
+}
+
+std::unique_ptr<Refusal> Proxy::conclude_shared(Context& ctx, std::optional<Admission> admission,
+                                                std::int64_t reserve) {
   if (!admission) {
     ctx.snapshot->metrics->rate_limit_state_error();
-    co_return control_->config().fail_open ? nullptr : std::make_unique<Refusal>(ControlPlane::state_unavailable());
+    return control_->config().fail_open ? nullptr : std::make_unique<Refusal>(ControlPlane::state_unavailable());
   }
   if (auto refusal = control_->conclude(*ctx.ticket, std::move(*admission), ctx.view.model, reserve)) {
-    co_return std::make_unique<Refusal>(std::move(*refusal));
+    return std::make_unique<Refusal>(std::move(*refusal));
   }
-  co_return nullptr;
+  return nullptr;
 }
 
 awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
   std::unique_ptr<Refusal> refusal = screen(ex, ctx);
   if (!refusal && shared_limits_ && ctx.ticket) {
-    refusal = co_await admit_shared(ctx);
+    if (auto now = admit_shared_now(ctx)) {
+      refusal = std::move(*now);
+    } else {
+      refusal = co_await admit_shared(ctx);
+    }
   }
   if (refusal) {
     co_await refuse(ex, ctx, *refusal);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "gateway/access_log.hpp"
 #include "gateway/control_plane.hpp"
@@ -52,6 +53,10 @@ class Proxy {
   std::unique_ptr<Refusal> screen(http::Exchange& ex, Context& ctx);
   // The key's RPM/TPM limits counted in Redis (auth.state: redis://); null when they allow it.
   boost::asio::awaitable<std::unique_ptr<Refusal>> admit_shared(Context& ctx);
+  // The shared decision when it needs no wait (no RPM/TPM, or the thread's lease covers the
+  // request); nullopt when Redis must be asked.
+  std::optional<std::unique_ptr<Refusal>> admit_shared_now(Context& ctx);
+  std::unique_ptr<Refusal> conclude_shared(Context& ctx, std::optional<Admission> admission, std::int64_t reserve);
   boost::asio::awaitable<void> forward(http::Exchange& ex, Context& ctx);
   boost::asio::awaitable<void> attempt(Context& ctx, Deployment& d, Attempt& a);
   // Waits out a retry's backoff; a client that leaves cancels the wait.

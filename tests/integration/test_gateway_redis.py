@@ -58,11 +58,12 @@ class SharedLimits(unittest.TestCase):
         self.addCleanup(self.sim.close)
         os.environ["IG_TEST_MASTER"] = MASTER
 
-    def gateway(self, failure="open", threads=2):
-        config = os.path.join(self.tmp.name, f"gateway-{failure}.yaml")
+    def gateway(self, failure="open", threads=2, leases=False):
+        config = os.path.join(self.tmp.name, f"gateway-{failure}-{leases}.yaml")
         with open(config, "w") as f:
             f.write(f"auth:\n  master_key: ${{IG_TEST_MASTER}}\n  keys_db: {self.db}\n  refresh_ms: 200\n"
                     f"  state: redis://127.0.0.1:{self.redis.port}\n  state_failure: {failure}\n"
+                    f"  state_leases: {'true' if leases else 'false'}\n"
                     f"providers:\n  sim: {{base_url: '{self.sim.url}/v1'}}\n"
                     "models:\n  gemma: {deployments: [{provider: sim, model: gemma-4-31b}]}\n")
         gw = Gateway("--config", config, "--threads", str(threads))
@@ -98,9 +99,77 @@ class SharedLimits(unittest.TestCase):
             s.sendall(b"*%d\r\n" % len(args) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
             return s.recv(256).split(b"\r\n")[0]
 
+    def redis_calls(self, command):
+        """How many times the test's redis-server has run `command` (INFO commandstats)."""
+        with socket.create_connection(("127.0.0.1", self.redis.port), timeout=5) as s:
+            s.sendall(b"INFO commandstats\r\n")
+            data = s.recv(65536)
+            head = data.index(b"\r\n")
+            while len(data) < head + 2 + int(data[1:head]):  # a bulk string: $<length>\r\n<text>
+                data += s.recv(65536)
+        for line in data.decode().splitlines():
+            if line.startswith("cmdstat_%s:" % command):
+                return int(line.split("calls=")[1].split(",")[0])
+        return 0
+
     def test_two_replicas_admit_the_rpm_once_between_them(self):
+        self.admit_the_rpm_once_between_two_replicas(leases=False)
+
+    def test_two_replicas_with_leases_admit_the_rpm_once_between_them(self):
+        self.admit_the_rpm_once_between_two_replicas(leases=True)
+
+    def test_a_lease_admits_many_requests_for_one_round_trip(self):
+        inside_one_window(15)
+        gw = self.gateway(threads=1, leases=True)
+        key = self.create_key(gw, rpm=100000, tpm=10000000)
+        before = self.redis_calls("evalsha")
+        for _ in range(40):
+            status, headers = self.chat(gw, key)
+            self.assertEqual(status, 200)
+        self.assertLessEqual(self.redis_calls("evalsha") - before, 4)
+        # The headers count what the lease still holds as left.
+        self.assertEqual(headers["x-ratelimit-limit-requests"], "100000")
+        self.assertGreaterEqual(int(headers["x-ratelimit-remaining-requests"]), 100000 - 40 - 64)
+        self.assertLessEqual(int(headers["x-ratelimit-remaining-requests"]), 100000 - 40)
+        # Concurrent requests that find a lease being asked for wait for it instead of each asking.
+        before = self.redis_calls("evalsha")
+        statuses = []
+        lock = threading.Lock()
+
+        def drive():
+            for _ in range(12):
+                status, _ = self.chat(gw, key)
+                with lock:
+                    statuses.append(status)
+        threads = [threading.Thread(target=drive) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        self.assertEqual(statuses, [200] * 192)
+        self.assertLessEqual(self.redis_calls("evalsha") - before, 8)  # 192 requests, leases of 64
+
+    def test_leases_never_admit_more_tokens_than_the_tpm(self):
         inside_one_window(20)
-        a, b = self.gateway(), self.gateway()
+        gw = self.gateway(threads=1, leases=True)
+        key = self.create_key(gw, tpm=3000)
+        used, statuses = 0, []
+        for _ in range(60):
+            status, body, headers = self.chat_body(gw, key, max_tokens=100, ignore_eos=True)
+            statuses.append(status)
+            if status == 200:
+                used += body["usage"]["prompt_tokens"] + body["usage"]["completion_tokens"]
+            else:
+                self.assertEqual((status, headers["x-ratelimit-limit-tokens"]), (429, "3000"), body)
+        self.assertIn(429, statuses)
+        # Each admission reserved the request's prompt estimate and its 100 tokens out of a lease;
+        # the real prompt may be a few tokens longer than the estimate.
+        self.assertLessEqual(used, 3000 * 1.05)
+        self.assertGreater(used, 3000 * 0.7)  # the leases left little of the minute unused
+
+    def admit_the_rpm_once_between_two_replicas(self, leases):
+        inside_one_window(20)
+        a, b = self.gateway(leases=leases), self.gateway(leases=leases)
         key = self.create_key(a, rpm=60)
         self.assertTrue(wait_for(lambda: self.chat(b, key)[0] != 401, 5))  # b's cache has read the key
         statuses = []

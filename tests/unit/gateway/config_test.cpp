@@ -62,6 +62,26 @@ TEST(Config, AuthProblemsAreReported) {
   }
 }
 
+TEST(Config, LeasesOfTheRateLimitsNeedRedis) {
+  const std::string tail =
+      "providers: {a: {base_url: 'http://127.0.0.1:1'}}\n"
+      "models: {m: {deployments: [{provider: a, model: x}]}}\n";
+  const std::string head = "auth:\n  master_key: master-0123456789abcdef\n  keys_db: k.db\n";
+  const GatewayConfig redis =
+      parse_config(head + "  state: redis://127.0.0.1:6379\n  state_leases: true\n" + tail, "g.yaml", &kEnv);
+  ASSERT_TRUE(redis.auth);
+  EXPECT_TRUE(redis.auth->state_leases);
+  EXPECT_FALSE(parse_config(head + "  state: redis://127.0.0.1:6379\n" + tail, "g.yaml", &kEnv).auth->state_leases);
+  try {
+    parse_config(head + "  state_leases: true\n" + tail, "g.yaml", &kEnv);
+    FAIL() << "accepted leases of local state";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.yaml:4:17: auth.state_leases: needs auth.state: redis://host:port"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Config, EveryProblemIsReportedAtOnceWithItsLine) {
   const std::string text =
       "providers:\n"                                    // 1
