@@ -27,21 +27,22 @@ return {1, r, t}
 )lua";
 
 // KEYS[1]: the bucket's window; ARGV: rpm (-1: none), tpm (-1: none), the asking request's
-// tokens, requests and tokens wanted, expiry in ms. Refuses as kAdmitScript does; otherwise grants
-// what was wanted, but no more than an eighth of what the window has left, and at least the asking
-// request. Returns {requests granted (0: refused), tokens granted, requests before, tokens before}.
+// tokens, requests and tokens wanted, expiry in ms, requests and tokens given back (what the
+// asker's last lease still held). Takes back what is given, then refuses as kAdmitScript does or
+// grants what was wanted, but no more than an eighth of what the window has left, and at least the
+// asking request. Returns {requests granted (0: refused), tokens granted, requests before, tokens
+// before}, "before" counting neither the grant nor what was given back.
 constexpr const char* kLeaseScript = R"lua(
-local r = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
-local t = tonumber(redis.call('HGET', KEYS[1], 't') or '0')
+local r = math.max(0, tonumber(redis.call('HGET', KEYS[1], 'r') or '0') - tonumber(ARGV[7]))
+local t = math.max(0, tonumber(redis.call('HGET', KEYS[1], 't') or '0') - tonumber(ARGV[8]))
 local rpm, tpm, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if (rpm >= 0 and r + 1 > rpm) or (tpm >= 0 and t + n > tpm) then
-  return {0, 0, r, t}
+local gr, gt = 0, 0
+if not ((rpm >= 0 and r + 1 > rpm) or (tpm >= 0 and t + n > tpm)) then
+  gr, gt = tonumber(ARGV[4]), math.max(n, tonumber(ARGV[5]))
+  if rpm >= 0 then gr = math.max(1, math.min(gr, math.floor((rpm - r) / 8))) end
+  if tpm >= 0 then gt = math.max(n, math.min(gt, math.floor((tpm - t) / 8))) end
 end
-local gr, gt = tonumber(ARGV[4]), math.max(n, tonumber(ARGV[5]))
-if rpm >= 0 then gr = math.max(1, math.min(gr, math.floor((rpm - r) / 8))) end
-if tpm >= 0 then gt = math.max(n, math.min(gt, math.floor((tpm - t) / 8))) end
-redis.call('HINCRBY', KEYS[1], 'r', gr)
-redis.call('HINCRBY', KEYS[1], 't', gt)
+redis.call('HSET', KEYS[1], 'r', r + gr, 't', t + gt)
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return {gr, gt, r, t}
 )lua";
@@ -148,11 +149,23 @@ net::awaitable<std::optional<Admission>> RedisRateLimits::admit_leased(const std
   if (!asking.answered) {
     asking.answered = std::make_shared<net::steady_timer>(executor_, net::steady_timer::time_point::max());
   }
+  // What the lease still holds goes back with the request for the next one, so that a thread
+  // holds no more than its last grant (and the unused tokens of its requests in flight).
+  std::int64_t back_requests = 0;
+  std::int64_t back_tokens = 0;
+  if (asking.window == window) {
+    back_requests = std::max<std::int64_t>(0, asking.requests);
+    back_tokens = std::max<std::int64_t>(0, asking.tokens);
+    asking.requests -= back_requests;
+    asking.tokens -= back_tokens;
+    asking.counted_requests -= back_requests;
+    asking.counted_tokens -= back_tokens;
+  }
   const std::string key = window_key(bucket, window);
   // Started before the co_await: GCC 12 miscompiles temporaries inside co_await expressions.
   auto answer =
       connection_->command({"EVALSHA", lease_sha(), "1", key, limits.rpm.value_or(-1), limits.tpm.value_or(-1), tokens,
-                            kLeaseRequests, tokens * kLeaseRequests, kExpiryMs},
+                            kLeaseRequests, tokens * kLeaseRequests, kExpiryMs, back_requests, back_tokens},
                            net::use_awaitable);
   const auto reply = co_await std::move(answer);
   // Looked up again: other requests ran while this one waited.

@@ -7,13 +7,15 @@
 // admit more than the limit between them.
 //
 // Leased (auth.state_leases): a request that the thread's lease of the window does not cover asks
-// Redis for a lease: up to kLeaseRequests requests and as many times its tokens, never more than an
-// eighth of what the window has left, and at least the request itself. Requests that find a lease
-// already being asked for wait for it, then take from it or ask again. Requests are then
-// admitted from the lease without a round trip, and refunds of unused tokens go back to it. Replicas still never admit
-// more than the limit between them (a lease is counted in Redis when granted), but a lease's unused part is held back
-// from the others: what a thread holds when its traffic stops, or when the window ends, goes unused. The headers'
-// remaining counts are this thread's view: what Redis had left at its last grant, plus what its lease still holds.
+// Redis for a lease: up to kLeaseRequests requests and as many times its tokens, never more than
+// an eighth of what the window has left, and at least the request itself; what the last lease
+// still held goes back in the same script, so a thread never holds more than its last grant.
+// Requests that find a lease already being asked for wait for it, then take from it or ask again.
+// Requests the lease covers are admitted without a round trip, and refunds of unused tokens go
+// back to it. Replicas still never admit more than the limit between them (a lease is counted in
+// Redis when granted), but a lease's unused part is held back from the others: what a thread holds
+// when its traffic stops, or when the window ends, goes unused. The headers' remaining counts are
+// this thread's view: what Redis had left at its last grant, plus what its lease still holds.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>

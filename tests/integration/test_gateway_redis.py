@@ -167,6 +167,24 @@ class SharedLimits(unittest.TestCase):
         self.assertLessEqual(used, 3000 * 1.05)
         self.assertGreater(used, 3000 * 0.7)  # the leases left little of the minute unused
 
+    def test_a_thread_gives_back_what_its_lease_held_when_it_asks_again(self):
+        inside_one_window(15)
+        a, b = self.gateway(threads=1, leases=True), self.gateway(threads=1, leases=True)
+        key = self.create_key(a, tpm=3000)
+        self.assertTrue(wait_for(lambda: self.chat_body(b, key, max_tokens=1)[0] != 401, 5))
+        # a's first lease: an eighth of the minute (375 tokens), of which this request takes ~100.
+        self.assertEqual(self.chat_body(a, key, max_tokens=100)[0], 200)
+        # Too large for what is left of it: a asks again and gives the rest back.
+        self.assertEqual(self.chat_body(a, key, max_tokens=1000)[0], 200)
+        # Too large for b's lease of its probe too: b asks Redis, and its headers show Redis's count.
+        status, _, headers = self.chat_body(b, key, max_tokens=400)
+        self.assertEqual(status, 200)
+        charged = 3000 - int(headers["x-ratelimit-remaining-tokens"])
+        # What a's requests used (its second reserved over 1,000), b's probe and this request (over
+        # 400): about 1,450. A lease kept by a would add its ~250 unused tokens.
+        self.assertLess(charged, 1650)
+        self.assertGreater(charged, 1400)
+
     def admit_the_rpm_once_between_two_replicas(self, leases):
         inside_one_window(20)
         a, b = self.gateway(leases=leases), self.gateway(leases=leases)
