@@ -358,6 +358,9 @@ std::optional<std::unique_ptr<Refusal>> Proxy::admit_shared_now(Context& ctx) {
   if (!limits.rpm && !limits.tpm) {
     return std::unique_ptr<Refusal>();
   }
+  if (!shared_limits_->leased()) {
+    return std::nullopt;  // every decision is a round trip: no bucket name to build twice
+  }
   const std::int64_t reserve = reservation_tokens(ctx.view);
   auto admission =
       shared_limits_->admit_now(ControlPlane::bucket(*ctx.key, ctx.view.model), limits, reserve, unix_ms());

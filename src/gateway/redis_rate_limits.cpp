@@ -99,10 +99,7 @@ net::awaitable<std::optional<Admission>> RedisRateLimits::admit(const std::strin
 
 std::optional<Admission> RedisRateLimits::admit_now(const std::string& bucket, const RateLimits& limits,
                                                     std::int64_t tokens, std::int64_t now_ms) {
-  if (!leased_) {
-    return std::nullopt;
-  }
-  const auto it = leases_.find(bucket);
+  const auto it = leased_ ? leases_.find(bucket) : leases_.end();
   if (it == leases_.end() || it->second.window != now_ms / kRateWindowMs) {
     return std::nullopt;
   }

@@ -44,6 +44,8 @@ class RedisRateLimits {
   RedisRateLimits(const RedisRateLimits&) = delete;
   RedisRateLimits& operator=(const RedisRateLimits&) = delete;
 
+  [[nodiscard]] bool leased() const { return leased_; }
+
   // The decision when it needs no round trip: leased, and the thread's lease covers the request.
   std::optional<Admission> admit_now(const std::string& bucket, const RateLimits& limits, std::int64_t tokens,
                                      std::int64_t now_ms);
