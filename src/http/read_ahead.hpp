@@ -1,9 +1,18 @@
 #pragma once
-// The read of a connection's next request, started as soon as the current request is in and left
-// pending while its handler works. It is also the watch for the client leaving: an end of stream
-// or an error while a handler watches calls that handler's on_close. The next request needs the
-// read anyway, so the watch costs nothing of its own (a peeking receive and its cancellation cost
-// a system call and two completions per request).
+// Every read of a server connection's requests, and the watch for its client leaving.
+//
+// The read of the next request starts as soon as the current request is in and stays pending
+// while its handler works, so an end of stream or an error while a handler watches calls that
+// handler's on_close: the next request needs the read anyway, so the watch costs nothing of its
+// own (a peeking receive and its cancellation cost a system call and two completions per request).
+//
+// Each read tells Asio's reactor when it left the socket empty, so that the next read waits for
+// the socket to be readable instead of first trying a receive that fails with EAGAIN: one system
+// call per request on a kept-alive connection. Asio's own receive cannot tell (it reports an
+// empty socket only at the end of stream), and its readiness wait re-arms epoll with a system
+// call of its own. The read asks the kernel, with TCP_INQ, how many bytes are left after it; a
+// pending end of stream counts as one. Where TCP_INQ is unavailable every read tries a receive
+// first, as Asio's do.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/system/error_code.hpp>
@@ -20,7 +29,8 @@ class ReadAhead {
  public:
   ReadAhead();
 
-  // Starts reading from `socket` into `room`, which must stay valid until the read completes.
+  // Starts reading from `socket` (always the same one) into `room`, which must stay valid until
+  // the read completes.
   void start(boost::asio::ip::tcp::socket& socket, std::span<char> room);
   // The read is in flight.
   [[nodiscard]] bool pending() const;
@@ -42,7 +52,8 @@ class ReadAhead {
 
  private:
   struct State;
-  class Done;
+  class Receive;
+  static void complete(State& state, boost::system::error_code ec, std::size_t bytes);
   std::shared_ptr<State> state_;
 };
 

@@ -60,10 +60,6 @@ std::string error_body(std::string_view message, std::string_view code) {
 // The least room the read ahead gets: a typical request head and body.
 constexpr std::size_t kReadAheadBytes = 1024;
 
-awaitable<std::tuple<error_code, std::size_t>> read_some(tcp::socket& socket, std::span<char> room) {
-  return socket.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
-}
-
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
@@ -259,9 +255,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
           ahead.take();
           break;
         }
-        auto read = ahead.pending() ? ahead.wait() : read_some(socket, reader.prepare());
+        if (!ahead.pending()) {
+          ahead.start(socket, reader.prepare());
+        }
         deadline.begin_until(deadline_ns);
-        const auto [read_ec, n] = co_await std::move(read);
+        const auto [read_ec, n] = co_await ahead.wait();
         deadline.end();
         if (read_ec) {
           ec = read_ec;
