@@ -21,12 +21,15 @@
 #include <cstddef>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 
 #include "core/append_number.hpp"
 #include "http/chunked_decoder.hpp"
 #include "http/io_deadline.hpp"
 #include "http/message_head.hpp"
 #include "http/read_buffer.hpp"
+#include "http/socket_receive.hpp"
+#include "http/write_now.hpp"
 
 namespace infergate::http {
 
@@ -81,7 +84,12 @@ template <class Stream>
 class StreamConnection final : public Connection {
  public:
   StreamConnection(Stream stream, std::string authority)
-      : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {}
+      : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {
+    if constexpr (kPlain) {
+      reactor_ = &reactor_of(stream_);
+      reports_left_ = report_bytes_left(stream_);
+    }
+  }
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::span<const std::string_view> body) override {
@@ -105,8 +113,16 @@ class StreamConnection final : public Connection {
     in_response_ = false;  // the last response is over; the next one has not begun
     buffer_.consume(handed_out_);
     handed_out_ = 0;
+    std::span<net::const_buffer> left(buffers.data(), buffers.size());
+    if constexpr (kPlain) {  // at once when the socket takes it all, as it almost always does
+      error_code ec;
+      left = write_now(stream_, left, ec);
+      if (ec || left.empty()) {
+        co_return ec;
+      }
+    }
     deadline_.begin(timeout_);
-    auto [ec, n] = co_await net::async_write(stream_, buffers, as_tuple);
+    auto [ec, n] = co_await net::async_write(stream_, left, as_tuple);
     co_return finished(ec);
   }
 
@@ -258,7 +274,11 @@ class StreamConnection final : public Connection {
   auto read_more() {
     const std::span<char> room = buffer_.prepare(kReadBytes);
     deadline_.begin(timeout_);
-    return stream_.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+    if constexpr (kPlain) {
+      return async_receive_some(*reactor_, stream_, room, reports_left_, as_tuple);
+    } else {
+      return stream_.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
+    }
   }
 
   // Takes in what read_more() got; the end of the connection is end_of_stream.
@@ -283,8 +303,13 @@ class StreamConnection final : public Connection {
     return ec && deadline_.expired() ? error_code(beast::error::timeout) : ec;
   }
 
+  static constexpr bool kPlain = std::is_same_v<Stream, tcp::socket>;
+
   Stream stream_;
   std::string authority_;
+  // Plain TCP: its reads use socket_receive.hpp's receive.
+  net::detail::reactor* reactor_ = nullptr;
+  bool reports_left_ = false;
   std::string head_;
   // Left uninitialised, so a slow stream that only ever fills its first page costs one page of
   // memory, not four (bench/gateway_memory.py).

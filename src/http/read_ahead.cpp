@@ -1,22 +1,15 @@
 #include "http/read_ahead.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/detail/reactor.hpp>
-#include <boost/asio/detail/reactor_op.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <array>
-#include <cerrno>
-#include <cstring>
 #include <optional>
 #include <utility>
+
+#include "http/socket_receive.hpp"
 
 namespace infergate::http {
 
@@ -25,41 +18,8 @@ using boost::system::error_code;
 using net::detail::reactor;
 using net::detail::reactor_op;
 
-namespace {
-
-// Asio keeps a socket's reactor registration in a protected member; a pointer to that member,
-// formed in a derived class, reaches it on any socket.
-struct SocketInternals : net::ip::tcp::socket {
-  static reactor::per_descriptor_data& registration(net::ip::tcp::socket& socket) {
-    constexpr auto impl = &SocketInternals::impl_;
-    return (socket.*impl).get_implementation().reactor_data_;
-  }
-};
-
-// Asks the kernel to report, with each receive, how many bytes the socket holds after it.
-bool report_bytes_left(int fd) {
-  const int on = 1;
-  return ::setsockopt(fd, SOL_TCP, TCP_INQ, &on, sizeof on) == 0;
-}
-
-// What TCP_INQ reported: the bytes left after the receive, non-zero when an end of stream is
-// pending; -1 when it reported nothing.
-int bytes_left(msghdr& msg) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_TCP && c->cmsg_type == TCP_CM_INQ) {
-      int left = 0;
-      std::memcpy(&left, CMSG_DATA(c), sizeof left);
-      return left;
-    }
-  }
-  return -1;
-}
-
-}  // namespace
-
-// One receive as a reactor operation, like Asio's own, except that it reports an emptied socket
-// as exhausted: the reactor then skips the speculative receive of the next read on it, until
-// epoll reports the socket readable again. Reused for every read of its connection.
+// The read as a reactor operation with socket_receive.hpp's receive; part of the state and reused
+// for every read of its connection, so a read allocates nothing.
 class ReadAhead::Receive : public reactor_op {
  public:
   Receive() : reactor_op(error_code(), &Receive::perform, &Receive::finish) {}
@@ -80,30 +40,7 @@ class ReadAhead::Receive : public reactor_op {
  private:
   static status perform(reactor_op* base) {
     auto* self = static_cast<Receive*>(base);
-    iovec iov{self->room_.data(), self->room_.size()};
-    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    if (self->reports_left_) {
-      msg.msg_control = control.data();
-      msg.msg_controllen = control.size();
-    }
-    const ssize_t n = ::recvmsg(self->fd_, &msg, MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-      return not_done;
-    }
-    if (n < 0) {
-      self->ec_ = error_code(errno, net::error::get_system_category());
-      return done;
-    }
-    if (n == 0) {
-      self->ec_ = net::error::eof;
-      return done;
-    }
-    self->ec_ = {};
-    self->bytes_transferred_ = static_cast<std::size_t>(n);
-    return self->reports_left_ && bytes_left(msg) == 0 ? done_and_exhausted : done;
+    return receive_once(self->fd_, self->room_, self->reports_left_, self->ec_, self->bytes_transferred_);
   }
 
   // `io_context` null: the io_context is going away with the read pending.
@@ -149,12 +86,12 @@ void ReadAhead::start(net::ip::tcp::socket& socket, std::span<char> room) {
   State& s = *state_;
   const int fd = socket.native_handle();
   if (s.io_reactor == nullptr) {
-    s.io_reactor = &net::use_service<reactor>(net::query(socket.get_executor(), net::execution::context));
-    s.reports_left = report_bytes_left(fd);
+    s.io_reactor = &reactor_of(socket);
+    s.reports_left = report_bytes_left(socket);
   }
   s.pending = true;
   s.receive.prepare(state_, fd, room, s.reports_left);
-  s.io_reactor->start_op(reactor::read_op, fd, SocketInternals::registration(socket), &s.receive, false, true);
+  start_read_op(*s.io_reactor, socket, &s.receive);
 }
 
 // Resumes the session if it waits, else keeps the result for it.

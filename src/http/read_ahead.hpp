@@ -6,13 +6,9 @@
 // handler's on_close: the next request needs the read anyway, so the watch costs nothing of its
 // own (a peeking receive and its cancellation cost a system call and two completions per request).
 //
-// Each read tells Asio's reactor when it left the socket empty, so that the next read waits for
-// the socket to be readable instead of first trying a receive that fails with EAGAIN: one system
-// call per request on a kept-alive connection. Asio's own receive cannot tell (it reports an
-// empty socket only at the end of stream), and its readiness wait re-arms epoll with a system
-// call of its own. The read asks the kernel, with TCP_INQ, how many bytes are left after it; a
-// pending end of stream counts as one. Where TCP_INQ is unavailable every read tries a receive
-// first, as Asio's do.
+// Its receives tell Asio's reactor when they leave the socket empty (socket_receive.hpp), so the
+// read of the next request on a kept-alive connection waits for readiness instead of first
+// failing a receive: one system call per request.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/system/error_code.hpp>

@@ -1,0 +1,136 @@
+#include "http/socket_receive.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "socket_pair.hpp"
+
+namespace infergate::http {
+namespace {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+using net::ip::tcp;
+
+struct Result {
+  error_code ec;
+  std::size_t bytes = 0;
+};
+
+// A receive on the server end of a loopback connection, and what it completed with.
+class SocketReceiveTest : public ::testing::Test {
+ protected:
+  void receive() {
+    result.reset();
+    async_receive_some(reactor_of(pair.server), pair.server, room, reports_left,
+                       [this](error_code ec, std::size_t bytes) {
+                         result = Result{ec, bytes};
+                       });
+  }
+
+  // Runs until the receive completes, for at most two seconds: a receive that never completes
+  // fails the test instead of hanging it.
+  void run_until_done() {
+    io.restart();
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!result && std::chrono::steady_clock::now() < end) {
+      io.run_one_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  net::io_context io;
+  SocketPair pair{io};
+  bool reports_left = report_bytes_left(pair.server);
+  std::array<char, 16> room{};
+  std::optional<Result> result;
+};
+
+TEST_F(SocketReceiveTest, TheKernelReportsWhatIsLeftOnLoopback) {
+  EXPECT_TRUE(reports_left);  // TCP_INQ: Linux 4.18 and later
+}
+
+TEST_F(SocketReceiveTest, ReceivesWhatArrives) {
+  receive();
+  net::write(pair.client, net::buffer("abc", 3));
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->ec);
+  EXPECT_EQ(std::string_view(room.data(), result->bytes), "abc");
+}
+
+TEST_F(SocketReceiveTest, MoreThanTheRoomIsReceivedByTheNextRead) {
+  net::write(pair.client, net::buffer("0123456789abcdefXYZ", 19));
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->bytes, room.size());
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(std::string_view(room.data(), result->bytes), "XYZ");
+}
+
+TEST_F(SocketReceiveTest, AReadAfterTheSocketWasEmptiedGetsWhatComesLater) {
+  // The first receive empties the socket: the next read waits for epoll to report more, and
+  // what comes while no read is pending is reported to it as well.
+  receive();
+  net::write(pair.client, net::buffer("a", 1));
+  run_until_done();
+  ASSERT_TRUE(result);
+  net::write(pair.client, net::buffer("bc", 2));
+  io.restart();
+  io.run_for(std::chrono::milliseconds(20));
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(std::string_view(room.data(), result->bytes), "bc");
+}
+
+TEST_F(SocketReceiveTest, AnEndOfStreamBehindTheLastBytesIsReported) {
+  receive();
+  net::write(pair.client, net::buffer("abc", 3));
+  pair.client.shutdown(tcp::socket::shutdown_send);
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->bytes, 3u);
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->ec, net::error::eof);
+}
+
+TEST_F(SocketReceiveTest, ClosingTheSocketAbortsAPendingRead) {
+  receive();
+  pair.server.close();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->ec, net::error::operation_aborted);
+}
+
+TEST(SocketReceive, APendingReadIsFreedWithItsIoContextWithoutCompleting) {
+  auto held = std::make_shared<int>(0);
+  bool called = false;
+  std::array<char, 16> room{};
+  {
+    net::io_context io;
+    SocketPair pair(io);
+    async_receive_some(reactor_of(pair.server), pair.server, room, report_bytes_left(pair.server),
+                       [held, &called](error_code, std::size_t) { called = true; });
+    io.poll();
+    EXPECT_EQ(held.use_count(), 2);
+  }
+  EXPECT_FALSE(called);
+  EXPECT_EQ(held.use_count(), 1);
+}
+
+}  // namespace
+}  // namespace infergate::http
