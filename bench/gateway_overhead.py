@@ -235,6 +235,8 @@ def report(load, mode, connections, results, rounds):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin", default="build/src/cli/infergate")
+    p.add_argument("--client", help="the infergate build that runs the bench load (default: --bin), to change the "
+                   "gateway without changing its load")
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3, help="runs per target, load generator and load, interleaved")
     p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
@@ -308,7 +310,8 @@ backend b
                     for name in names[shift:] + names[:shift]:
                         pid, base = targets[name]
                         for load in loads:
-                            r = measure(load, args.bin, tmp, name, pid, base, mode, connections, args.seconds)
+                            r = measure(load, args.client or args.bin, tmp, name, pid, base, mode, connections,
+                                        args.seconds)
                             results.setdefault((load, mode, connections, name), []).append(r)
                 for load in loads:
                     report(load, mode, connections, results, args.rounds)

@@ -17,6 +17,7 @@ after a pause of two ledger flush intervals, so the rows it writes after the loa
 
 Usage: /usr/bin/python3 bench/gateway_versions.py --baseline /tmp/base/build/src/cli/infergate
            [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16] [--auth | --redis]
+           [--load wrk|bench [--client BUILD]]
 Needs nginx and wrk (apt-get install nginx-light wrk)."""
 import argparse
 import json
@@ -28,8 +29,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import (create_unlimited_key, free_port, run_wrk, stop_all, wait_port,  # noqa: E402
-                              write_upstream)
+from gateway_overhead import (create_unlimited_key, free_port, run_bench, run_wrk, stop_all,  # noqa: E402
+                              wait_port, write_upstream)
 
 
 def cpu_split(pid):
@@ -58,6 +59,10 @@ def main():
     p.add_argument("--auth", action="store_true", help="virtual keys, limits and the usage ledger on")
     p.add_argument("--redis", action="store_true",
                    help="--auth with the rate-limit state in a redis-server (on core 0, beside the upstream)")
+    p.add_argument("--load", choices=("wrk", "bench"), default="wrk",
+                   help="load generator: wrk, or `infergate bench` (closed loop, below saturation) run by --client")
+    p.add_argument("--client", help="the infergate build that runs --load bench (default: --baseline), the same "
+                   "for both gateways")
     args = p.parse_args()
     args.auth = args.auth or args.redis
     tmp = tempfile.mkdtemp(prefix="ig-versions-")
@@ -106,9 +111,13 @@ def main():
             runs = {name: [] for name in gateways}
             for r in range(args.rounds):
                 for name in (("baseline", "candidate") if r % 2 == 0 else ("candidate", "baseline")):
-                    pid, port, _ = gateways[name]
+                    pid, port, key = gateways[name]
                     user0, system0 = cpu_split(pid)
-                    w = run_wrk("http://127.0.0.1:%d" % port, scripts[name], args.connections, args.seconds)
+                    if args.load == "bench":
+                        w = run_bench(args.client or args.baseline, "http://127.0.0.1:%d/v1" % port, body["model"], mode,
+                                      args.connections, args.seconds, key)
+                    else:
+                        w = run_wrk("http://127.0.0.1:%d" % port, scripts[name], args.connections, args.seconds)
                     if args.auth:
                         time.sleep(2 * LEDGER_FLUSH_MS / 1000)
                     user1, system1 = cpu_split(pid)
@@ -119,7 +128,8 @@ def main():
             def median(name, field):
                 return statistics.median(run[field] for run in runs[name])
 
-            print("\n%s, %d connections (medians of %d interleaved rounds)" % (mode, args.connections, args.rounds))
+            print("\n%s, %d connections, %s (medians of %d interleaved rounds)" % (mode, args.connections, args.load,
+                                                                                 args.rounds))
             print("  %-10s %10s %12s %12s %10s %9s %9s" % ("build", "req/s", "user us/req", "sys us/req",
                                                           "CPU us/req", "p50 ms", "p99 ms"))
             for name in gateways:
