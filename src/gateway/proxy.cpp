@@ -550,6 +550,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
         co_return;
       }
       conn = std::move(*opened);
+      conn->keep_timer_armed();  // this thread's loop runs until the gateway stops anyway
     }
     ctx.upstream = conn.get();
     conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));

@@ -150,8 +150,7 @@ class StreamConnection final : public Connection {
         remaining_ = parsed_.content_length;
         chunked_.reset();
         if (framing_ == BodyFraming::none) {
-          body_done_ = true;
-          deadline_.disarm();
+          complete_body();
         }
         co_return head;
       }
@@ -195,6 +194,8 @@ class StreamConnection final : public Connection {
   }
 
   void set_io_timeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
+
+  void keep_timer_armed() override { keep_timer_armed_ = true; }
 
   bool body_complete() const override { return !in_response_ || body_done_; }
 
@@ -266,7 +267,9 @@ class StreamConnection final : public Connection {
 
   void complete_body() {
     body_done_ = true;
-    deadline_.disarm();
+    if (!keep_timer_armed_) {
+      deadline_.disarm();
+    }
   }
 
   // A read of what the peer sends next into the buffer, as an operation to co_await (not a
@@ -326,6 +329,7 @@ class StreamConnection final : public Connection {
   bool in_response_ = false;
   bool body_done_ = false;
   bool keep_alive_ = true;
+  bool keep_timer_armed_ = false;
 };
 
 ssl::context& client_tls_context(bool verify) {

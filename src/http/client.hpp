@@ -74,6 +74,13 @@ class Connection {
   // Applies to each read and write from now on: the longest wait for the peer.
   virtual void set_io_timeout(std::chrono::milliseconds timeout) = 0;
 
+  // Leaves the connection's timer waiting when a response ends, instead of stopping it: the next
+  // request then only moves its deadline, where stopping and starting the timer again costs two
+  // timer-queue updates and a completion per request. An idle connection then holds pending work
+  // until its last deadline passes, which would keep a finishing io_context running: for loops
+  // that run anyway, such as the gateway's.
+  virtual void keep_timer_armed() = 0;
+
   // True once the current response body has been read to its end (nothing more will come).
   [[nodiscard]] virtual bool body_complete() const = 0;
 

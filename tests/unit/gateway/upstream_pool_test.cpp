@@ -21,6 +21,7 @@ class IdleConnection : public http::Connection {
     co_return std::string_view{};
   }
   void set_io_timeout(std::chrono::milliseconds) override {}
+  void keep_timer_armed() override {}
   [[nodiscard]] bool body_complete() const override { return true; }
   [[nodiscard]] bool reusable() const override { return reusable_; }
   void close() override { reusable_ = false; }

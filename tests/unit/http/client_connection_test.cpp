@@ -5,6 +5,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read_until.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 
@@ -188,6 +190,57 @@ TEST(ClientConnection, AMalformedHeadIsAnErrorNotAGuess) {
   const auto got = exchange(peer.url, 1);
   ASSERT_EQ(got.size(), 1U);
   EXPECT_EQ(got[0].error, bhttp::error::multiple_content_length);
+}
+
+TEST(ClientConnection, AConnectionThatKeepsItsTimerArmedOutlivesAnIdleDeadline) {
+  // Idle for longer than its I/O timeout between two responses, the connection's timer wakes
+  // with no operation pending: it must neither cancel the connection nor mark the next one late.
+  ScriptedPeer peer({kLength, kLength}, 1024);
+  net::io_context io;
+  std::vector<Received> got;
+  net::co_spawn(
+      io,
+      [&]() -> net::awaitable<void> {
+        auto opened = co_await Connection::open(io.get_executor(), peer.url, 5s);
+        if (!opened) {
+          ADD_FAILURE() << opened.error().message();
+          co_return;
+        }
+        auto& conn = **opened;
+        conn.keep_timer_armed();
+        conn.set_io_timeout(50ms);
+        for (int i = 0; i < 2; ++i) {
+          Received r;
+          const std::string_view body[] = {"{}"};
+          r.error = co_await conn.send("POST", "/v1/x", {}, body);
+          auto head = co_await conn.read_head();
+          if (!head) {
+            r.error = head.error();
+            got.push_back(r);
+            co_return;
+          }
+          r.status = head->status;
+          auto piece = co_await conn.read_body_some();
+          r.body = piece ? std::string(*piece) : "";
+          r.reusable = conn.reusable();
+          got.push_back(r);
+          net::steady_timer idle(io, 150ms);
+          co_await idle.async_wait(net::use_awaitable);
+        }
+      },
+      [](const std::exception_ptr& e) {
+        if (e) {
+          std::rethrow_exception(e);
+        }
+      });
+  io.run_for(20s);
+  ASSERT_EQ(got.size(), 2u);
+  for (const Received& r : got) {
+    EXPECT_FALSE(r.error) << r.error.message();
+    EXPECT_EQ(r.status, 429);
+    EXPECT_EQ(r.body, "slow!");
+    EXPECT_TRUE(r.reusable);
+  }
 }
 
 }  // namespace
