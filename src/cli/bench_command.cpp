@@ -92,6 +92,7 @@ void run_bench(const BenchArgs& args) {
   }
 
   if (args.worker_count > 0) {
+    end_with_parent(args.worker_parent);
     load = bench::load_share(load, args.worker_count, args.worker_index);
     load.threads = args.threads > 0 ? args.threads : 1;
   }
@@ -296,6 +297,7 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--worker-index", a->worker_index)->group("");
   cmd->add_option("--worker-count", a->worker_count)->group("");
+  cmd->add_option("--worker-parent", a->worker_parent)->group("");
   cmd->add_flag("--no-busy-poll", a->no_busy_poll,
                 "Sleep between events instead of spinning (saves a core, adds wake-up latency to timings)");
   cmd->add_option("--sweep", a->sweep,

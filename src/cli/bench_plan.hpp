@@ -72,7 +72,8 @@ struct BenchArgs {
   int threads = 1;
   int workers = 1;
   int worker_index = 0;
-  int worker_count = 0;  // set in a worker process that --workers started
+  int worker_count = 0;   // set in a worker process that --workers started
+  int worker_parent = 0;  // and the process that started it
 };
 
 struct Plan {
@@ -99,6 +100,9 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
 // --workers N: starts N copies of this command, each sending its share of the load at `base_url`,
 // and merges their results exactly (histograms pooled); prints and writes the merged result.
 void run_workers(const BenchArgs& args, const std::string& base_url);
+// In a worker: ends this process as soon as `parent` (the process that started it) ends, so that a
+// killed parent does not leave its workers sending load at an endpoint nobody reads results from.
+void end_with_parent(int parent);
 // --target: the same load on every target, interleaved in --rounds; prints them side by side.
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
                       const boost::json::object& config);

@@ -1,12 +1,15 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <boost/json/serialize.hpp>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -72,9 +75,9 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
     }
     words.push_back(original[i]);
   }
-  for (const std::string& extra :
-       {std::string("--worker-index"), std::to_string(index), std::string("--worker-count"), std::to_string(count),
-        std::string("--base-url"), base_url, std::string("--json"), w.json}) {
+  for (const std::string& extra : {std::string("--worker-index"), std::to_string(index), std::string("--worker-count"),
+                                   std::to_string(count), std::string("--worker-parent"), std::to_string(::getpid()),
+                                   std::string("--base-url"), base_url, std::string("--json"), w.json}) {
     words.push_back(extra);
   }
   if (with_records) {
@@ -107,6 +110,14 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
 
 void remember_command_line(int argc, char** argv) {
   command_line().assign(argv, argv + argc);
+}
+
+void end_with_parent(int parent) {
+  // The kernel kills this process when its parent ends from now on; a parent already gone is
+  // seen in getppid().
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || (parent > 0 && ::getppid() != parent)) {
+    std::_Exit(1);
+  }
 }
 
 void run_workers(const BenchArgs& args, const std::string& base_url) {
