@@ -16,6 +16,7 @@
 #include <barrier>
 #include <exception>
 #include <thread>
+#include <utility>
 
 #include "bench/failure.hpp"
 #include "core/clock.hpp"
@@ -205,15 +206,20 @@ class LoadRun {
     const double ramp_s = budget.base == kWarmupIndexBase ? 0 : load_.ramp_up_s;
     auto worker = [&](int number) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
+      std::int64_t ramp_start = 0;
       if (ramp_s > 0) {
+        ramp_start = started_ns_ + static_cast<std::int64_t>(ramp_s * 1e9 * number / active);
         net::steady_timer start(io_);
-        start.expires_at(to_time_point(started_ns_ + static_cast<std::int64_t>(ramp_s * 1e9 * number / active)));
+        start.expires_at(to_time_point(ramp_start));
         co_await start.async_wait(as_tuple);
       }
       while (available(budget)) {
         const std::uint64_t index = budget.base + budget.issued++;
         const std::uint64_t conversation_number = budget.base + budget.conversations++;
-        co_await conversation(conversation_number, index, monotonic_ns(), conn, budget, out);
+        // A ramped worker's first stream is due when the ramp starts it, so that a timer that
+        // fires late shows as scheduling lag (as in the open loop), not as a shifted schedule.
+        const std::int64_t due = ramp_start != 0 ? std::exchange(ramp_start, 0) : monotonic_ns();
+        co_await conversation(conversation_number, index, due, conn, budget, out);
       }
       if (--active == 0) {
         signal_.cancel();
