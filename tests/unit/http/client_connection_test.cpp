@@ -75,8 +75,16 @@ struct Received {
   bool reusable = false;
 };
 
+// How exchange() uses its connection.
+struct ExchangeOptions {
+  std::chrono::milliseconds io_timeout = 5s;
+  bool keep_timer_armed = false;
+  std::chrono::milliseconds idle = 0ms;  // after each response
+};
+
 // Sends `method` requests on one connection to the peer and reads each response whole.
-std::vector<Received> exchange(const Url& url, std::size_t count, std::string_view method = "POST") {
+std::vector<Received> exchange(const Url& url, std::size_t count, std::string_view method = "POST",
+                               ExchangeOptions options = {}) {
   net::io_context io;
   std::vector<Received> got;
   net::co_spawn(
@@ -88,7 +96,10 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
           co_return;
         }
         auto& conn = **opened;
-        conn.set_io_timeout(5s);
+        if (options.keep_timer_armed) {
+          conn.keep_timer_armed();
+        }
+        conn.set_io_timeout(options.io_timeout);
         for (std::size_t i = 0; i < count; ++i) {
           Received r;
           const std::string_view body[] = {"{", "}"};  // gathered into one Content-Length body
@@ -117,6 +128,10 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
           }
           r.reusable = conn.reusable();
           got.push_back(r);
+          if (options.idle > 0ms) {
+            net::steady_timer idle(io, options.idle);
+            co_await idle.async_wait(net::use_awaitable);
+          }
         }
       },
       [](const std::exception_ptr& e) {
@@ -196,44 +211,7 @@ TEST(ClientConnection, AConnectionThatKeepsItsTimerArmedOutlivesAnIdleDeadline) 
   // Idle for longer than its I/O timeout between two responses, the connection's timer wakes
   // with no operation pending: it must neither cancel the connection nor mark the next one late.
   ScriptedPeer peer({kLength, kLength}, 1024);
-  net::io_context io;
-  std::vector<Received> got;
-  net::co_spawn(
-      io,
-      [&]() -> net::awaitable<void> {
-        auto opened = co_await Connection::open(io.get_executor(), peer.url, 5s);
-        if (!opened) {
-          ADD_FAILURE() << opened.error().message();
-          co_return;
-        }
-        auto& conn = **opened;
-        conn.keep_timer_armed();
-        conn.set_io_timeout(50ms);
-        for (int i = 0; i < 2; ++i) {
-          Received r;
-          const std::string_view body[] = {"{}"};
-          r.error = co_await conn.send("POST", "/v1/x", {}, body);
-          auto head = co_await conn.read_head();
-          if (!head) {
-            r.error = head.error();
-            got.push_back(r);
-            co_return;
-          }
-          r.status = head->status;
-          auto piece = co_await conn.read_body_some();
-          r.body = piece ? std::string(*piece) : "";
-          r.reusable = conn.reusable();
-          got.push_back(r);
-          net::steady_timer idle(io, 150ms);
-          co_await idle.async_wait(net::use_awaitable);
-        }
-      },
-      [](const std::exception_ptr& e) {
-        if (e) {
-          std::rethrow_exception(e);
-        }
-      });
-  io.run_for(20s);
+  const auto got = exchange(peer.url, 2, "POST", {.io_timeout = 50ms, .keep_timer_armed = true, .idle = 150ms});
   ASSERT_EQ(got.size(), 2u);
   for (const Received& r : got) {
     EXPECT_FALSE(r.error) << r.error.message();
