@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "gateway/config.hpp"
+#include "http/send_batch.hpp"
 
 namespace infergate::gateway {
 
@@ -32,6 +33,8 @@ struct Gateway::Worker {
   // Each worker's sockets and timers are used by its own thread only (anything from outside is
   // posted), so the reactor need not lock each descriptor around every read and write.
   net::io_context io{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
+  // Before the server and the proxy, which look it up.
+  http::SendBatch& batch = http::SendBatch::install(io);
   Proxy proxy;
   http::Server server;
   std::thread thread;

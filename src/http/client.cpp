@@ -28,6 +28,7 @@
 #include "http/io_deadline.hpp"
 #include "http/message_head.hpp"
 #include "http/read_buffer.hpp"
+#include "http/send_batch.hpp"
 #include "http/socket_receive.hpp"
 #include "http/write_now.hpp"
 
@@ -88,6 +89,7 @@ class StreamConnection final : public Connection {
     if constexpr (kPlain) {
       reactor_ = &reactor_of(stream_);
       reports_left_ = report_bytes_left(stream_);
+      batch_ = SendBatch::find(net::query(stream_.get_executor(), net::execution::context));
     }
   }
 
@@ -116,7 +118,13 @@ class StreamConnection final : public Connection {
     std::span<net::const_buffer> left(buffers.data(), buffers.size());
     if constexpr (kPlain) {  // at once when the socket takes it all, as it almost always does
       error_code ec;
-      left = write_now(stream_, left, ec);
+      if (batch_ != nullptr && batch_->holding()) {
+        std::size_t sent = 0;
+        std::tie(ec, sent) = co_await batch_->async_send(stream_, left, as_tuple);
+        left = drop_sent(left, sent);
+      } else {
+        left = write_now(stream_, left, ec);
+      }
       if (ec || left.empty()) {
         co_return ec;
       }
@@ -313,6 +321,7 @@ class StreamConnection final : public Connection {
   // Plain TCP: its reads use socket_receive.hpp's receive.
   net::detail::reactor* reactor_ = nullptr;
   bool reports_left_ = false;
+  SendBatch* batch_ = nullptr;  // plain TCP: where requests wait for the end of the round, if anywhere
   std::string head_;
   // Left uninitialised, so a slow stream that only ever fills its first page costs one page of
   // memory, not four (bench/gateway_memory.py).

@@ -25,6 +25,7 @@
 #include "http/io_deadline.hpp"
 #include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
+#include "http/send_batch.hpp"
 #include "http/write_now.hpp"
 
 namespace infergate::http {
@@ -63,9 +64,11 @@ constexpr std::size_t kReadAheadBytes = 1024;
 class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
-  SessionExchange(tcp::socket& socket, const RequestReader& request, std::string& head, ReadAhead& ahead,
-                  std::int64_t received_ns, bool keep_alive)
+  // `batch`: where sends wait for the end of the round, if anywhere.
+  SessionExchange(tcp::socket& socket, SendBatch* batch, const RequestReader& request, std::string& head,
+                  ReadAhead& ahead, std::int64_t received_ns, bool keep_alive)
       : socket_(socket),
+        batch_(batch),
         request_(request),
         head_(head),
         received_ns_(received_ns),
@@ -143,6 +146,7 @@ class SessionExchange final : public Exchange {
   }
 
   tcp::socket& socket_;
+  SendBatch* batch_;
   const RequestReader& request_;
   std::string& head_;
   std::int64_t received_ns_;
@@ -179,7 +183,14 @@ class SessionExchange final : public Exchange {
   // end the response.
   awaitable<error_code> write(std::span<net::const_buffer> buffers, bool last) {
     error_code ec;
-    const auto left = write_now(socket_, buffers, ec);
+    std::span<net::const_buffer> left;
+    if (batch_ != nullptr && batch_->holding()) {
+      std::size_t sent = 0;
+      std::tie(ec, sent) = co_await batch_->async_send(socket_, buffers, as_tuple);
+      left = drop_sent(buffers, sent);
+    } else {
+      left = write_now(socket_, buffers, ec);
+    }
     if (!ec && !left.empty()) {
       std::tie(ec, std::ignore) = co_await net::async_write(socket_, left, as_tuple);
     }
@@ -212,7 +223,8 @@ awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_vi
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  Impl(net::io_context& io, Handler h, ServerLimits l) : acceptor(io), handler(std::move(h)), limits(l) {}
+  Impl(net::io_context& io, Handler h, ServerLimits l)
+      : acceptor(io), batch(SendBatch::find(io)), handler(std::move(h)), limits(l) {}
 
   awaitable<void> accept_loop() {
     auto self = shared_from_this();
@@ -278,7 +290,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         ahead.start(socket, reader.spare(kReadAheadBytes));
       }
       const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, reader, head, ahead, monotonic_ns(), keep_alive);
+      SessionExchange exchange(socket, batch, reader, head, ahead, monotonic_ns(), keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);
@@ -320,6 +332,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   }
 
   tcp::acceptor acceptor;
+  SendBatch* batch;
   Handler handler;
   ServerLimits limits;
 };

@@ -11,9 +11,6 @@ namespace infergate::http {
 
 namespace net = boost::asio;
 
-namespace {
-
-// How many bytes one non-blocking sendmsg of `buffers` took; 0 when the socket would block.
 std::size_t send_some(int fd, std::span<const net::const_buffer> buffers, boost::system::error_code& ec) {
   // Past this many pieces the rest goes in the asynchronous write that follows.
   constexpr std::size_t kMaxPieces = 64;
@@ -49,11 +46,7 @@ std::size_t send_some(int fd, std::span<const net::const_buffer> buffers, boost:
   }
 }
 
-}  // namespace
-
-std::span<net::const_buffer> write_now(net::ip::tcp::socket& socket, std::span<net::const_buffer> buffers,
-                                       boost::system::error_code& ec) {
-  std::size_t sent = send_some(socket.native_handle(), buffers, ec);
+std::span<net::const_buffer> drop_sent(std::span<net::const_buffer> buffers, std::size_t sent) {
   // Compacts what is left to the front: each buffer is read before its slot or a later one is
   // written.
   std::size_t left = 0;
@@ -66,6 +59,11 @@ std::span<net::const_buffer> write_now(net::ip::tcp::socket& socket, std::span<n
     sent = 0;
   }
   return buffers.first(left);
+}
+
+std::span<net::const_buffer> write_now(net::ip::tcp::socket& socket, std::span<net::const_buffer> buffers,
+                                       boost::system::error_code& ec) {
+  return drop_sent(buffers, send_some(socket.native_handle(), buffers, ec));
 }
 
 }  // namespace infergate::http

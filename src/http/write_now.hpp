@@ -8,9 +8,17 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/system/error_code.hpp>
 
+#include <cstddef>
 #include <span>
 
 namespace infergate::http {
+
+// How many bytes one non-blocking sendmsg of `buffers` on `fd` took: 0 when the socket would
+// block. `ec` is set only on a real error.
+std::size_t send_some(int fd, std::span<const boost::asio::const_buffer> buffers, boost::system::error_code& ec);
+
+// The tail of `buffers` after their first `sent` bytes, rewritten in place.
+std::span<boost::asio::const_buffer> drop_sent(std::span<boost::asio::const_buffer> buffers, std::size_t sent);
 
 // Sends as much of `buffers` as the socket accepts now (one non-blocking sendmsg), and returns
 // what is left to send: the tail of `buffers`, rewritten in place. `ec` is set only on a real
