@@ -51,6 +51,26 @@ SendBatch::SendBatch(net::execution_context& context)
 void SendBatch::hold(detail::HeldSend* send) {
   scheduler_.work_started();
   held_.push(send);
+  if (++held_count_ == kMostHeld) {
+    op_queue<scheduler_operation> done;
+    send_held(done);
+    scheduler_.post_deferred_completions(done);
+  }
+}
+
+void SendBatch::send_held(op_queue<scheduler_operation>& done) {
+  while (!held_.empty()) {
+    auto* send = static_cast<detail::HeldSend*>(held_.front());
+    held_.pop();
+    // Closed since: its descriptor may already belong to another socket.
+    if (send->socket->is_open()) {
+      send->sent = send_some(send->socket->native_handle(), send->buffers, send->ec);
+    } else {
+      send->ec = net::error::operation_aborted;
+    }
+    done.push(send);
+  }
+  held_count_ = 0;
 }
 
 void SendBatch::poll(long usec, op_queue<scheduler_operation>& ops) {
@@ -72,17 +92,7 @@ void SendBatch::run(long usec, op_queue<scheduler_operation>& ops) {
     poll(usec, ops);
     return;
   }
-  while (!held_.empty()) {
-    auto* send = static_cast<detail::HeldSend*>(held_.front());
-    held_.pop();
-    // Closed since: its descriptor may already belong to another socket.
-    if (send->socket->is_open()) {
-      send->sent = send_some(send->socket->native_handle(), send->buffers, send->ec);
-    } else {
-      send->ec = net::error::operation_aborted;
-    }
-    ops.push(send);
-  }
+  send_held(ops);
   // The sends' completions are queued, so a poll now must not block.
   if (!polled_) {
     poll(0, ops);
@@ -101,6 +111,7 @@ void SendBatch::shutdown() {
     held_.pop();
     send->destroy();
   }
+  held_count_ = 0;
 }
 
 }  // namespace infergate::http

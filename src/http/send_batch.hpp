@@ -107,6 +107,8 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
 
  private:
   void hold(detail::HeldSend* send);
+  // Sends everything held, and queues the completions in `done`.
+  void send_held(boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& done);
   // Polls epoll (blocking for up to `usec`, -1: no limit) and notes whether to hold sends.
   void poll(long usec, boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& ops);
   void run(long usec, boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& ops) override;
@@ -115,7 +117,12 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
 
   boost::asio::detail::scheduler& scheduler_;
   boost::asio::detail::reactor& reactor_;
+  // Held sends go out together once there are this many, not only at the round's end: each one
+  // waits for the handlers after it, and a response that takes several reads waits that long
+  // for each.
+  static constexpr int kMostHeld = 8;
   boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation> held_;
+  int held_count_ = 0;
   // Whether the last run polled epoll: a run that sends skips the poll only when the one before
   // it polled, so handlers that send again and again cannot keep epoll from being polled.
   bool polled_ = true;

@@ -146,6 +146,22 @@ TEST_F(SendBatchTest, HandlersThatSendAgainAndAgainDoNotKeepEpollUnpolled) {
   EXPECT_LE(*sends_when_read, 3);
 }
 
+TEST_F(SendBatchTest, EightHeldSendsGoOutWithoutWaitingForTheRoundsEnd) {
+  std::size_t waiting_after_seven = 0;
+  std::size_t waiting_after_eight = 0;
+  int completed = 0;
+  net::post(io, [&] {
+    for (int i = 1; i <= 8; ++i) {
+      batch.async_send(a.server, reply, [&](error_code ec, std::size_t) { completed += ec ? 0 : 1; });
+      (i == 7 ? waiting_after_seven : waiting_after_eight) = waiting_at_client(a);
+    }
+  });
+  run_until([&] { return completed == 8; });
+  EXPECT_EQ(waiting_after_seven, 0U);
+  EXPECT_EQ(waiting_after_eight, 8 * 5U);
+  EXPECT_EQ(completed, 8);
+}
+
 TEST(SendBatch, SendsHeldWhenTheContextGoesAwayAreFreedWithoutRunning) {
   auto token = std::make_shared<int>(0);
   bool ran = false;
