@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -43,6 +44,8 @@ struct Deployment {
   std::chrono::milliseconds idle_timeout{60'000};        // between body reads
   std::chrono::milliseconds total_timeout{600'000};      // arrival -> last byte
   bool tls_verify = true;
+  // UpstreamPool::origin_of(base, tls_verify): the idle connections this deployment may use.
+  std::size_t origin = 0;
 
   std::atomic<int> in_flight{0};
   std::atomic<std::int64_t> ttft_ewma_us{0};  // 0 until the first measurement

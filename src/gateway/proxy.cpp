@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <strings.h>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -23,6 +22,7 @@
 #include "gateway/request_id.hpp"
 #include "gateway/sse_relay.hpp"
 #include "http/fetch.hpp"
+#include "http/message_head.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
 #include "openai/outgoing_body.hpp"
@@ -59,13 +59,9 @@ bool is_timeout(const error_code& ec) {
   return ec == boost::beast::error::timeout || ec == net::error::timed_out;
 }
 
-bool header_is(std::string_view name, std::string_view expected) {
-  return name.size() == expected.size() && ::strncasecmp(name.data(), expected.data(), name.size()) == 0;
-}
-
 // Upstream headers a client of the gateway still needs: rate-limit state and Retry-After.
 bool passes_through(std::string_view name) {
-  return header_is(name, "retry-after") || (name.size() > 12 && ::strncasecmp(name.data(), "x-ratelimit-", 12) == 0);
+  return http::iequals(name, "retry-after") || (name.size() > 12 && http::iequals(name.substr(0, 12), "x-ratelimit-"));
 }
 
 double jitter() {
@@ -477,7 +473,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         a.error =
             fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
         ctx.upstream = nullptr;
-        pool_.release(d->base, std::move(a.conn));
+        pool_.release(d->origin, std::move(a.conn));
         if (ctx.client_gone) {
           co_return;
         }
@@ -485,7 +481,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         a.outcome = status >= 400 ? AttemptOutcome::client_error : AttemptOutcome::success;
         co_await relay(ex, ctx, *a.conn, a.head, a.head_ns);
         ctx.upstream = nullptr;
-        pool_.release(d->base, std::move(a.conn));
+        pool_.release(d->origin, std::move(a.conn));
         co_return;
       }
     }
@@ -535,7 +531,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
   // A pooled keep-alive connection may have been closed by the upstream meanwhile: one more try
   // on a fresh connection tells that apart from a real failure.
   for (bool fresh_only = false;; fresh_only = true) {
-    auto conn = fresh_only ? nullptr : pool_.take(d.base);
+    auto conn = fresh_only ? nullptr : pool_.take(d.origin);
     const bool reused = conn != nullptr;
     if (!reused) {
       auto opened =
@@ -632,7 +628,7 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
   }
   for (std::size_t i = 0; i < head.header_count(); ++i) {
     const http::Header h = head.header_at(i);
-    if (passes_through(h.name) && !(own_limits && !header_is(h.name, "retry-after"))) {
+    if (passes_through(h.name) && !(own_limits && !http::iequals(h.name, "retry-after"))) {
       headers.push_back(h);
     }
   }

@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 
+#include "gateway/upstream_pool.hpp"
 #include "http/fetch.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
@@ -35,6 +36,7 @@ std::unique_ptr<Deployment> make_deployment(const ProviderConfig& provider, cons
   d->idle_timeout = provider.idle_timeout;
   d->total_timeout = provider.total_timeout;
   d->tls_verify = provider.tls_verify;
+  d->origin = UpstreamPool::origin_of(d->base, d->tls_verify);
   return d;
 }
 

@@ -1,33 +1,40 @@
 #include "gateway/upstream_pool.hpp"
 
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 namespace infergate::gateway {
 
-std::size_t UpstreamPool::UrlHash::operator()(const http::Url& url) const {
-  const std::hash<std::string> text;
-  return text(url.host) ^ (text(url.path) * 31) ^ (std::size_t{url.port} << 1) ^ std::size_t{url.tls};
+std::size_t UpstreamPool::origin_of(const http::Url& base, bool tls_verify) {
+  static std::mutex lock;
+  static std::unordered_map<std::string, std::size_t> numbers;
+  std::string key = (base.tls ? "https://" : "http://") + base.authority();
+  if (base.tls && !tls_verify) {
+    key += " unverified";  // never shares a connection with a deployment that verifies
+  }
+  const std::lock_guard guard(lock);
+  return numbers.try_emplace(std::move(key), numbers.size()).first->second;
 }
 
-bool UpstreamPool::UrlEqual::operator()(const http::Url& a, const http::Url& b) const {
-  return a.tls == b.tls && a.port == b.port && a.host == b.host && a.path == b.path;
-}
-
-std::unique_ptr<http::Connection> UpstreamPool::take(const http::Url& url) {
-  auto& idle = idle_[url];
-  if (idle.empty()) {
+std::unique_ptr<http::Connection> UpstreamPool::take(std::size_t origin) {
+  if (origin >= idle_.size() || idle_[origin].empty()) {
     return nullptr;
   }
-  auto connection = std::move(idle.back());
-  idle.pop_back();
+  auto connection = std::move(idle_[origin].back());
+  idle_[origin].pop_back();
   return connection;
 }
 
-void UpstreamPool::release(const http::Url& url, std::unique_ptr<http::Connection> connection) {
+void UpstreamPool::release(std::size_t origin, std::unique_ptr<http::Connection> connection) {
   if (!connection || !connection->reusable()) {
     return;
   }
-  auto& idle = idle_[url];
-  if (idle.size() < max_idle_) {
-    idle.push_back(std::move(connection));
+  if (origin >= idle_.size()) {
+    idle_.resize(origin + 1);
+  }
+  if (idle_[origin].size() < max_idle_) {
+    idle_[origin].push_back(std::move(connection));
   }
 }
 

@@ -15,7 +15,6 @@
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/container/small_vector.hpp>
 
-#include <strings.h>
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -60,7 +59,7 @@ Header ResponseHead::header_at(std::size_t index) const {
 std::string_view ResponseHead::header(std::string_view name) const {
   for (std::size_t i = 0; i < spans_.size(); ++i) {
     const Header h = header_at(i);
-    if (h.name.size() == name.size() && ::strncasecmp(h.name.data(), name.data(), name.size()) == 0) {
+    if (iequals(h.name, name)) {
       return h.value;
     }
   }

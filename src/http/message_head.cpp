@@ -1,6 +1,5 @@
 #include "http/message_head.hpp"
 
-#include <strings.h>
 #include <boost/beast/http/error.hpp>
 
 #include <algorithm>
@@ -151,10 +150,6 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
 }
 
 }  // namespace
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && ::strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 std::string_view MessageHead::header(std::string_view name) const {
   for (const Header& h : fields) {

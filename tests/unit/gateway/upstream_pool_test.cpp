@@ -30,10 +30,25 @@ class IdleConnection : public http::Connection {
   bool reusable_;
 };
 
+TEST(UpstreamPool, AnOriginIsItsSchemeHostPortAndVerificationNotItsPath) {
+  const auto origin = [](const char* url, bool verify = true) {
+    return UpstreamPool::origin_of(http::parse_url(url), verify);
+  };
+  // Two providers behind one server (vLLM and an embedding model on one nginx) share connections.
+  EXPECT_EQ(origin("http://127.0.0.1:8000/plain/v1"), origin("http://127.0.0.1:8000/sse/v1"));
+  EXPECT_NE(origin("http://127.0.0.1:8000/v1"), origin("http://127.0.0.1:8001/v1"));
+  EXPECT_NE(origin("http://localhost:8000/v1"), origin("http://127.0.0.1:8000/v1"));
+  EXPECT_NE(origin("http://api.example.com/v1"), origin("https://api.example.com/v1"));
+  // A connection opened without verifying the certificate is never handed to a provider that
+  // verifies it.
+  EXPECT_NE(origin("https://api.example.com/v1", false), origin("https://api.example.com/v1", true));
+  EXPECT_EQ(origin("https://api.example.com/v1"), origin("https://api.example.com/other/v1"));
+}
+
 TEST(UpstreamPool, KeepsReusableConnectionsPerOriginAndHandsOutTheLastKept) {
   UpstreamPool pool;
-  const http::Url a = http::parse_url("http://127.0.0.1:8000/v1");
-  const http::Url b = http::parse_url("http://127.0.0.1:8001/v1");
+  const std::size_t a = UpstreamPool::origin_of(http::parse_url("http://127.0.0.1:8000/v1"), true);
+  const std::size_t b = UpstreamPool::origin_of(http::parse_url("http://127.0.0.1:8001/v1"), true);
   EXPECT_EQ(pool.take(a), nullptr);
 
   auto first = std::make_unique<IdleConnection>(true);
@@ -53,7 +68,7 @@ TEST(UpstreamPool, KeepsReusableConnectionsPerOriginAndHandsOutTheLastKept) {
 
 TEST(UpstreamPool, KeepsAtMostItsLimitPerOrigin) {
   UpstreamPool pool(2);
-  const http::Url a = http::parse_url("http://127.0.0.1:8000/v1");
+  const std::size_t a = UpstreamPool::origin_of(http::parse_url("http://127.0.0.1:8000/v1"), true);
   for (int i = 0; i < 3; ++i) {
     pool.release(a, std::make_unique<IdleConnection>(true));
   }

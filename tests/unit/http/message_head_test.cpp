@@ -198,5 +198,17 @@ TEST(MessageHead, MangledHeadsFailCleanly) {
   }
 }
 
+TEST(MessageHead, NamesCompareWithoutCaseForAsciiLettersOnly) {
+  EXPECT_TRUE(iequals("Content-Length", "content-length"));
+  EXPECT_TRUE(iequals("X-RATELIMIT-", "x-ratelimit-"));
+  EXPECT_TRUE(iequals("", ""));
+  EXPECT_FALSE(iequals("content-length", "content-lengths"));
+  EXPECT_FALSE(iequals("content-length", "content_length"));
+  // Characters 0x20 apart that are not letters are not one another's case.
+  EXPECT_FALSE(iequals("@", "`"));
+  EXPECT_FALSE(iequals("[", "{"));
+  EXPECT_FALSE(iequals("\xC4", "\xE4"));
+}
+
 }  // namespace
 }  // namespace infergate::http
