@@ -150,11 +150,16 @@ TEST_F(SendBatchTest, EightHeldSendsGoOutWithoutWaitingForTheRoundsEnd) {
   std::size_t waiting_after_seven = 0;
   std::size_t waiting_after_eight = 0;
   int completed = 0;
+  const auto send = [&] {
+    batch.async_send(a.server, reply, [&](error_code ec, std::size_t) { completed += ec ? 0 : 1; });
+  };
   net::post(io, [&] {
-    for (int i = 1; i <= 8; ++i) {
-      batch.async_send(a.server, reply, [&](error_code ec, std::size_t) { completed += ec ? 0 : 1; });
-      (i == 7 ? waiting_after_seven : waiting_after_eight) = waiting_at_client(a);
+    for (int i = 0; i < 7; ++i) {
+      send();
     }
+    waiting_after_seven = waiting_at_client(a);
+    send();
+    waiting_after_eight = waiting_at_client(a);
   });
   run_until([&] { return completed == 8; });
   EXPECT_EQ(waiting_after_seven, 0U);
