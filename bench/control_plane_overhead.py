@@ -15,7 +15,7 @@ A gateway's CPU is read two ledger flush intervals after its run, so the rows it
 access log write after the load count too.
 
 Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
-           [--loads wrk,bench]
+           [--loads wrk,bench] [--modes plain,stream] [--connections 1,16,64] [--variants local,redis,lease]
 Needs nginx, wrk and redis-server (apt-get install nginx-light wrk redis-server)."""
 import argparse
 import os
@@ -66,8 +66,12 @@ def main():
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
+    p.add_argument("--modes", default="plain,stream", help="bodies: plain, stream or both")
+    p.add_argument("--connections", default="1,16,64", help="connection counts, comma-separated")
+    p.add_argument("--variants", default="local,redis,lease", help="variants compared with off: local, redis, lease")
     args = p.parse_args()
     loads = args.loads.split(",")
+    variants = ("off",) + tuple(args.variants.split(","))
     tmp = tempfile.mkdtemp(prefix="ig-control-")
     procs = []
 
@@ -101,7 +105,6 @@ def main():
         start(["nginx", "-c", upstream_conf], 0, upstream_port)
         start(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
               0, redis_port)
-        variants = ("off", "local", "redis", "lease")
         gateways = {}
         for variant in variants:
             port = free_port()
@@ -110,8 +113,8 @@ def main():
             gateways[variant] = (gw.pid, "http://127.0.0.1:%d" % port, key)
 
         direct = "http://127.0.0.1:%d" % upstream_port
-        for mode in ("plain", "stream"):
-            for connections in (1, 16, 64):
+        for mode in args.modes.split(","):
+            for connections in (int(c) for c in args.connections.split(",")):
                 runs = {(load, v): [] for load in loads for v in ("direct",) + variants}
                 for round_index in range(args.rounds):
                     for load in loads:

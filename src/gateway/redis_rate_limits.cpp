@@ -3,6 +3,8 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 #include "core/append_number.hpp"
 
 namespace infergate::gateway {
@@ -92,6 +94,11 @@ RedisRateLimits::RedisRateLimits(const net::any_io_executor& executor, RedisAddr
 
 RedisRateLimits::~RedisRateLimits() = default;
 
+std::int64_t RedisRateLimits::lease_size(std::int64_t used, std::int64_t elapsed_ms) {
+  const std::int64_t paced = used * kLeaseSpanMs / std::max<std::int64_t>(1, elapsed_ms);
+  return std::clamp(paced, kLeaseRequests, kMostLeaseRequests);
+}
+
 net::awaitable<std::optional<Admission>> RedisRateLimits::admit(const std::string& bucket, const RateLimits& limits,
                                                                 std::int64_t tokens, std::int64_t now_ms) {
   return leased_ ? admit_leased(bucket, limits, tokens, now_ms) : admit_exact(bucket, limits, tokens, now_ms);
@@ -158,11 +165,15 @@ net::awaitable<std::optional<Admission>> RedisRateLimits::admit_leased(const std
     asking.counted_requests -= back_requests;
     asking.counted_tokens -= back_tokens;
   }
+  if (asking.granted_requests > 0) {
+    asking.wanted = lease_size(asking.granted_requests - back_requests, now_ms - asking.granted_at_ms);
+  }
+  const std::int64_t wanted = asking.wanted;
   const std::string key = window_key(bucket, window);
   // Started before the co_await: GCC 12 miscompiles temporaries inside co_await expressions.
   auto answer =
       connection_->command({"EVALSHA", lease_sha(), "1", key, limits.rpm.value_or(-1), limits.tpm.value_or(-1), tokens,
-                            kLeaseRequests, tokens * kLeaseRequests, kExpiryMs, back_requests, back_tokens},
+                            wanted, tokens * wanted, kExpiryMs, back_requests, back_tokens},
                            net::use_awaitable);
   const auto reply = co_await std::move(answer);
   // Looked up again: other requests ran while this one waited.
@@ -183,6 +194,8 @@ net::awaitable<std::optional<Admission>> RedisRateLimits::admit_leased(const std
     lease.window = window;
     lease.requests = lease.tokens = lease.counted_requests = lease.counted_tokens = 0;
   }
+  lease.granted_requests = granted_requests;
+  lease.granted_at_ms = now_ms;
   if (lease.window == window) {
     // A limit the key did not have until now may have left a count below zero.
     lease.requests = std::max<std::int64_t>(0, lease.requests) + granted_requests;

@@ -7,9 +7,9 @@
 // admit more than the limit between them.
 //
 // Leased (auth.state_leases): a request that the thread's lease of the window does not cover asks
-// Redis for a lease: up to kLeaseRequests requests and as many times its tokens, never more than
-// an eighth of what the window has left, and at least the request itself; what the last lease
-// still held goes back in the same script, so a thread never holds more than its last grant.
+// Redis for a lease: lease_size() requests and as many times its tokens, never more than an eighth
+// of what the window has left, and at least the request itself; what the last lease still held
+// goes back in the same script, so a thread never holds more than its last grant.
 // Requests that find a lease already being asked for wait for it, then take from it or ask again.
 // Requests the lease covers are admitted without a round trip, and refunds of unused tokens go
 // back to it. Replicas still never admit more than the limit between them (a lease is counted in
@@ -35,8 +35,13 @@ namespace infergate::gateway {
 
 class RedisRateLimits {
  public:
-  // The most requests one lease holds.
+  // How many requests a thread asks a lease for: what it admitted from its last lease, scaled to
+  // kLeaseSpanMs of that pace, between kLeaseRequests and kMostLeaseRequests. A fixed size ran out
+  // every few milliseconds under load, and the requests behind each ask waited for its round trip.
   static constexpr std::int64_t kLeaseRequests = 64;
+  static constexpr std::int64_t kMostLeaseRequests = 65536;
+  static constexpr std::int64_t kLeaseSpanMs = 100;
+  static std::int64_t lease_size(std::int64_t used, std::int64_t elapsed_ms);
 
   RedisRateLimits(const boost::asio::any_io_executor& executor, RedisAddress address, std::chrono::milliseconds timeout,
                   bool leases = false);
@@ -67,6 +72,10 @@ class RedisRateLimits {
     // The window's counts in Redis after the last grant, leases included.
     std::int64_t counted_requests = 0;
     std::int64_t counted_tokens = 0;
+    // The last grant: how many requests, when, and how many to ask for next time.
+    std::int64_t granted_requests = 0;
+    std::int64_t granted_at_ms = 0;
+    std::int64_t wanted = kLeaseRequests;
     bool asking = false;  // a lease request is in flight
     // Woken (cancelled) when that request has its answer; waited on by the requests behind it.
     std::shared_ptr<boost::asio::steady_timer> answered;
