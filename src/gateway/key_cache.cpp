@@ -36,6 +36,10 @@ bool matches(std::string_view presented, const KeyHash& stored) {
   return true;
 }
 
+// Every KeyCache's snapshots are numbered from this one count: a number is never reused, so the one
+// a thread remembers cannot name another cache's snapshot.
+std::atomic<std::uint64_t> last_generation{0};
+
 }  // namespace
 
 KeyCache::KeyCache(KeyStore& store, std::chrono::milliseconds interval, std::function<void()> also)
@@ -76,6 +80,7 @@ void KeyCache::refresh() {
     keys->emplace(std::move(id), std::make_shared<const KeyRecord>(std::move(record)));
   }
   keys_.store(std::move(keys));
+  generation_.store(last_generation.fetch_add(1, std::memory_order_relaxed) + 1, std::memory_order_release);
   if (also_) {
     also_();
   }
@@ -107,7 +112,14 @@ AuthResult KeyCache::authenticate(std::string_view authorization, std::int64_t n
     result.status = AuthStatus::malformed;
     return result;
   }
-  const auto keys = keys_.load();
+  // The snapshot this thread read last, kept until a refresh numbers a new one.
+  thread_local std::uint64_t seen_generation = 0;
+  thread_local std::shared_ptr<const Keys> seen_keys;
+  if (const std::uint64_t generation = generation_.load(std::memory_order_acquire); generation != seen_generation) {
+    seen_keys = keys_.load();
+    seen_generation = generation;
+  }
+  const Keys* keys = seen_keys.get();
   const auto it = keys->find(*id);
   if (it == keys->end()) {
     (void)hash_key(key);  // as much work as a known id's first check, so that timing tells nothing

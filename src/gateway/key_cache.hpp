@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,10 @@ class KeyCache {
   std::chrono::milliseconds interval_;
   std::function<void()> also_;
   std::atomic<std::shared_ptr<const Keys>> keys_;
+  // Numbers keys_'s snapshots, unique in the process: a thread that saw this number last uses the
+  // snapshot it read then, without touching keys_. Each read of keys_ takes its lock bit and
+  // counts a reference, on one cache line that every I/O thread would write per request.
+  std::atomic<std::uint64_t> generation_{0};
   std::mutex refresh_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_;

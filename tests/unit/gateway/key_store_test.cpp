@@ -154,6 +154,32 @@ TEST_F(KeyStoreTest, ARevocationElsewhereReachesTheCacheWithinItsInterval) {
   EXPECT_EQ(cache.authenticate(bearer(key.key), now()).status, AuthStatus::revoked);
 }
 
+// Each thread keeps the snapshot it read last: it must be the snapshot of the cache asked, and the
+// newest one as soon as a refresh has read the store.
+TEST_F(KeyStoreTest, AThreadNeverChecksAKeyAgainstAnotherCachesSnapshot) {
+  KeyStore store_a(path);
+  KeyStore store_b((dir / "other.db").string());
+  const auto key_a = store_a.create(KeySettings{});
+  const auto key_b = store_b.create(KeySettings{});
+  {
+    KeyCache a(store_a, std::chrono::hours(1));
+    KeyCache b(store_b, std::chrono::hours(1));
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_EQ(a.authenticate(bearer(key_a.key), now()).status, AuthStatus::ok);
+      EXPECT_EQ(b.authenticate(bearer(key_a.key), now()).status, AuthStatus::unknown);
+      EXPECT_EQ(b.authenticate(bearer(key_b.key), now()).status, AuthStatus::ok);
+      EXPECT_EQ(a.authenticate(bearer(key_b.key), now()).status, AuthStatus::unknown);
+    }
+    store_a.revoke(key_a.record.id);
+    a.refresh();  // as the admin API does after a change
+    EXPECT_EQ(a.authenticate(bearer(key_a.key), now()).status, AuthStatus::revoked);
+  }
+  // A cache made where the last one was freed starts from its own store.
+  const KeyCache again(store_b, std::chrono::hours(1));
+  EXPECT_EQ(again.authenticate(bearer(key_b.key), now()).status, AuthStatus::ok);
+  EXPECT_EQ(again.authenticate(bearer(key_a.key), now()).status, AuthStatus::unknown);
+}
+
 TEST(KeySettingsJson, AppliesFieldsAndRefusesWrongOnesWithoutChangingAnything) {
   KeySettings s;
   ASSERT_FALSE(apply_settings_json(
