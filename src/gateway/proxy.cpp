@@ -610,7 +610,8 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, Attempt
 // Plain functions beside relay(), a coroutine: its frame keeps every local of its body for the
 // whole response, and Asio recycles frames of up to 1 KiB only.
 
-void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns) {
+void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns,
+                           bool sse) {
   ctx.status = head.status;
   ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
   char overhead[24];
@@ -633,7 +634,10 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
     }
   }
   const std::string_view content_type = head.header("Content-Type");
-  ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers);
+  // A stream's length can change on the way (its usage chunk may be removed); a body relayed
+  // whole keeps the upstream's, as nginx and haproxy pass it on, so clients read it unframed.
+  ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers,
+                  sse ? std::nullopt : head.content_length);
 }
 
 std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_code& ec,
@@ -655,7 +659,7 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
 awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
                              std::int64_t head_ns) {
   const bool sse = head.header("Content-Type").find("text/event-stream") != std::string_view::npos;
-  begin_response(ex, ctx, head, head_ns);
+  begin_response(ex, ctx, head, head_ns, sse);
   // What is read on the way: the events of a stream, or a non-streamed body's usage.
   std::variant<SseRelay, openai::UsageScanner> reader =
       sse ? std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<SseRelay>, ctx.strip_usage)

@@ -225,6 +225,9 @@ class StreamConnection final : public Connection {
     head.reserve_text(text_bytes);
     head.status = parsed.status;
     head.keep_alive = parsed.keep_alive;
+    if (parsed.framing == BodyFraming::length) {
+      head.content_length = parsed.content_length;
+    }
     for (const Header& field : parsed.fields) {
       head.add_header(field.name, field.value);
     }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,7 @@ class ResponseHead {
  public:
   int status = 0;
   bool keep_alive = true;
+  std::optional<std::uint64_t> content_length;  // when the body is delimited by one
 
   // Room for `bytes` of names and values, so that adding them does not reallocate.
   void reserve_text(std::size_t bytes) { text_.reserve(bytes); }

@@ -93,21 +93,29 @@ class SessionExchange final : public Exchange {
     co_return co_await write(buffers, true);
   }
 
-  void begin_stream(int status, std::string_view content_type, std::span<const Header> extra) override {
+  void begin_stream(int status, std::string_view content_type, std::span<const Header> extra,
+                    std::optional<std::uint64_t> content_length) override {
     started_ = true;
     head_.clear();
     append_head(status, content_type, extra);
-    head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+    if (content_length) {
+      head_ += "Content-Length: ";
+      append_decimal(head_, static_cast<std::int64_t>(*content_length));
+      head_ += "\r\n\r\n";
+    } else {
+      head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+    }
+    length_left_ = content_length;
     head_pending_ = true;
   }
 
   // Both prepare the chunk's buffers at once; the write itself starts when awaited.
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {
-    return write(std::span(chunk_buffers_.data(), prepare_chunk({&data, 1}, last)), last);
+    return write_pieces({&data, 1}, last);
   }
 
   awaitable<error_code> write_chunk_gathered(std::span<const std::string_view> pieces, bool last) override {
-    return write(std::span(chunk_buffers_.data(), prepare_chunk(pieces, last)), last);
+    return write_pieces(pieces, last);
   }
 
   awaitable<error_code> end_stream() override { co_return co_await write_chunk({}, true); }
@@ -150,6 +158,37 @@ class SessionExchange final : public Exchange {
   const RequestReader& request_;
   std::string& head_;
   std::int64_t received_ns_;
+  awaitable<error_code> write_pieces(std::span<const std::string_view> pieces, bool last) {
+    if (!length_left_) {
+      return write(std::span(chunk_buffers_.data(), prepare_chunk(pieces, last)), last);
+    }
+    std::size_t count = 0;
+    if (head_pending_) {
+      chunk_buffers_[count++] = net::buffer(head_);
+    }
+    std::uint64_t size = 0;
+    for (const std::string_view piece : pieces) {
+      if (!piece.empty()) {
+        chunk_buffers_[count++] = net::buffer(piece);
+        size += piece.size();
+      }
+    }
+    if (size > *length_left_) {
+      // Bytes past the length the head announced would be read as the start of the next response.
+      return ready(net::error::message_size);
+    }
+    *length_left_ -= size;
+    if (count == 0) {  // the end of a body whose bytes have all gone
+      if (last) {
+        finished_ = *length_left_ == 0;
+      }
+      return ready({});
+    }
+    return write(std::span(chunk_buffers_.data(), count), last);
+  }
+
+  static awaitable<error_code> ready(error_code ec) { co_return ec; }
+
   // One chunk of `pieces` (and the terminating chunk when `last`) in chunk_buffers_, after the
   // head if it has not gone yet; returns how many buffers that takes.
   std::size_t prepare_chunk(std::span<const std::string_view> pieces, bool last) {
@@ -196,7 +235,7 @@ class SessionExchange final : public Exchange {
     }
     head_pending_ = false;
     if (last) {
-      finished_ = !ec;
+      finished_ = !ec && (!length_left_ || *length_left_ == 0);
     }
     co_return ec;
   }
@@ -205,6 +244,7 @@ class SessionExchange final : public Exchange {
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
+  std::optional<std::uint64_t> length_left_;  // of a body whose length the head announced
   ReadAhead& ahead_;
   std::array<char, 24> size_line_{};
   // Head, size line, pieces, CRLF, terminating chunk.

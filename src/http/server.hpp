@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -50,7 +51,13 @@ class Exchange {
   // (written at once, TCP_NODELAY), then the terminating chunk. begin_stream() only prepares the
   // head, which goes out with the first chunk, and `last` sends the terminating chunk in the same
   // write: one system call where a short response allows it.
-  virtual void begin_stream(int status, std::string_view content_type, std::span<const Header> extra = {}) = 0;
+  // With `content_length` (a body relayed whole, its length known from its source) the head says
+  // so instead and the chunks are the body's bytes, unframed. A write that would pass the length
+  // fails with message_size and sends nothing; a response that ends short of it (a `last` write
+  // short of it, or none) is not finished, so the connection is closed and the client sees the
+  // truncation.
+  virtual void begin_stream(int status, std::string_view content_type, std::span<const Header> extra = {},
+                            std::optional<std::uint64_t> content_length = std::nullopt) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   // One chunk made of `pieces` (at most kMaxChunkPieces), gathered by the write, not copied.
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk_gathered(

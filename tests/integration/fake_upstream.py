@@ -7,6 +7,7 @@
 /stall    reads the request and never answers
 /drip     streams one token every 0.2 s, 20 in all
 /embed    answers an embeddings request with JSON
+/short    answers with a JSON body cut short of its Content-Length, then closes the connection
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
@@ -53,6 +54,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "embed":
             self.send_json(200, b'{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]}],'
                                 b'"model":"fake","usage":{"prompt_tokens":3,"total_tokens":3}}')
+            return
+        if mode == "short":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b'{"choices":[{"message":')
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
             return
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')

@@ -15,6 +15,18 @@ from processes import Gateway, Sim, bench, free_port, raw_request, read_tokens, 
 CHAT = {"model": "gemma-4-31b", "messages": [{"role": "user", "content": "hello there"}], "max_tokens": 4}
 
 
+def read_head(sock):
+    """A response head read from `sock`, and the bytes that came after it."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError("connection closed before the response head: %r" % data)
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head + b"\r\n", rest
+
+
 def access_log_lines(path):
     def read():
         with open(path) as f:
@@ -312,6 +324,40 @@ class GatewayRetries(unittest.TestCase):
         finally:
             gw.close()
         self.assertEqual((status, body["data"][0]["embedding"], body["usage"]["prompt_tokens"]), (200, [0.1, 0.2], 3))
+
+    def test_a_whole_body_keeps_the_upstreams_length_on_a_kept_alive_connection(self):
+        gw = Gateway("--upstream", self.fake.url + "/embed")
+        try:
+            body = json.dumps({"model": "fake", "input": "three words here"}).encode()
+            request = raw_request(body).replace(b"/v1/chat/completions", b"/v1/embeddings")
+            with socket.create_connection(("127.0.0.1", gw.port), timeout=10) as s:
+                for _ in range(2):  # the second answer comes on the same connection
+                    s.sendall(request)
+                    head, rest = read_head(s)
+                    self.assertIn(b"Content-Length: ", head)
+                    self.assertNotIn(b"Transfer-Encoding", head)
+                    length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+                    while len(rest) < length:
+                        rest += s.recv(65536)
+                    self.assertEqual(len(rest), length)  # nothing after it: no chunk framing
+                    self.assertEqual(json.loads(rest)["usage"]["prompt_tokens"], 3)
+        finally:
+            gw.close()
+
+    def test_a_body_cut_short_of_its_length_ends_the_connection(self):
+        gw = Gateway("--upstream", self.fake.url + "/short", "--max-attempts", "1")
+        try:
+            with socket.create_connection(("127.0.0.1", gw.port), timeout=10) as s:
+                s.sendall(raw_request(json.dumps({"model": "fake", "messages": []}).encode()))
+                head, rest = read_head(s)
+                self.assertIn(b"Content-Length: 100\r\n", head)
+                while chunk := s.recv(65536):  # the gateway closes the connection: the read ends
+                    rest += chunk
+                self.assertEqual(rest, b'{"choices":[{"message":')
+            with urllib.request.urlopen(gw.url + "/health", timeout=10) as r:  # and goes on serving
+                self.assertEqual(r.status, 200)
+        finally:
+            gw.close()
 
     def test_no_upstream_answers_at_start(self):
         from processes import BIN
