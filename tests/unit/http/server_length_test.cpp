@@ -1,0 +1,128 @@
+// Responses whose body length the handler announces (a body relayed whole): unframed bytes, the
+// connection kept for the next request; a body that ends short or runs over closes it.
+#include <gtest/gtest.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <array>
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "http/server.hpp"
+
+namespace infergate::http {
+namespace {
+
+namespace net = boost::asio;
+using net::ip::tcp;
+
+constexpr std::string_view kRequest = "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
+
+// A server on loopback whose every request `handler` answers, run on its own thread.
+class RunningServer {
+ public:
+  explicit RunningServer(Handler handler) : server_(io_, std::move(handler)) {
+    port = server_.listen("127.0.0.1", 0);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~RunningServer() {
+    io_.stop();
+    thread_.join();
+  }
+  RunningServer(const RunningServer&) = delete;
+  RunningServer& operator=(const RunningServer&) = delete;
+
+  std::uint16_t port = 0;
+
+ private:
+  net::io_context io_;
+  Server server_;
+  std::thread thread_;
+};
+
+// Everything the server sends on one connection after `requests`, until it closes the connection.
+std::string exchange(std::uint16_t port, int requests) {
+  net::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  std::string all;
+  for (int i = 0; i < requests; ++i) {
+    all += kRequest;
+  }
+  net::write(socket, net::buffer(all));
+  socket.shutdown(tcp::socket::shutdown_send);
+  std::string received;
+  boost::system::error_code ec;
+  net::read(socket, net::dynamic_buffer(received), ec);
+  return received;
+}
+
+std::size_t count(std::string_view text, std::string_view what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(ServerKnownLength, SendsTheBodyUnframedAndKeepsTheConnection) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "application/json", {}, 11);
+    co_await ex.write_chunk("hello ");
+    const std::array<std::string_view, 1> rest{"world"};
+    co_await ex.write_chunk_gathered(rest, true);
+  });
+  const std::string received = exchange(server.port, 2);
+  EXPECT_EQ(count(received, "Content-Length: 11\r\n\r\nhello world"), 2U) << received;
+  EXPECT_EQ(received.find("Transfer-Encoding"), std::string::npos);
+  EXPECT_EQ(received.find("0\r\n\r\n"), std::string::npos);  // no terminating chunk
+}
+
+TEST(ServerKnownLength, AnEmptyBodyEndsWithItsHead) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "application/json", {}, 0);
+    co_await ex.write_chunk({}, true);
+  });
+  const std::string received = exchange(server.port, 2);
+  EXPECT_EQ(count(received, "Content-Length: 0\r\n\r\n"), 2U) << received;
+}
+
+TEST(ServerKnownLength, ABodyThatEndsShortClosesTheConnection) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "application/json", {}, 11);
+    co_await ex.write_chunk("hello", true);
+  });
+  const std::string received = exchange(server.port, 2);
+  // One response, cut short; the second request is never answered.
+  EXPECT_EQ(count(received, "HTTP/1.1 200"), 1U) << received;
+  EXPECT_TRUE(received.ends_with("\r\n\r\nhello")) << received;
+}
+
+TEST(ServerKnownLength, AWritePastTheLengthSendsNothingAndClosesTheConnection) {
+  std::atomic<bool> refused{false};
+  RunningServer server([&refused](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "application/json", {}, 3);
+    const auto ec = co_await ex.write_chunk("too long", true);
+    refused = ec == net::error::message_size;
+  });
+  EXPECT_EQ(exchange(server.port, 2), "");
+  EXPECT_TRUE(refused);
+}
+
+TEST(ServerKnownLength, AStreamWithoutALengthStaysChunked) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("data: 1\n\n", true);
+  });
+  const std::string received = exchange(server.port, 1);
+  EXPECT_NE(received.find("Transfer-Encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n0\r\n\r\n"), std::string::npos)
+      << received;
+}
+
+}  // namespace
+}  // namespace infergate::http
