@@ -109,7 +109,7 @@ class SessionExchange final : public Exchange {
     head_pending_ = true;
   }
 
-  // Both prepare the chunk's buffers at once; the write itself starts when awaited.
+  // Both prepare the buffers at once; the write itself starts when awaited.
   awaitable<error_code> write_chunk(std::string_view data, bool last) override {
     return write_pieces({&data, 1}, last);
   }
@@ -153,34 +153,24 @@ class SessionExchange final : public Exchange {
     }
   }
 
-  tcp::socket& socket_;
-  SendBatch* batch_;
-  const RequestReader& request_;
-  std::string& head_;
-  std::int64_t received_ns_;
+  // The body's next bytes, `pieces`, after the head if it has not gone yet: as one chunk (and the
+  // terminating chunk when `last`) or, when the head announced a length, as they are.
   awaitable<error_code> write_pieces(std::span<const std::string_view> pieces, bool last) {
-    if (!length_left_) {
-      return write(std::span(chunk_buffers_.data(), prepare_chunk(pieces, last)), last);
-    }
-    std::size_t count = 0;
-    if (head_pending_) {
-      chunk_buffers_[count++] = net::buffer(head_);
-    }
     std::uint64_t size = 0;
     for (const std::string_view piece : pieces) {
-      if (!piece.empty()) {
-        chunk_buffers_[count++] = net::buffer(piece);
-        size += piece.size();
+      size += piece.size();
+    }
+    if (length_left_) {
+      if (size > *length_left_) {
+        // Bytes past the announced length would be read as the start of the next response.
+        return ready(net::error::message_size);
       }
+      *length_left_ -= size;
     }
-    if (size > *length_left_) {
-      // Bytes past the length the head announced would be read as the start of the next response.
-      return ready(net::error::message_size);
-    }
-    *length_left_ -= size;
-    if (count == 0) {  // the end of a body whose bytes have all gone
+    const std::size_t count = prepare(pieces, size, last);
+    if (count == 0) {  // nothing to send: an announced length's end, its bytes all gone before
       if (last) {
-        finished_ = *length_left_ == 0;
+        finished_ = length_met();
       }
       return ready({});
     }
@@ -189,30 +179,32 @@ class SessionExchange final : public Exchange {
 
   static awaitable<error_code> ready(error_code ec) { co_return ec; }
 
-  // One chunk of `pieces` (and the terminating chunk when `last`) in chunk_buffers_, after the
-  // head if it has not gone yet; returns how many buffers that takes.
-  std::size_t prepare_chunk(std::span<const std::string_view> pieces, bool last) {
+  // Whether the body has had every byte its head announced (a chunked one always has).
+  [[nodiscard]] bool length_met() const { return !length_left_ || *length_left_ == 0; }
+
+  // `pieces` (`size` bytes in all) in chunk_buffers_, after the head if it has not gone yet, in a
+  // chunk of their own unless the head announced a length; returns how many buffers that takes.
+  std::size_t prepare(std::span<const std::string_view> pieces, std::uint64_t size, bool last) {
     std::size_t count = 0;
     if (head_pending_) {
       chunk_buffers_[count++] = net::buffer(head_);
     }
-    std::size_t size = 0;
-    for (const std::string_view piece : pieces) {
-      size += piece.size();
-    }
-    if (size != 0) {  // an empty chunk would end the body
+    const bool chunked = !length_left_;
+    if (chunked && size != 0) {  // an empty chunk would end the body
       auto* end = std::to_chars(size_line_.data(), size_line_.data() + 16, size, 16).ptr;
       *end++ = '\r';
       *end++ = '\n';
       chunk_buffers_[count++] = net::buffer(size_line_.data(), static_cast<std::size_t>(end - size_line_.data()));
-      for (const std::string_view piece : pieces) {
-        if (!piece.empty()) {
-          chunk_buffers_[count++] = net::buffer(piece);
-        }
+    }
+    for (const std::string_view piece : pieces) {
+      if (!piece.empty()) {
+        chunk_buffers_[count++] = net::buffer(piece);
       }
+    }
+    if (chunked && size != 0) {
       chunk_buffers_[count++] = net::buffer("\r\n", 2);
     }
-    if (last) {
+    if (chunked && last) {
       chunk_buffers_[count++] = net::buffer("0\r\n\r\n", 5);
     }
     return count;
@@ -235,11 +227,16 @@ class SessionExchange final : public Exchange {
     }
     head_pending_ = false;
     if (last) {
-      finished_ = !ec && (!length_left_ || *length_left_ == 0);
+      finished_ = !ec && length_met();
     }
     co_return ec;
   }
 
+  tcp::socket& socket_;
+  SendBatch* batch_;
+  const RequestReader& request_;
+  std::string& head_;
+  std::int64_t received_ns_;
   bool keep_alive_;
   bool started_ = false;
   bool finished_ = false;
