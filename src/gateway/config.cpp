@@ -24,7 +24,7 @@ void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
     r.problem(node, "server", "must be a mapping");
     return;
   }
-  r.known_keys(node, "server", {"host", "port", "threads", "access_log", "drain_ms"});
+  r.known_keys(node, "server", {"host", "port", "threads", "access_log", "drain_ms", "busy_poll_us"});
   r.milliseconds(node, "drain_ms", "server", out.drain);
   if (node["host"]) {
     out.host = r.text(node["host"], "server.host").value_or(out.host);
@@ -37,6 +37,11 @@ void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
   }
   if (node["access_log"]) {
     out.access_log = r.text(node["access_log"], "server.access_log").value_or("");
+  }
+  if (node["busy_poll_us"]) {
+    // Events that arrive during the wait are handled at its end: a millisecond late at most.
+    out.busy_poll = std::chrono::microseconds(
+        r.number<int>(node["busy_poll_us"], "server.busy_poll_us", 0, 1000).value_or(out.busy_poll.count()));
   }
 }
 

@@ -26,10 +26,13 @@ namespace infergate::gateway {
 namespace net = boost::asio;
 
 struct Gateway::Worker {
-  Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, AccessLog* log, ControlPlane* control)
+  Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, const ServerConfig& config, AccessLog* log,
+         ControlPlane* control)
       : proxy(snapshot, options.proxy, log, control, io.get_executor()),
         server(
-            io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {}
+            io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {
+    batch.spin_before_sleep(config.busy_poll);
+  }
   // Each worker's sockets and timers are used by its own thread only (anything from outside is
   // posted), so the reactor need not lock each descriptor around every read and write.
   net::io_context io{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
@@ -64,7 +67,7 @@ Gateway::Gateway(GatewayOptions options)
   const int threads =
       server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, access_log_.get(), control_.get()));
+    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, server_, access_log_.get(), control_.get()));
   }
 }
 

@@ -62,6 +62,24 @@ TEST(Config, AuthProblemsAreReported) {
   }
 }
 
+TEST(Config, BusyPollingIsAtMostAMillisecondAndZeroTurnsItOff) {
+  const std::string tail =
+      "providers: {a: {base_url: 'http://127.0.0.1:1'}}\n"
+      "models: {m: {deployments: [{provider: a, model: x}]}}\n";
+  EXPECT_EQ(parse_config("server: {busy_poll_us: 0}\n" + tail, "g.yaml", &kEnv).server.busy_poll,
+            std::chrono::microseconds(0));
+  EXPECT_EQ(parse_config("server: {busy_poll_us: 1000}\n" + tail, "g.yaml", &kEnv).server.busy_poll,
+            std::chrono::microseconds(1000));
+  try {
+    parse_config("server: {busy_poll_us: 5000}\n" + tail, "g.yaml", &kEnv);
+    FAIL() << "accepted a wait of 5 ms";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.yaml:1:24: server.busy_poll_us: must be between 0 and 1000"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Config, LeasesOfTheRateLimitsNeedRedis) {
   const std::string tail =
       "providers: {a: {base_url: 'http://127.0.0.1:1'}}\n"
@@ -136,6 +154,7 @@ TEST(Config, ServerSectionAndDefaults) {
       "g.yaml", &kEnv);
   EXPECT_EQ(c.server.port, 9000);
   EXPECT_EQ(c.server.threads, 2);
+  EXPECT_EQ(c.server.busy_poll, std::chrono::microseconds(10));
   EXPECT_EQ(c.models[0].strategy, "least_in_flight");
   EXPECT_EQ(c.models[0].retry.max_attempts, 3);
   EXPECT_EQ(c.providers.at("p").base.path, "/v1");

@@ -2,17 +2,21 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "socket_pair.hpp"
 
@@ -165,6 +169,44 @@ TEST_F(SendBatchTest, EightHeldSendsGoOutWithoutWaitingForTheRoundsEnd) {
   EXPECT_EQ(waiting_after_seven, 0U);
   EXPECT_EQ(waiting_after_eight, 8 * 5U);
   EXPECT_EQ(completed, 8);
+}
+
+TEST_F(SendBatchTest, BusyPollingStopsAfterLongSleepsAndComesBackAfterShortOnes) {
+  const auto wait = [&](std::chrono::microseconds how_long) {
+    net::steady_timer timer(io, how_long);
+    bool fired = false;
+    timer.async_wait([&](error_code) { fired = true; });
+    run_until([&] { return fired; });
+  };
+  batch.spin_before_sleep(std::chrono::milliseconds(2));
+  EXPECT_EQ(batch.spin(), std::chrono::milliseconds(2));
+  for (int i = 0; i < 12; ++i) {  // halved each time: 2 ms is under 2^11 µs
+    wait(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(batch.spin(), std::chrono::nanoseconds(0));
+  for (int i = 0; i < 20; ++i) {
+    wait(std::chrono::microseconds(100));
+  }
+  // Doubled until a wait caught the timer (about 256 µs), from then on with nothing to adapt to.
+  EXPECT_GT(batch.spin(), std::chrono::nanoseconds(0));
+  EXPECT_LE(batch.spin(), std::chrono::milliseconds(2));
+}
+
+TEST_F(SendBatchTest, AHandlerPostedFromAnotherThreadEndsTheWaitAtOnce) {
+  batch.spin_before_sleep(std::chrono::seconds(2));
+  std::atomic<std::int64_t> posted_ns{0};
+  std::int64_t ran_ns = 0;
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // into the wait
+    posted_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+    net::post(io, [&] { ran_ns = std::chrono::steady_clock::now().time_since_epoch().count(); });
+  });
+  auto work = net::make_work_guard(io);
+  io.run_one_for(std::chrono::seconds(5));
+  other.join();
+  ASSERT_NE(ran_ns, 0);
+  EXPECT_LT(std::chrono::nanoseconds(ran_ns - posted_ns), std::chrono::seconds(1))
+      << "the handler waited for the wait's end";
 }
 
 TEST(SendBatch, SendsHeldWhenTheContextGoesAwayAreFreedWithoutRunning) {
