@@ -5,7 +5,8 @@ request streams) sits on core 0 with the load generator; the proxy under test ru
 For each target (direct, infergate, nginx, haproxy), each body (plain, stream), 16 and 64
 connections and each load generator it reports requests/s, p50/p99 latency added over direct, and
 the proxy's CPU time per request (utime + stime from /proc, over the run). Each figure is the
-median of interleaved rounds: this machine's speed drifts from one minute to the next. infergate
+median of interleaved rounds: this machine's speed drifts from one minute to the next (the ratios
+to the better of nginx and haproxy are also given round by round, with their range). infergate
 runs with request IDs, metrics, access log (to a file) and usage parsing on, as in production.
 
 Two load generators, closed loop with the same connections: wrk, light enough to saturate the
@@ -229,6 +230,13 @@ def report(load, mode, connections, results, rounds):
     best_rps = max(med(n, "rps") for n in ("nginx", "haproxy"))
     print("  infergate / best of nginx, haproxy: CPU per request %.2f, req/s %.2f" %
           (med("infergate", "cpu_us") / best, med("infergate", "rps") / best_rps))
+    # The same ratios within each round, whose runs are seconds apart: the machine's drift
+    # between rounds cancels, and their spread says how far a ratio above is from noise.
+    runs = [results[(load, mode, connections, n)] for n in ("infergate", "nginx", "haproxy")]
+    cpu = sorted(ours["cpu_us"] / min(a["cpu_us"], b["cpu_us"]) for ours, a, b in zip(*runs))
+    rps = sorted(ours["rps"] / max(a["rps"], b["rps"]) for ours, a, b in zip(*runs))
+    print("  the same, round by round: CPU per request %.2f [%.2f-%.2f], req/s %.2f [%.2f-%.2f] (median [range])" %
+          (statistics.median(cpu), cpu[0], cpu[-1], statistics.median(rps), rps[0], rps[-1]))
     sys.stdout.flush()
 
 
