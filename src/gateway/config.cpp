@@ -39,7 +39,7 @@ void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
     out.access_log = r.text(node["access_log"], "server.access_log").value_or("");
   }
   if (node["busy_poll_us"]) {
-    // Events that arrive during the wait are handled at its end: a millisecond late at most.
+    // Longer waits only burn the core: 20 µs already cost CPU for nothing (bench/RESULTS.md).
     out.busy_poll = std::chrono::microseconds(
         r.number<int>(node["busy_poll_us"], "server.busy_poll_us", 0, 1000).value_or(out.busy_poll.count()));
   }

@@ -31,7 +31,7 @@ struct Gateway::Worker {
       : proxy(snapshot, options.proxy, log, control, io.get_executor()),
         server(
             io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {
-    batch.spin_before_sleep(config.busy_poll);
+    batch.busy_poll(config.busy_poll);
   }
   // Each worker's sockets and timers are used by its own thread only (anything from outside is
   // posted), so the reactor need not lock each descriptor around every read and write.

@@ -2,8 +2,6 @@
 
 #include <boost/asio/error.hpp>
 
-#include <algorithm>
-
 #include "core/clock.hpp"
 #include "http/write_now.hpp"
 
@@ -30,16 +28,6 @@ struct Reveal {
 };
 
 template struct Reveal<TaskMember, &scheduler::task_>;
-
-// Tells the core this is a wait loop: the sibling hyperthread gets the pipeline, and leaving the
-// loop does not flush it.
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
 
 }  // namespace
 
@@ -88,16 +76,18 @@ void SendBatch::send_held(op_queue<scheduler_operation>& done) {
 
 void SendBatch::poll(long usec, op_queue<scheduler_operation>& ops) {
   op_queue<scheduler_operation> ready;
-  if (usec == 0 || most_spin_ns_ == 0) {
+  if (usec == 0 || !busy_poll_.enabled()) {
     reactor_.run(usec, ready);
   } else {
     const std::int64_t start = monotonic_ns();
-    if (!spin(ready)) {
+    if (!busy_poll_.wait([&] {
+          reactor_.run(0, ready);
+          return !ready.empty();
+        })) {
       reactor_.run(usec, ready);
-      adapt_spin(monotonic_ns() - start);
+      busy_poll_.slept(monotonic_ns() - start);
     }
-    // Only now: an interrupt that came before the spin began must end it.
-    interrupted_.store(false, std::memory_order_relaxed);
+    busy_poll_.woke();
   }
   polled_ = true;
   int count = 0;
@@ -124,39 +114,8 @@ void SendBatch::run(long usec, op_queue<scheduler_operation>& ops) {
   polled_ = false;
 }
 
-bool SendBatch::spin(op_queue<scheduler_operation>& ready) {
-  if (spin_ns_ == 0) {
-    return false;
-  }
-  const std::int64_t until = monotonic_ns() + spin_ns_;
-  for (std::int64_t now = monotonic_ns(); now < until; now = monotonic_ns()) {
-    // Between polls of epoll, without a system call: what comes meanwhile is gathered into one
-    // round, and a core the thread has to itself loses at most this much to the wait.
-    const std::int64_t poll_at = std::min(until, now + kPollEveryNs);
-    while (monotonic_ns() < poll_at) {
-      if (interrupted_.load(std::memory_order_relaxed)) {
-        return true;
-      }
-      cpu_relax();
-    }
-    reactor_.run(0, ready);
-    if (!ready.empty()) {
-      return true;
-    }
-  }
-  return false;
-}
-
-void SendBatch::adapt_spin(std::int64_t idle_ns) {
-  if (idle_ns <= most_spin_ns_) {
-    spin_ns_ = std::min(most_spin_ns_, std::max(kFirstSpinNs, 2 * spin_ns_));
-  } else {
-    spin_ns_ = spin_ns_ / 2 < kFirstSpinNs ? 0 : spin_ns_ / 2;
-  }
-}
-
 void SendBatch::interrupt() {
-  interrupted_.store(true, std::memory_order_relaxed);
+  busy_poll_.interrupt();
   reactor_.interrupt();
 }
 

@@ -6,8 +6,9 @@
 // paid by the sender. Sent together, they reach a peer that is still busy with the first.
 //
 // The batch wraps the io_context's reactor as the task its scheduler runs between handlers: the
-// task first sends what is held, then polls epoll. It is built on Asio's detail interface (the
-// scheduler's task, its operations and work count), which Debian 12's Boost 1.81 pins.
+// task first sends what is held, then polls epoll, busy-polling before it would sleep when asked
+// to (busy_poll.hpp). It is built on Asio's detail interface (the scheduler's task, its operations
+// and work count), which Debian 12's Boost 1.81 pins.
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/detail/op_queue.hpp>
@@ -20,12 +21,12 @@
 #include <boost/asio/recycling_allocator.hpp>
 #include <boost/system/error_code.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <span>
 #include <utility>
+
+#include "http/busy_poll.hpp"
 
 namespace infergate::http {
 
@@ -87,17 +88,10 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
   SendBatch& operator=(const SendBatch&) = delete;
   ~SendBatch() override = default;
 
-  // Busy polling: before the thread sleeps in epoll it waits up to `most` on the CPU, polling
-  // epoll without sleeping every 2 µs, and sleeps only when none of those polls found anything.
-  // Waking a sleeping thread costs the waker a system call and an interrupt to this thread's
-  // core, and this thread a return from sleep: on a virtual machine more than a request's own
-  // work. The wait adapts (haltpoll's rule): from `most` at first, it halves, down to none, after
-  // each sleep longer than `most`, and doubles, from 1 µs back up to `most`, after each sleep it
-  // would have caught, so an idle or lightly loaded thread sleeps at once. A handler posted from
-  // another thread ends the wait at once. Zero (the default): no waiting.
-  void spin_before_sleep(std::chrono::nanoseconds most) { most_spin_ns_ = spin_ns_ = most.count(); }
-  // How long the next sleep will be put off.
-  [[nodiscard]] std::chrono::nanoseconds spin() const { return std::chrono::nanoseconds(spin_ns_); }
+  // Before the thread sleeps in epoll it busy-polls for up to `longest` (busy_poll.hpp); zero
+  // (the default): it sleeps at once.
+  void busy_poll(std::chrono::nanoseconds longest) { busy_poll_.set_longest(longest); }
+  [[nodiscard]] const BusyPoll& busy_poll() const { return busy_poll_; }
 
   // Whether sends wait for the end of this round: only when the last poll of epoll found more than
   // one thing to do, as it does under load. A round of one has nothing to gather a send with, and
@@ -126,10 +120,6 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
   void send_held(boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& done);
   // Polls epoll (blocking for up to `usec`, -1: no limit) and notes whether to hold sends.
   void poll(long usec, boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& ops);
-  // The wait before a sleep; returns whether it ends with something to do.
-  bool spin(boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& ready);
-  // After a sleep, `idle_ns` counted from the wait's start.
-  void adapt_spin(std::int64_t idle_ns);
   void run(long usec, boost::asio::detail::op_queue<boost::asio::detail::scheduler_operation>& ops) override;
   void interrupt() override;
   void shutdown() override;
@@ -146,11 +136,7 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
   // it polled, so handlers that send again and again cannot keep epoll from being polled.
   bool polled_ = true;
   bool holding_ = false;
-  static constexpr std::int64_t kFirstSpinNs = 1'000;
-  static constexpr std::int64_t kPollEveryNs = 2'000;
-  std::int64_t most_spin_ns_ = 0;
-  std::int64_t spin_ns_ = 0;
-  std::atomic<bool> interrupted_{false};  // set by another thread's post
+  BusyPoll busy_poll_;
 };
 
 }  // namespace infergate::http

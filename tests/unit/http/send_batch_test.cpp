@@ -178,22 +178,22 @@ TEST_F(SendBatchTest, BusyPollingStopsAfterLongSleepsAndComesBackAfterShortOnes)
     timer.async_wait([&](error_code) { fired = true; });
     run_until([&] { return fired; });
   };
-  batch.spin_before_sleep(std::chrono::milliseconds(2));
-  EXPECT_EQ(batch.spin(), std::chrono::milliseconds(2));
+  batch.busy_poll(std::chrono::milliseconds(2));
+  EXPECT_EQ(batch.busy_poll().next_wait(), std::chrono::milliseconds(2));
   for (int i = 0; i < 12; ++i) {  // halved each time: 2 ms is under 2^11 µs
     wait(std::chrono::milliseconds(5));
   }
-  EXPECT_EQ(batch.spin(), std::chrono::nanoseconds(0));
+  EXPECT_EQ(batch.busy_poll().next_wait(), std::chrono::nanoseconds(0));
   for (int i = 0; i < 20; ++i) {
     wait(std::chrono::microseconds(100));
   }
   // Doubled until a wait caught the timer (about 256 µs), from then on with nothing to adapt to.
-  EXPECT_GT(batch.spin(), std::chrono::nanoseconds(0));
-  EXPECT_LE(batch.spin(), std::chrono::milliseconds(2));
+  EXPECT_GT(batch.busy_poll().next_wait(), std::chrono::nanoseconds(0));
+  EXPECT_LE(batch.busy_poll().next_wait(), std::chrono::milliseconds(2));
 }
 
 TEST_F(SendBatchTest, AHandlerPostedFromAnotherThreadEndsTheWaitAtOnce) {
-  batch.spin_before_sleep(std::chrono::seconds(2));
+  batch.busy_poll(std::chrono::seconds(2));
   std::atomic<std::int64_t> posted_ns{0};
   std::int64_t ran_ns = 0;
   std::thread other([&] {
