@@ -218,6 +218,8 @@ class Ledger(unittest.TestCase):
                     return False
                 except ConnectionResetError:
                     return False  # queued on a listener as it closed: ask again once it is gone
+                except TimeoutError:
+                    return False  # the SYN met a listener as it closed and was dropped: ask again
                 except ConnectionRefusedError:
                     pass
             return True
