@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/json_error.hpp"
 #include "core/text_tokens.hpp"
 
 namespace infergate::bench {
@@ -143,13 +144,13 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
 
 void Workload::load_sharegpt(const std::string& path, std::istream& in) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  boost::system::error_code ec;
-  const json::value v = json::parse(text, ec);
-  if (ec || !v.is_array()) {
+  std::string syntax_error;
+  const json::value v = parse_json(text, syntax_error);
+  if (!syntax_error.empty() || !v.is_array()) {
     throw std::runtime_error(
         fmt::format("{}: a file opening with '[' must be a ShareGPT JSON array of "
                     "{{\"conversations\": [{{\"from\": \"human\", \"value\": ...}}, ...]}} ({})",
-                    path, ec ? ec.message() : "not an array"));
+                    path, syntax_error.empty() ? "not an array" : "not valid JSON: " + syntax_error));
   }
   std::size_t index = 0;
   for (const auto& entry : v.get_array()) {

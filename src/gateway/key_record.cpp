@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "core/json_error.hpp"
+
 namespace infergate::gateway {
 
 const char* to_string(BudgetPeriod period) {
@@ -64,9 +66,12 @@ std::string key_json(const KeyRecord& r) {
 
 std::optional<std::string> apply_settings_json(std::string_view body, KeySettings& settings) {
   namespace json = boost::json;
-  boost::system::error_code ec;
-  const json::value parsed = json::parse(body, ec);
-  if (ec || !parsed.is_object()) {
+  std::string syntax_error;
+  const json::value parsed = parse_json(body, syntax_error);
+  if (!syntax_error.empty()) {
+    return "the body is not valid JSON: " + syntax_error;
+  }
+  if (!parsed.is_object()) {
     return "the body must be a JSON object of key settings";
   }
   KeySettings s = settings;

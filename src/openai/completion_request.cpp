@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "core/json_error.hpp"
 #include "core/random.hpp"
 #include "core/text_tokens.hpp"
 
@@ -208,10 +209,10 @@ std::optional<ApiError> check_sampling_fields(const json::object& body) {
 }  // namespace
 
 std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest& out) {
-  boost::system::error_code ec;
-  json::value parsed = json::parse(body, ec);
-  if (ec) {
-    return invalid_request(fmt::format("the request body is not valid JSON: {}", ec.message()));
+  std::string syntax_error;
+  json::value parsed = parse_json(body, syntax_error);
+  if (!syntax_error.empty()) {
+    return invalid_request("the request body is not valid JSON: " + syntax_error);
   }
   if (!parsed.is_object()) {
     return invalid_request(fmt::format("the request body must be a JSON object, got {}", kind_of(parsed)));

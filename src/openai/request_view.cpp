@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/json_error.hpp"
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -338,7 +340,7 @@ std::optional<ApiError> parse_request_view(std::string_view body, RequestView& o
     ec = json::error::extra_data;
   }
   if (ec) {
-    return invalid_request(fmt::format("the request body is not valid JSON: {}", ec.message()));
+    return invalid_request("the request body is not valid JSON: " + describe_json_error(body, n, ec));
   }
   return parser.handler().finish();
 }

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/json_error.hpp"
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -68,10 +70,10 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
   // Chunks are small: parse into a stack buffer instead of the heap (this runs once per token).
   unsigned char scratch[4096];
   json::monotonic_resource resource(scratch, sizeof(scratch));
-  boost::system::error_code ec;
-  json::value parsed = json::parse(text, ec, &resource);
-  if (ec) {
-    return "not valid JSON (" + ec.message() + ")";
+  std::string error;
+  json::value parsed = parse_json(text, error, &resource);
+  if (!error.empty()) {
+    return "not valid JSON (" + error + ")";
   }
   if (!parsed.is_object()) {
     return "not a JSON object";

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "bench/summary_json.hpp"
+#include "core/json_error.hpp"
 #include "report/merge.hpp"
 
 namespace infergate::report {
@@ -205,10 +206,10 @@ std::vector<RunDocument> read_documents(const std::string& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  boost::system::error_code ec;
-  const json::value value = json::parse(text.str(), ec);
-  if (ec) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON ({})", path, ec.message()));
+  std::string error;
+  const json::value value = parse_json(text.str(), error);
+  if (!error.empty()) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON ({})", path, error));
   }
   auto read = [&](const json::value& v) {
     const json::object empty;

@@ -189,13 +189,15 @@ TEST(Workload, ShareGptLinesInJsonlAndABadArray) {
   WorkloadOptions o;
   o.prompts_file = lines;
   EXPECT_EQ(Workload(o).make(0).input_tokens, 2);
-  const std::string bad = write_file("bad.json", "[1, 2");
+  const std::string bad = write_file("bad.json", "[\n  {\"conversations\": []},\n  {\"conversations\": [}\n]");
   o.prompts_file = bad;
   try {
     Workload w(o);
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("ShareGPT"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not valid JSON: syntax error at line 3, column 22"), std::string::npos)
+        << e.what();
   }
   const std::string empty = write_file("empty.json", R"([{"conversations": []}])");
   o.prompts_file = empty;

@@ -197,7 +197,8 @@ TEST(KeySettingsJson, AppliesFieldsAndRefusesWrongOnesWithoutChangingAnything) {
   EXPECT_EQ(apply_settings_json(R"({"name":"changed","rpm":0})", s), "'rpm' must be a positive integer or null");
   EXPECT_EQ(s.name, before.name);
   EXPECT_TRUE(apply_settings_json(R"({"colour":"red"})", s)->starts_with("unknown field 'colour'"));
-  EXPECT_TRUE(apply_settings_json("[]", s));
+  EXPECT_EQ(apply_settings_json("[]", s), "the body must be a JSON object of key settings");
+  EXPECT_EQ(apply_settings_json(R"({"rpm":5,})", s), "the body is not valid JSON: syntax error at line 1, column 10");
   EXPECT_TRUE(apply_settings_json(R"({"models":"a"})", s));
 }
 

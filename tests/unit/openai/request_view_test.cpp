@@ -30,6 +30,16 @@ TEST(RequestView, NamesTheFieldItCannotRead) {
   EXPECT_NE(parse_request_view("{oops", v)->message.find("not valid JSON"), std::string::npos);
 }
 
+TEST(RequestView, SaysWhereABodyStopsBeingJson) {
+  RequestView v;
+  EXPECT_EQ(parse_request_view("{\"model\":\"m\",\n\"messages\":[}", v)->message,
+            "the request body is not valid JSON: syntax error at line 2, column 13");
+  EXPECT_EQ(parse_request_view("{\"model\":\"m\xff\"}", v)->message,
+            "the request body is not valid JSON: invalid UTF-8 at line 1, column 12");
+  EXPECT_EQ(parse_request_view("{\"model\":\"m\"} {}", v)->message,
+            "the request body is not valid JSON: extra data after the JSON value at line 1, column 15");
+}
+
 // The reading this file's parser replaced, over a JSON DOM: the oracle for the one-pass reading.
 namespace dom {
 
