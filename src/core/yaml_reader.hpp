@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,7 +34,16 @@ class YamlReader {
   std::optional<T> number(const YAML::Node& node, const std::string& field, T minimum, T maximum) {
     T value{};
     if (!node.IsScalar() || !YAML::convert<T>::decode(node, value)) {
-      problem(node, field, "must be a number");
+      // A number T cannot hold (too large, negative, a fraction for an integer) is out of range, not
+      // "not a number".
+      double wide = 0;
+      if (node.IsScalar() && YAML::convert<double>::decode(node, wide)) {
+        problem(node, field,
+                fmt::format("must be {}between {} and {}", std::is_integral_v<T> ? "a whole number " : "", minimum,
+                            maximum));
+      } else {
+        problem(node, field, "must be a number");
+      }
       return std::nullopt;
     }
     if (!(value >= minimum && value <= maximum)) {
@@ -47,7 +58,8 @@ class YamlReader {
   void milliseconds(const YAML::Node& parent, const char* key, const std::string& field,
                     std::chrono::milliseconds& out);
 
-  // Reports keys the schema does not know, a common source of silent misconfiguration.
+  // Reports keys the schema does not know, a common source of silent misconfiguration, with the
+  // known key it most likely meant ("did you mean 'threads'?") or, when none is close, the list.
   void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys);
 
   [[nodiscard]] const std::string& source() const { return source_; }
@@ -60,6 +72,10 @@ class YamlReader {
   const std::map<std::string, std::string>* environment_;
   std::vector<std::string> problems_;
 };
+
+// "(did you mean 'threads'?)" for the key in `keys` closest to `key`, or "(known here: a, b, c)"
+// when none is close enough to be a slip.
+[[nodiscard]] std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys);
 
 // Parses `text`, turning a syntax error into a YamlError that names the file, line and column.
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name, const std::string& heading);
