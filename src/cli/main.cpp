@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/parse_hint.hpp"
 #include "core/log.hpp"
 
 int main(int argc, char** argv) {
@@ -25,7 +28,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int code = app.exit(e);
+    for (const std::string& hint : code != 0 ? infergate::cli::parse_hints(app) : std::vector<std::string>{}) {
+      std::fprintf(stderr, "infergate: %s\n", hint.c_str());
+    }
+    return code;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "infergate: %s\n", e.what());
     return 2;

@@ -1,55 +1,21 @@
 #include "core/yaml_reader.hpp"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <string_view>
 
+#include "core/closest_name.hpp"
+
 namespace infergate {
 
-namespace {
-
-// Levenshtein distance, ignoring case: how many letters to add, remove or change.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) {
-    row[j] = j;
-  }
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const bool same =
-          std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      const std::size_t next = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = row[j];
-      row[j] = next;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys) {
-  const char* best = nullptr;
-  std::size_t best_distance = 0;
-  for (const char* k : keys) {
-    const std::size_t d = edit_distance(key, k);
-    if (best == nullptr || d < best_distance) {
-      best = k;
-      best_distance = d;
-    }
+  const std::vector<std::string> names(keys.begin(), keys.end());
+  if (const auto meant = closest_name(key, names)) {
+    return fmt::format("(did you mean '{}'?)", *meant);
   }
-  // A third of the name, at least one letter: "thread" finds "threads", "colour" finds nothing.
-  if (best != nullptr && best_distance <= std::max<std::size_t>(1, key.size() / 3)) {
-    return fmt::format("(did you mean '{}'?)", best);
-  }
-  std::string list;
-  for (const char* k : keys) {
-    list.append(list.empty() ? "" : ", ").append(k);
-  }
-  return "(known here: " + list + ")";
+  return fmt::format("(known here: {})", fmt::join(names, ", "));
 }
 
 void YamlReader::problem(const YAML::Node& node, const std::string& field, const std::string& what) {

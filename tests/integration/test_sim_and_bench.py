@@ -9,7 +9,7 @@ import time
 import unittest
 
 from fake_upstream import FakeUpstream
-from processes import Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
+from processes import BIN, Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
 
 
 def read_jsonl(path):
@@ -426,6 +426,38 @@ class BenchFailures(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertRegex(r.stdout, r"2 x (connection_reset|stream_cut)")
         self.assertIn("after 2 text events", r.stdout)
+
+
+class CommandLineSlips(unittest.TestCase):
+    """A mistyped command or option is named with what the user most likely meant."""
+
+    def run_cli(self, *args):
+        return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=30)
+
+    def test_a_mistyped_option_is_named_with_the_one_meant(self):
+        r = self.run_cli("bench", "--concurency", "4", "--requets=5")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("infergate: --concurency: did you mean --concurrency?", r.stderr)
+        self.assertIn("infergate: --requets: did you mean --requests?", r.stderr)
+
+    def test_a_mistyped_command_is_named_with_the_one_meant(self):
+        r = self.run_cli("serv", "--port", "0")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("infergate: 'serv' is not a command; did you mean 'serve'?", r.stderr)
+        r = self.run_cli("keys", "lst")
+        self.assertIn("infergate: 'lst' is not a command; did you mean 'keys list'?", r.stderr)
+
+    def test_a_word_far_from_every_command_gets_the_list(self):
+        r = self.run_cli("predict")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("infergate: 'predict' is not a command; the commands are sim, bench, demo, serve, roofline",
+                      r.stderr)
+
+    def test_an_option_nothing_like_any_gets_no_guess(self):
+        r = self.run_cli("bench", "--zzzzzz")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--zzzzzz", r.stderr)
+        self.assertNotIn("did you mean", r.stderr)
 
 
 class BenchOverTls(unittest.TestCase):
