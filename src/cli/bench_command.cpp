@@ -10,6 +10,7 @@
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
+#include "cli/number_checks.hpp"
 #include "sim/profile.hpp"
 #include "sim/roofline.hpp"
 
@@ -237,22 +238,25 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"chat", "completions"}))
       ->capture_default_str();
   cmd->add_option("--sim", a->sim_profile, "Simulator profile when no --base-url")->capture_default_str();
-  cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")
-      ->check(CLI::PositiveNumber)
+  cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")->check(positive())->capture_default_str();
+  cmd->add_option("--sim-max-num-seqs", a->sim_max_num_seqs, "Simulator batch limit")
+      ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  cmd->add_option("--sim-max-num-seqs", a->sim_max_num_seqs, "Simulator batch limit")->capture_default_str();
   cmd->add_option("--concurrency", a->concurrency, "Closed loop: requests kept in flight")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  cmd->add_option("--rate", a->rate, "Open loop: requests per second")->check(CLI::PositiveNumber);
+  cmd->add_option("--rate", a->rate, "Open loop: requests per second")->check(positive());
   cmd->add_option("--arrival", a->arrival, "poisson, constant or gamma:K")->capture_default_str();
-  cmd->add_option("--max-concurrency", a->max_concurrency, "Open loop: cap on requests in flight");
-  cmd->add_option("--requests", a->requests, "Requests to measure (default 100 unless --duration)");
-  cmd->add_option("--duration", a->duration, "Seconds to keep issuing requests")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", a->warmup, "Requests run and discarded first")->capture_default_str();
+  cmd->add_option("--max-concurrency", a->max_concurrency, "Open loop: cap on requests in flight")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--requests", a->requests, "Requests to measure (default 100 unless --duration)")->check(positive());
+  cmd->add_option("--duration", a->duration, "Seconds to keep issuing requests")->check(positive());
+  cmd->add_option("--warmup", a->warmup, "Requests run and discarded first")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--ramp-up", a->ramp_up,
                   "Seconds to reach the load: streams start evenly over it, or the rate rises linearly from 0")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
   cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
   cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
@@ -271,7 +275,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 10'000))
       ->capture_default_str();
   cmd->add_option("--think-time", a->think_time, "Multi-turn: seconds between an answer and the next turn")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative());
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
@@ -283,7 +287,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--records", a->records, "Write one JSON line per request");
   cmd->add_flag("--trace", a->trace, "Ask the server for infergate_trace ground truth (the simulator sends it)");
   cmd->add_option("--timeout", a->timeout_s, "Seconds to wait for a connection or for the next bytes")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_flag("--insecure", a->insecure, "Do not verify the server's TLS certificate");
   cmd->add_option("--threads", a->threads,
@@ -312,7 +316,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--sweep-max", a->sweep_max, "--sweep auto: the highest concurrency tried")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_flag("--find-max-load", a->find_max_load,
                 "The highest --rate (open loop) that meets every --slo: doubling from --rate (or 1), then bisection");
@@ -321,7 +325,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(0.01, 10.0))
       ->capture_default_str();
   cmd->add_option("--max-load-ceiling", a->max_load_ceiling, "--find-max-load: the highest rate tried")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--runs", a->runs,
                   "Repeat the run K times (fresh prompts each): mean, CV and 95% interval of each headline figure")
@@ -339,7 +343,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--hourly-cost", a->hourly_cost,
                   "US dollars per hour of the endpoint's hardware (cost per million output tokens at the steady-state "
                   "rate)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive());
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -6,6 +6,7 @@
 #include "bench/summary.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
+#include "cli/number_checks.hpp"
 
 namespace infergate::cli {
 
@@ -55,7 +56,7 @@ void add_demo_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("demo", "Start the simulator and benchmark it at concurrency 1, 4, 16 and 64");
   cmd->add_option("--profile", a->profile, "Simulator profile")->capture_default_str();
   cmd->add_option("--speedup", a->speedup, "Simulator speedup (times shown are then that much shorter)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--levels", a->levels, "Concurrency levels")->capture_default_str();
   cmd->add_option("--input-tokens", a->input_tokens, "Prompt tokens per request")->capture_default_str();

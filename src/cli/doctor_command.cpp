@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "cli/commands.hpp"
+#include "cli/number_checks.hpp"
 #include "doctor/endpoint.hpp"
 #include "doctor/gpu_stack.hpp"
 
@@ -66,7 +67,7 @@ void add_doctor_command(CLI::App& app) {
   cmd->add_flag("--gpu", args->gpu, "With --base-url, check the local GPU stack as well");
   cmd->add_flag("--json", args->json, "Print JSON for tools");
   cmd->add_option("--timeout", args->timeout_s, "Seconds to wait for each answer")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->callback([args] { run_doctor(*args); });
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/number_checks.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_store.hpp"
 #include "openai/api_error.hpp"
@@ -126,13 +127,12 @@ void add_keys_command(CLI::App& app) {
   add_location(c, *args);
   c->add_option("--name", args->name, "Who or what the key is for");
   c->add_option("--models", args->models, "Public models it may use, comma separated (default: all)")->delimiter(',');
-  c->add_option("--rpm", args->rpm, "Requests per minute per model")->check(CLI::PositiveNumber);
-  c->add_option("--tpm", args->tpm, "Tokens per minute per model")->check(CLI::PositiveNumber);
-  c->add_option("--max-parallel", args->max_parallel, "Requests at once")->check(CLI::PositiveNumber);
-  c->add_option("--budget-usd", args->budget_usd, "Spending limit per budget period")->check(CLI::NonNegativeNumber);
+  c->add_option("--rpm", args->rpm, "Requests per minute per model")->check(positive());
+  c->add_option("--tpm", args->tpm, "Tokens per minute per model")->check(positive());
+  c->add_option("--max-parallel", args->max_parallel, "Requests at once")->check(positive());
+  c->add_option("--budget-usd", args->budget_usd, "Spending limit per budget period")->check(non_negative());
   c->add_option("--budget-period", args->budget_period, "day, month or total")->capture_default_str();
-  c->add_option("--expires-in-days", args->expires_in_days, "Days until the key stops working")
-      ->check(CLI::PositiveNumber);
+  c->add_option("--expires-in-days", args->expires_in_days, "Days until the key stops working")->check(positive());
   c->add_option("--metadata", args->metadata, "A JSON object kept with the key")->capture_default_str();
   c->callback([args] { create(*args); });
 

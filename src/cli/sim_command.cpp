@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/number_checks.hpp"
 #include "sim/sim_server.hpp"
 
 namespace infergate::cli {
@@ -59,12 +60,12 @@ void add_fault_options(CLI::App& cmd, SimArgs& args) {
       ->group(group);
   rate("--fault-reset-rate", f.reset, "Share of requests whose connection is reset mid-stream");
   cmd.add_option("--fault-reset-after", f.reset_after_tokens, "Tokens sent before the reset")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->group(group)
       ->capture_default_str();
   rate("--fault-malformed-rate", f.malformed, "Share of streams that carry one event that is not JSON");
   cmd.add_option("--fault-malformed-after", f.malformed_after_tokens, "Tokens sent before the malformed event")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative())
       ->group(group)
       ->capture_default_str();
   cmd.add_flag("--fault-no-usage", f.no_usage, "Never report usage (as some servers do not)")->group(group);
@@ -121,7 +122,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--port", args->port, "Port (0 picks a free one); the base URL is printed first")
       ->capture_default_str();
   cmd->add_option("--speedup", args->speedup, "Divide every model time by this factor")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--max-num-seqs", args->max_num_seqs, "Most sequences in one batch")
       ->check(CLI::Range(1, 1 << 20))
@@ -136,12 +137,11 @@ void add_sim_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--served-model-name", args->served_model_name, "Model name to serve (one profile only)");
   cmd->add_option("--api-key", args->api_key, "Require this bearer key on /v1 routes");
-  cmd->add_option("--rpm", args->rpm, "Requests per minute per model (429 beyond, as Groq)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--tpm", args->tpm, "Tokens (prompt + output) per minute per model")->check(CLI::PositiveNumber);
+  cmd->add_option("--rpm", args->rpm, "Requests per minute per model (429 beyond, as Groq)")->check(positive());
+  cmd->add_option("--tpm", args->tpm, "Tokens (prompt + output) per minute per model")->check(positive());
   cmd->add_option("--max-body-bytes", args->max_body_bytes, "Largest request body accepted")->capture_default_str();
   cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
-      ->check(CLI::PositiveNumber)
+      ->check(positive())
       ->capture_default_str();
   add_fault_options(*cmd, *args);
   cmd->callback([args] { run_sim(*args); });

@@ -453,6 +453,16 @@ class CommandLineSlips(unittest.TestCase):
         self.assertIn("infergate: 'predict' is not a command; the commands are sim, bench, demo, serve, roofline",
                       r.stderr)
 
+    def test_a_number_out_of_range_is_refused_in_words(self):
+        for args, message in ((("--requests", "0"), "--requests: must be greater than 0, got 0"),
+                              (("--duration", "-2"), "--duration: must be greater than 0, got -2"),
+                              (("--warmup", "-1"), "--warmup: must be 0 or more, got -1"),
+                              (("--rate", "fast"), "--rate: must be a number, got 'fast'")):
+            r = self.run_cli("bench", *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr)
+            self.assertLess(len(r.stderr), 400, r.stderr)  # no bound of 300 digits
+
     def test_an_option_nothing_like_any_gets_no_guess(self):
         r = self.run_cli("bench", "--zzzzzz")
         self.assertNotEqual(r.returncode, 0)
