@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
+#include "bench/distribution.hpp"
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
@@ -258,8 +260,23 @@ void add_bench_command(CLI::App& app) {
                   "Seconds to reach the load: streams start evenly over it, or the rate rises linearly from 0")
       ->check(non_negative());
   cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
-  cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
-  cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")->capture_default_str();
+  // Checked as the line is parsed, so that the message names the option.
+  const CLI::Validator length_check(
+      [](std::string& text) -> std::string {
+        try {
+          (void)bench::LengthDistribution::parse(text);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "");
+  cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")
+      ->check(length_check)
+      ->capture_default_str();
+  cmd->add_option("--output-tokens", a->output_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")
+      ->check(length_check)
+      ->capture_default_str();
   cmd->add_option("--prompts", a->prompts,
                   "JSONL file ({\"prompt\": ...}, {\"messages\": [...]} or {\"conversations\": [...]} per line) or "
                   "a ShareGPT JSON array")

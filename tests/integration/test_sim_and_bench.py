@@ -457,7 +457,8 @@ class CommandLineSlips(unittest.TestCase):
         for args, message in ((("--requests", "0"), "--requests: must be greater than 0, got 0"),
                               (("--duration", "-2"), "--duration: must be greater than 0, got -2"),
                               (("--warmup", "-1"), "--warmup: must be 0 or more, got -1"),
-                              (("--rate", "fast"), "--rate: must be a number, got 'fast'")):
+                              (("--rate", "fast"), "--rate: must be a number, got 'fast'"),
+                              (("--output-tokens", "0"), "--output-tokens: invalid length '0': must be at least 1")):
             r = self.run_cli("bench", *args)
             self.assertNotEqual(r.returncode, 0, args)
             self.assertIn(message, r.stderr)
