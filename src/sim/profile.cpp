@@ -1,21 +1,27 @@
 #include "sim/profile.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <charconv>
 #include <stdexcept>
+#include <vector>
 
-#include <fmt/format.h>
+#include "core/closest_name.hpp"
 
 namespace infergate::sim {
 namespace {
 
+// "unknown model 'gema-4-31b' (did you mean 'gemma-4-31b'?); known: ...".
 template <class Spec>
-std::string ids(const std::deque<Spec>& specs) {
-  std::string out;
+std::string unknown(std::string_view what, std::string_view name, const std::deque<Spec>& specs) {
+  std::vector<std::string> names;
   for (const auto& s : specs) {
-    out += out.empty() ? "" : ", ";
-    out += s.id;
+    names.push_back(s.id);
   }
-  return out;
+  const auto meant = closest_name(name, names);
+  return fmt::format("unknown {} '{}'{}; known: {}", what, name, meant ? " (did you mean '" + *meant + "'?)" : "",
+                     fmt::join(names, ", "));
 }
 
 }  // namespace
@@ -38,10 +44,10 @@ Profile parse_profile(std::string_view text, const Catalog& catalog) {
 
   Profile profile;
   if (!(profile.model = catalog.find_model(model))) {
-    fail(fmt::format("unknown model '{}'; known: {}", model, ids(catalog.models())));
+    fail(unknown("model", model, catalog.models()));
   }
   if (!(profile.precision = catalog.find_precision(precision))) {
-    fail(fmt::format("unknown precision '{}'; known: {}", precision, ids(catalog.precisions())));
+    fail(unknown("precision", precision, catalog.precisions()));
   }
   if (!(profile.hardware = catalog.find_hardware(hardware))) {
     const std::size_t x = hardware.rfind('x');
@@ -59,7 +65,7 @@ Profile parse_profile(std::string_view text, const Catalog& catalog) {
       }
     }
     if (profile.hardware == nullptr) {
-      fail(fmt::format("unknown hardware '{}'; known: {}", hardware, ids(catalog.hardware())));
+      fail(unknown("hardware", hardware, catalog.hardware()));
     }
   }
   return profile;

@@ -31,6 +31,22 @@ TEST(Profile, ErrorsNameWhatTheCatalogOffers) {
   EXPECT_THROW(parse_profile("gemma-4-31b:bf16@h100x0"), std::invalid_argument);
 }
 
+TEST(Profile, AMistypedIdNamesTheOneMeant) {
+  auto message = [](const char* text) {
+    try {
+      parse_profile(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("gema-4-31b:bf16@h100").find("unknown model 'gema-4-31b' (did you mean 'gemma-4-31b'?); known: "),
+            std::string::npos);
+  EXPECT_NE(message("gemma-4-31b:bf16@mi300").find("unknown hardware 'mi300' (did you mean 'mi300x'?); known: "),
+            std::string::npos);
+  EXPECT_NE(message("gemma-4-31b:bf16@xyz").find("unknown hardware 'xyz'; known: h100,"), std::string::npos);
+}
+
 TEST(Profile, UsesTheCatalogItIsGiven) {
   Catalog catalog = Catalog::builtin();
   catalog.add_yaml("hardware:\n  - {id: mygpu, memory_gb: 32, bandwidth_gb_s: 1000, tflops_16bit: 100}\n", "mine.yaml");
