@@ -16,6 +16,7 @@ namespace {
 template <class Spec>
 std::string unknown(std::string_view what, std::string_view name, const std::deque<Spec>& specs) {
   std::vector<std::string> names;
+  names.reserve(specs.size());
   for (const auto& s : specs) {
     names.push_back(s.id);
   }
