@@ -49,7 +49,7 @@ std::vector<std::string> parse_hints(const CLI::App& app) {
         hints.push_back(fmt::format("{}: did you mean {}?", typed, *meant));
       }
     } else if (const std::vector<std::string> commands = command_names(*command);
-               !commands.empty() && command->get_subcommands().empty() && &extra == &extras.front()) {
+               !commands.empty() && &extra == &extras.front()) {
       // A word where a command must come: say which commands there are.
       const std::string prefix = command == &app ? "" : command->get_name() + " ";
       if (const auto meant = closest_name(extra, commands)) {
