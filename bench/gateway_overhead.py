@@ -4,7 +4,8 @@ An instant upstream (nginx answering a realistic chat completion, or a 68-event 
 request streams) sits on core 0 with the load generator; the proxy under test runs alone on core 1.
 For each target (direct, infergate, nginx, haproxy), each body (plain, stream), 16 and 64
 connections and each load generator it reports requests/s, p50/p99 latency added over direct, and
-the proxy's CPU time per request (utime + stime from /proc, over the run). Each figure is the
+the proxy's CPU time per request (utime + stime from /proc, over the run), and core 0's (the
+load generator and the upstream, busy time from /proc/stat). Each figure is the
 median of interleaved rounds: this machine's speed drifts from one minute to the next (the ratios
 to the better of nginx and haproxy are also given round by round, with their range). infergate
 runs with request IDs, metrics, access log (to a file) and usage parsing on, as in production.
@@ -124,6 +125,16 @@ def cpu_seconds(pids):
     return sum(cpu_split(pids))
 
 
+def core_busy_seconds(core):
+    """CPU seconds core `core` has spent on anything but idling, from /proc/stat."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu%d " % core):
+                ticks = [int(x) for x in line.split()[1:]]
+                return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle and iowait
+    raise RuntimeError("no cpu%d in /proc/stat" % core)
+
+
 def children(pid):
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
     return [pid] + [int(p) for p in out]
@@ -204,12 +215,15 @@ def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None
 def measure(load, binary, tmp, name, pid, base, mode, connections, seconds):
     """One run against one target; the proxy's user and system CPU µs per request with it."""
     pids = children(pid) if pid else []
-    before = cpu_split(pids)
+    before, core0_before = cpu_split(pids), core_busy_seconds(0)
     r = run_load(load, binary, tmp, name, base, mode, connections, seconds, gateway=name == "infergate")
-    after = cpu_split(pids)
+    after, core0_after = cpu_split(pids), core_busy_seconds(0)
     r["user_us"] = (after[0] - before[0]) * 1e6 / r["requests"]
     r["sys_us"] = (after[1] - before[1]) * 1e6 / r["requests"]
     r["cpu_us"] = r["user_us"] + r["sys_us"]
+    # Core 0 runs the load generator and the upstream: when it is the bottleneck, requests/s is
+    # what it can do per request, which depends on how the proxy talks to them.
+    r["core0_us"] = (core0_after - core0_before) * 1e6 / r["requests"]
     return r
 
 
@@ -221,11 +235,13 @@ def report(load, mode, connections, results, rounds):
     print("\n%s, %d connections, %s, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
           (mode, connections, LOAD_NAMES[load], rounds, med("direct", "rps"), med("direct", "p50"),
            med("direct", "p99")))
-    print("  %-10s %10s %10s %10s %22s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req (user+sys)"))
+    print("  %-10s %10s %10s %10s %22s %14s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req (user+sys)",
+                                                "core 0 us/req"))
     for name in ("infergate", "nginx", "haproxy"):
-        print("  %-10s %10.0f %10.3f %10.3f %8.1f (%4.1f + %4.1f)" % (
+        print("  %-10s %10.0f %10.3f %10.3f %8.1f (%4.1f + %4.1f) %14.1f" % (
             name, med(name, "rps"), med(name, "p50") - med("direct", "p50"),
-            med(name, "p99") - med("direct", "p99"), med(name, "cpu_us"), med(name, "user_us"), med(name, "sys_us")))
+            med(name, "p99") - med("direct", "p99"), med(name, "cpu_us"), med(name, "user_us"), med(name, "sys_us"),
+            med(name, "core0_us")))
     best = min(med(n, "cpu_us") for n in ("nginx", "haproxy"))
     best_rps = max(med(n, "rps") for n in ("nginx", "haproxy"))
     print("  infergate / best of nginx, haproxy: CPU per request %.2f, req/s %.2f" %
