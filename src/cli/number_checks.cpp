@@ -1,32 +1,32 @@
 #include "cli/number_checks.hpp"
 
+#include <utility>
+
 namespace infergate::cli {
 
 namespace {
 
-CLI::Validator at_least(bool zero_allowed) {
+// `allowed` says whether a value passes; `rule` says in words what passes.
+CLI::Validator number_check(bool (*allowed)(double), const std::string& rule, std::string name) {
   return CLI::Validator(
-      [zero_allowed](std::string& text) -> std::string {
+      [allowed, rule](std::string& text) -> std::string {
         double value = 0;
         if (!CLI::detail::lexical_cast(text, value)) {
           return "must be a number, got '" + text + "'";
         }
-        if (zero_allowed ? value < 0 : value <= 0) {
-          return (zero_allowed ? "must be 0 or more, got " : "must be greater than 0, got ") + text;
-        }
-        return {};
+        return allowed(value) ? std::string() : "must be " + rule + ", got " + text;
       },
-      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
+      std::move(name));
 }
 
 }  // namespace
 
 CLI::Validator positive() {
-  return at_least(false);
+  return number_check([](double v) { return v > 0; }, "greater than 0", "POSITIVE");
 }
 
 CLI::Validator non_negative() {
-  return at_least(true);
+  return number_check([](double v) { return v >= 0; }, "0 or more", "NONNEGATIVE");
 }
 
 }  // namespace infergate::cli

@@ -46,4 +46,9 @@ std::optional<std::string> closest_name(std::string_view typed, std::span<const 
   return *best;
 }
 
+std::string did_you_mean(std::string_view typed, std::span<const std::string> names) {
+  const auto meant = closest_name(typed, names);
+  return meant ? " (did you mean '" + *meant + "'?)" : "";
+}
+
 }  // namespace infergate

@@ -11,4 +11,7 @@ namespace infergate {
 // is close enough to be a slip: at most a third of `typed`'s letters, and at least one.
 [[nodiscard]] std::optional<std::string> closest_name(std::string_view typed, std::span<const std::string> names);
 
+// " (did you mean 'threads'?)" for that name, or "" when there is none: to append to a message.
+[[nodiscard]] std::string did_you_mean(std::string_view typed, std::span<const std::string> names);
+
 }  // namespace infergate

@@ -12,10 +12,8 @@ namespace infergate {
 
 std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys) {
   const std::vector<std::string> names(keys.begin(), keys.end());
-  if (const auto meant = closest_name(key, names)) {
-    return fmt::format("(did you mean '{}'?)", *meant);
-  }
-  return fmt::format("(known here: {})", fmt::join(names, ", "));
+  const std::string meant = did_you_mean(key, names);
+  return meant.empty() ? fmt::format(" (known here: {})", fmt::join(names, ", ")) : meant;
 }
 
 void YamlReader::problem(const YAML::Node& node, const std::string& field, const std::string& what) {
@@ -80,7 +78,7 @@ void YamlReader::known_keys(const YAML::Node& map, const std::string& field, std
     const std::string key = entry.first.Scalar();
     if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
       problem(entry.first, field.empty() ? key : std::string(field).append(".").append(key),
-              "unknown field " + suggest_key(key, keys));
+              "unknown field" + suggest_key(key, keys));
     }
   }
 }

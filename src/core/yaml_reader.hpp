@@ -73,7 +73,7 @@ class YamlReader {
   std::vector<std::string> problems_;
 };
 
-// "(did you mean 'threads'?)" for the key in `keys` closest to `key`, or "(known here: a, b, c)"
+// " (did you mean 'threads'?)" for the key in `keys` closest to `key`, or " (known here: a, b, c)"
 // when none is close enough to be a slip.
 [[nodiscard]] std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys);
 

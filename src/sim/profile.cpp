@@ -20,9 +20,7 @@ std::string unknown(std::string_view what, std::string_view name, const std::deq
   for (const auto& s : specs) {
     names.push_back(s.id);
   }
-  const auto meant = closest_name(name, names);
-  return fmt::format("unknown {} '{}'{}; known: {}", what, name, meant ? " (did you mean '" + *meant + "'?)" : "",
-                     fmt::join(names, ", "));
+  return fmt::format("unknown {} '{}'{}; known: {}", what, name, did_you_mean(name, names), fmt::join(names, ", "));
 }
 
 }  // namespace

@@ -25,5 +25,10 @@ TEST(ClosestName, GuessesNothingWhenNoNameIsClose) {
   EXPECT_EQ(closest_name("sin", std::vector<std::string>{"sim", "bench"}), "sim");
 }
 
+TEST(ClosestName, DidYouMeanIsAClauseToAppendOrNothing) {
+  EXPECT_EQ(did_you_mean("--requets", kOptions), " (did you mean '--requests'?)");
+  EXPECT_EQ(did_you_mean("--zzzzzz", kOptions), "");
+}
+
 }  // namespace
 }  // namespace infergate

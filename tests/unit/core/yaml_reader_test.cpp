@@ -12,12 +12,12 @@ namespace {
 using ::testing::ElementsAre;
 
 TEST(YamlReader, AnUnknownKeyNamesTheKnownKeyItMostLikelyMeant) {
-  EXPECT_EQ(suggest_key("thread", {"host", "port", "threads"}), "(did you mean 'threads'?)");
-  EXPECT_EQ(suggest_key("Timeout", {"timeouts", "tls"}), "(did you mean 'timeouts'?)");
-  EXPECT_EQ(suggest_key("deploymnets", {"strategy", "deployments"}), "(did you mean 'deployments'?)");
+  EXPECT_EQ(suggest_key("thread", {"host", "port", "threads"}), " (did you mean 'threads'?)");
+  EXPECT_EQ(suggest_key("Timeout", {"timeouts", "tls"}), " (did you mean 'timeouts'?)");
+  EXPECT_EQ(suggest_key("deploymnets", {"strategy", "deployments"}), " (did you mean 'deployments'?)");
   // Nothing close: the list, so that the user need not open the docs to find the name.
-  EXPECT_EQ(suggest_key("colour", {"strategy", "deployments", "price"}), "(known here: strategy, deployments, price)");
-  EXPECT_EQ(suggest_key("x", {"host", "port"}), "(known here: host, port)");
+  EXPECT_EQ(suggest_key("colour", {"strategy", "deployments", "price"}), " (known here: strategy, deployments, price)");
+  EXPECT_EQ(suggest_key("x", {"host", "port"}), " (known here: host, port)");
 }
 
 TEST(YamlReader, UnknownKeysAreReportedWithTheirPosition) {
