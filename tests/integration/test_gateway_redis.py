@@ -42,6 +42,9 @@ class RedisServer:
 
 
 def inside_one_window(seconds_needed):
+    """Waits for the next minute window unless this one has seconds_needed left. Called after the
+    gateways have started, which can take seconds on a loaded machine, and before the first
+    request that counts."""
     left = 60 - time.time() % 60
     if left < seconds_needed:
         time.sleep(left + 0.05)
@@ -119,8 +122,8 @@ class SharedLimits(unittest.TestCase):
         self.admit_the_rpm_once_between_two_replicas(leases=True)
 
     def test_a_lease_admits_many_requests_for_one_round_trip(self):
-        inside_one_window(15)
         gw = self.gateway(threads=1, leases=True)
+        inside_one_window(15)
         key = self.create_key(gw, rpm=100000, tpm=10000000)
         before = self.redis_calls("evalsha")
         for _ in range(40):
@@ -150,8 +153,8 @@ class SharedLimits(unittest.TestCase):
         self.assertLessEqual(self.redis_calls("evalsha") - before, 8)  # 192 requests, leases of 64
 
     def test_leases_never_admit_more_tokens_than_the_tpm(self):
-        inside_one_window(20)
         gw = self.gateway(threads=1, leases=True)
+        inside_one_window(20)
         key = self.create_key(gw, tpm=3000)
         used, statuses = 0, []
         for _ in range(60):
@@ -168,8 +171,8 @@ class SharedLimits(unittest.TestCase):
         self.assertGreater(used, 3000 * 0.7)  # the leases left little of the minute unused
 
     def test_a_thread_gives_back_what_its_lease_held_when_it_asks_again(self):
-        inside_one_window(15)
         a, b = self.gateway(threads=1, leases=True), self.gateway(threads=1, leases=True)
+        inside_one_window(15)
         key = self.create_key(a, tpm=3000)
         self.assertTrue(wait_for(lambda: self.chat_body(b, key, max_tokens=1)[0] != 401, 5))
         # a's first lease: an eighth of the minute (375 tokens), of which this request takes ~100.
@@ -186,8 +189,8 @@ class SharedLimits(unittest.TestCase):
         self.assertGreater(charged, 1400)
 
     def admit_the_rpm_once_between_two_replicas(self, leases):
-        inside_one_window(20)
         a, b = self.gateway(leases=leases), self.gateway(leases=leases)
+        inside_one_window(20)
         key = self.create_key(a, rpm=60)
         self.assertTrue(wait_for(lambda: self.chat(b, key)[0] != 401, 5))  # b's cache has read the key
         statuses = []
@@ -210,8 +213,8 @@ class SharedLimits(unittest.TestCase):
         self.assertEqual(statuses.count(429), len(statuses) - statuses.count(200))
 
     def test_a_replica_sees_the_tokens_another_really_used(self):
-        inside_one_window(15)
         a, b = self.gateway(), self.gateway()
+        inside_one_window(15)
         key = self.create_key(a, tpm=100000)
         self.assertTrue(wait_for(lambda: self.chat(b, key)[0] != 401, 5))
         status, body, _ = self.chat_body(a, key, max_tokens=5000, ignore_eos=False)
