@@ -7,6 +7,10 @@
 #include <array>
 #include <cstring>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -160,52 +164,120 @@ std::optional<Usage> parse_usage(std::string_view text, bool nested) {
   return parser.handler().result();
 }
 
+// Where the next quote or backslash is, or `end`: the bytes of a string that need a look. Strings
+// are mostly short names, where a call to memchr costs more than the search.
+const char* next_quote_or_backslash(const char* p, const char* end) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  for (; end - p >= 16; p += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash));
+    if (const int mask = _mm_movemask_epi8(hits); mask != 0) {
+      return p + __builtin_ctz(static_cast<unsigned>(mask));
+    }
+  }
+#endif
+  while (p < end && *p != '"' && *p != '\\') {
+    ++p;
+  }
+  return p;
+}
+
+// Where the next byte that changes the nesting below the top level is (a quote, a bracket or a
+// brace), or `end`. Everything at that depth but those bytes and the strings they open is skipped,
+// so the bytes are passed over 16 at a time where the machine can.
+const char* next_structural(const char* p, const char* end) {
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"');
+  // '[' ']' '{' '}' are 0x5b 0x5d 0x7b 0x7d: with bit 0x20 cleared, 0x5b and 0x5d.
+  const __m128i fold = _mm_set1_epi8(static_cast<char>(~0x20));
+  const __m128i open = _mm_set1_epi8('[');
+  const __m128i close = _mm_set1_epi8(']');
+  for (; end - p >= 16; p += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i folded = _mm_and_si128(block, fold);
+    const __m128i hits = _mm_or_si128(_mm_cmpeq_epi8(block, quote),
+                                      _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)));
+    if (const int mask = _mm_movemask_epi8(hits); mask != 0) {
+      return p + __builtin_ctz(static_cast<unsigned>(mask));
+    }
+  }
+#endif
+  while (p < end && !kStructural[static_cast<unsigned char>(*p)]) {
+    ++p;
+  }
+  return p;
+}
+
 }  // namespace
 
-// Strings are skipped with memchr, and nesting below the top level with a table: the state machine
-// proper only sees the few bytes between the top-level members.
+// Strings are skipped with next_quote_or_backslash and nesting below the top level with next_structural: the state
+// machine proper only sees the few bytes between the top-level members.
 void UsageScanner::feed(std::string_view bytes) {
   const char* p = bytes.data();
   const char* const end = p + bytes.size();
   const char* captured = capturing_ != Member::other ? p : nullptr;
-  while (p < end && state_ != State::done && state_ != State::not_object) {
+  if (state_ == State::done || state_ == State::not_object) {
+    return;
+  }
+  while (p < end) {
     if (in_string_) {
       const char* from = p;
       p = skip_string(p, end);
       if (reading_key_) {
-        const std::size_t length = static_cast<std::size_t>((in_string_ ? p : p - 1) - from);
-        if (key_.size() + length <= kLongestName) {
-          key_.append(from, length);
-        } else {
-          key_.assign(kLongestName + 1, '\\');  // longer than any name of interest
-        }
-        if (!in_string_) {
-          reading_key_ = false;
-          pending_ = key_ == "usage" ? Member::usage : key_ == "x_groq" ? Member::x_groq : Member::other;
-        }
+        read_key(from, in_string_ ? p : p - 1);
       }
       continue;
     }
     if (depth_ >= 2) {
-      while (p < end && !kStructural[static_cast<unsigned char>(*p)]) {
-        ++p;
-      }
+      p = next_structural(p, end);
       if (p == end) {
         break;
       }
+      switch (*p++) {
+        case '"':
+          in_string_ = true;
+          break;
+        case '{':
+        case '[':
+          ++depth_;
+          break;
+        default:  // '}' or ']'
+          if (--depth_ == 1 && capturing_ != Member::other) {
+            end_capture(capturing_, captured, p);
+            capturing_ = Member::other;
+            captured = nullptr;
+          }
+      }
+      continue;
     }
     const Member before = capturing_;
     const char* at = p;
     on_char(*p++);
+    if (state_ == State::done || state_ == State::not_object) {  // only a byte at the top changes it
+      break;
+    }
     if (before == Member::other && capturing_ != Member::other) {
       captured = at;
-    } else if (before != Member::other && capturing_ == Member::other) {
-      end_capture(before, captured, p);
-      captured = nullptr;
     }
   }
   if (captured != nullptr && capturing_ != Member::other) {
     append_capture(capturing_, captured, p);
+  }
+}
+
+// Keeps a member name's bytes while it could still be one of interest; decides at its closing quote.
+void UsageScanner::read_key(const char* from, const char* to) {
+  const auto length = static_cast<std::size_t>(to - from);
+  if (key_size_ + length <= kLongestName) {
+    std::memcpy(key_ + key_size_, from, length);
+  }
+  key_size_ += length;
+  if (!in_string_) {
+    reading_key_ = false;
+    const std::string_view key(key_, std::min(key_size_, kLongestName + 1));
+    pending_ = key == "usage" ? Member::usage : key == "x_groq" ? Member::x_groq : Member::other;
   }
 }
 
@@ -229,34 +301,30 @@ void UsageScanner::end_capture(Member member, const char* from, const char* to) 
 
 // Inside a string: jumps past its closing quote, or to the end of the piece, remembering a
 // backslash that escapes the next piece's first byte.
-const char* UsageScanner::skip_string(const char* p, const char* end) {
+[[gnu::always_inline]] inline const char* UsageScanner::skip_string(const char* p, const char* end) {
   if (escaped_) {
     escaped_ = false;
     ++p;
   }
-  while (p < end) {
-    const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
-    const char* stop = quote != nullptr ? quote : end;
-    const char* run = stop;
-    while (run > p && run[-1] == '\\') {
-      --run;
-    }
-    const bool odd = (stop - run) % 2 == 1;
-    if (quote == nullptr) {
-      escaped_ = odd;
+  for (;;) {
+    p = next_quote_or_backslash(p, end);
+    if (p == end) {
       return end;
     }
-    if (!odd) {
+    if (*p == '"') {
       in_string_ = false;
-      return quote + 1;
+      return p + 1;
     }
-    p = quote + 1;  // an escaped quote: still inside the string
+    if (end - p == 1) {  // a backslash that ends the piece escapes the next one's first byte
+      escaped_ = true;
+      return end;
+    }
+    p += 2;
   }
-  return p;
 }
 
-// One byte outside any string.
-void UsageScanner::on_char(char c) {
+// One byte outside any string, at the top level or before it.
+[[gnu::always_inline]] inline void UsageScanner::on_char(char c) {
   if (state_ == State::start) {
     if (c == '{') {
       state_ = State::object;
@@ -273,7 +341,7 @@ void UsageScanner::on_char(char c) {
       if (depth_ == 1 && expect_key_) {
         reading_key_ = true;
         expect_key_ = false;
-        key_.clear();
+        key_size_ = 0;
       }
       return;
     case '{':
@@ -287,10 +355,7 @@ void UsageScanner::on_char(char c) {
       return;
     case '}':
     case ']':
-      --depth_;
-      if (depth_ == 1) {
-        capturing_ = Member::other;
-      } else if (depth_ == 0) {
+      if (--depth_ == 0) {  // the feed loop sees the closing bytes of deeper values
         state_ = State::done;
       }
       return;

@@ -36,6 +36,7 @@ class UsageScanner {
 
   void on_char(char c);
   const char* skip_string(const char* p, const char* end);
+  void read_key(const char* from, const char* to);
   Capture& capture(Member member) { return member == Member::usage ? usage_ : groq_; }
   void append_capture(Member member, const char* from, const char* to);
   void end_capture(Member member, const char* from, const char* to);
@@ -44,9 +45,11 @@ class UsageScanner {
   int depth_ = 0;
   bool in_string_ = false;
   bool escaped_ = false;
-  bool expect_key_ = false;         // the next string at depth 1 names a member
-  bool reading_key_ = false;        // inside that string
-  std::string key_;                 // its text, kept only while it could still be a name of interest
+  bool expect_key_ = false;   // the next string at depth 1 names a member
+  bool reading_key_ = false;  // inside that string
+  // The name's first bytes; one longer than any name of interest is marked by key_size_ past them.
+  char key_[8] = {};
+  std::size_t key_size_ = 0;
   Member pending_ = Member::other;  // the member whose value comes next
   Member capturing_ = Member::other;
   Capture usage_;
