@@ -41,6 +41,7 @@ using boost::system::error_code;
 using boost::system::result;
 using net::awaitable;
 using net::ip::tcp;
+using namespace std::string_view_literals;  // literals appended without strlen: heads are built per request
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 void ResponseHead::add_header(std::string_view name, std::string_view value) {
@@ -56,11 +57,12 @@ Header ResponseHead::header_at(std::size_t index) const {
   return Header{text.substr(s.name_at, s.name_size), text.substr(s.value_at, s.value_size)};
 }
 
+// Sizes first: the proxy looks up several headers an answer seldom has in every response head.
 std::string_view ResponseHead::header(std::string_view name) const {
-  for (std::size_t i = 0; i < spans_.size(); ++i) {
-    const Header h = header_at(i);
-    if (iequals(h.name, name)) {
-      return h.value;
+  const std::string_view text(text_);
+  for (const Span& s : spans_) {
+    if (s.name_size == name.size() && iequals(text.substr(s.name_at, s.name_size), name)) {
+      return text.substr(s.value_at, s.value_size);
     }
   }
   return {};
@@ -95,17 +97,22 @@ class StreamConnection final : public Connection {
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::span<const std::string_view> body) override {
     head_.clear();
-    head_.append(method).append(" ").append(target).append(" HTTP/1.1\r\nHost: ").append(authority_).append("\r\n");
+    head_.append(method)
+        .append(" "sv)
+        .append(target)
+        .append(" HTTP/1.1\r\nHost: "sv)
+        .append(authority_)
+        .append("\r\n"sv);
     for (const auto& h : headers) {
-      head_.append(h.name).append(": ").append(h.value).append("\r\n");
+      head_.append(h.name).append(": "sv).append(h.value).append("\r\n"sv);
     }
     std::size_t length = 0;
     for (const std::string_view piece : body) {
       length += piece.size();
     }
-    head_ += "Content-Length: ";
+    head_ += "Content-Length: "sv;
     append_decimal(head_, static_cast<std::int64_t>(length));
-    head_ += "\r\n\r\n";
+    head_ += "\r\n\r\n"sv;
     boost::container::small_vector<net::const_buffer, 6> buffers{net::buffer(head_)};
     for (const std::string_view piece : body) {
       buffers.push_back(net::buffer(piece));

@@ -37,6 +37,7 @@ using boost::system::error_code;
 using net::awaitable;
 using net::use_awaitable;
 using net::ip::tcp;
+using namespace std::string_view_literals;  // literals appended without strlen: heads are built per request
 constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
@@ -86,9 +87,9 @@ class SessionExchange final : public Exchange {
     started_ = true;
     head_.clear();
     append_head(status, content_type, extra);
-    head_ += "Content-Length: ";
+    head_ += "Content-Length: "sv;
     append_decimal(head_, static_cast<std::int64_t>(body.size()));
-    head_ += "\r\n\r\n";
+    head_ += "\r\n\r\n"sv;
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
     co_return co_await write(buffers, true);
   }
@@ -99,11 +100,11 @@ class SessionExchange final : public Exchange {
     head_.clear();
     append_head(status, content_type, extra);
     if (content_length) {
-      head_ += "Content-Length: ";
+      head_ += "Content-Length: "sv;
       append_decimal(head_, static_cast<std::int64_t>(*content_length));
-      head_ += "\r\n\r\n";
+      head_ += "\r\n\r\n"sv;
     } else {
-      head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+      head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"sv;
     }
     length_left_ = content_length;
     head_pending_ = true;
@@ -138,18 +139,18 @@ class SessionExchange final : public Exchange {
 
  private:
   void append_head(int status, std::string_view content_type, std::span<const Header> extra) {
-    head_ += "HTTP/1.1 ";
+    head_ += "HTTP/1.1 "sv;
     append_decimal(head_, status);
     head_ += ' ';
     head_ += reason(status);
-    head_ += "\r\nContent-Type: ";
+    head_ += "\r\nContent-Type: "sv;
     head_ += content_type;
-    head_ += "\r\n";
+    head_ += "\r\n"sv;
     for (const auto& h : extra) {
-      head_.append(h.name).append(": ").append(h.value).append("\r\n");
+      head_.append(h.name).append(": "sv).append(h.value).append("\r\n"sv);
     }
     if (!keep_alive_) {
-      head_ += "Connection: close\r\n";
+      head_ += "Connection: close\r\n"sv;
     }
   }
 
