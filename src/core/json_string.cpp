@@ -1,6 +1,7 @@
 #include "core/json_string.hpp"
 
 #include <array>
+#include <cstring>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -49,37 +50,49 @@ std::size_t next_escape(std::string_view text, std::size_t from) {
 
 }  // namespace
 
-void append_json_string(std::string& out, std::string_view text) {
-  out.push_back('"');
+char* write_json_string(char* out, std::string_view text) {
+  *out++ = '"';
   std::size_t run = 0;
   for (std::size_t i = next_escape(text, 0); i < text.size(); i = next_escape(text, i + 1)) {
     const auto c = static_cast<unsigned char>(text[i]);
-    out.append(text.substr(run, i - run));
+    std::memcpy(out, text.data() + run, i - run);
+    out += i - run;
     run = i + 1;
+    *out++ = '\\';
     switch (c) {
       case '"':
-        out += "\\\"";
-        break;
       case '\\':
-        out += "\\\\";
+        *out++ = static_cast<char>(c);
         break;
       case '\n':
-        out += "\\n";
+        *out++ = 'n';
         break;
       case '\r':
-        out += "\\r";
+        *out++ = 'r';
         break;
       case '\t':
-        out += "\\t";
+        *out++ = 't';
         break;
       default:
-        out += "\\u00";
-        out.push_back(kHexDigits[c >> 4]);
-        out.push_back(kHexDigits[c & 0xf]);
+        out[0] = 'u';
+        out[1] = '0';
+        out[2] = '0';
+        out[3] = kHexDigits[c >> 4];
+        out[4] = kHexDigits[c & 0xf];
+        out += 5;
     }
   }
-  out.append(text.substr(run));
-  out.push_back('"');
+  std::memcpy(out, text.data() + run, text.size() - run);
+  out += text.size() - run;
+  *out++ = '"';
+  return out;
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  const std::size_t at = out.size();
+  out.resize(at + json_string_bound(text.size()));
+  char* const end = write_json_string(out.data() + at, text);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 }  // namespace infergate

@@ -11,49 +11,60 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "core/append_number.hpp"
-#include "core/json_string.hpp"
+#include "core/text_writer.hpp"
 
 namespace infergate::gateway {
 
 namespace json = boost::json;
 
+namespace {
+
+// The field names and punctuation of a line take fewer bytes than this.
+constexpr std::size_t kLineFrame = 256;
+
+}  // namespace
+
 // Formatted by hand, as the access log's lines are: a batch formats thousands of them.
 void append_journal_line(std::string& out, const LedgerRow& r) {
-  out += R"({"ts_ms":)";
-  append_decimal(out, r.ts_ms);
-  out += R"(,"request_id":)";
-  append_json_string(out, r.request_id);
-  out += R"(,"key_id":)";
-  append_json_string(out, r.key_id);
-  out += R"(,"model":)";
-  append_json_string(out, r.model);
-  out += R"(,"upstream_model":)";
-  append_json_string(out, r.upstream_model);
-  out += R"(,"provider":)";
-  append_json_string(out, r.provider);
-  out += R"(,"prompt_tokens":)";
-  append_decimal(out, r.prompt_tokens);
-  out += R"(,"completion_tokens":)";
-  append_decimal(out, r.completion_tokens);
-  out += R"(,"token_source":)";
-  append_json_string(out, r.token_source);
-  out += R"(,"cost_usd":)";
-  // The shortest form that reads back as the same double: the sums SQLite keeps and a sum of the
-  // journal's lines agree to the last bit.
-  char cost[32];
-  out.append(cost, std::to_chars(cost, cost + sizeof(cost), r.cost_usd).ptr);
-  out += R"(,"status":)";
-  append_decimal(out, r.status);
-  out += R"(,"ttft_ms":)";
-  if (r.ttft_ms) {
-    append_fixed(out, *r.ttft_ms, 3);
-  } else {
-    out += "null";
+  std::size_t bound = kLineFrame + 4 * kDecimalBound + kShortestBound + 2 * kFixedBound;
+  for (const std::string_view text : {r.request_id, r.key_id, r.model, r.upstream_model, r.provider, r.token_source}) {
+    bound += json_string_bound(text.size());
   }
-  out += R"(,"duration_ms":)";
-  append_fixed(out, r.duration_ms, 3);
-  out += "}\n";
+  append_written(out, bound, [&r](TextWriter& w) {
+    w.literal(R"({"ts_ms":)");
+    w.decimal(r.ts_ms);
+    w.literal(R"(,"request_id":)");
+    w.json_string(r.request_id);
+    w.literal(R"(,"key_id":)");
+    w.json_string(r.key_id);
+    w.literal(R"(,"model":)");
+    w.json_string(r.model);
+    w.literal(R"(,"upstream_model":)");
+    w.json_string(r.upstream_model);
+    w.literal(R"(,"provider":)");
+    w.json_string(r.provider);
+    w.literal(R"(,"prompt_tokens":)");
+    w.decimal(r.prompt_tokens);
+    w.literal(R"(,"completion_tokens":)");
+    w.decimal(r.completion_tokens);
+    w.literal(R"(,"token_source":)");
+    w.json_string(r.token_source);
+    w.literal(R"(,"cost_usd":)");
+    // The shortest form that reads back as the same double: the sums SQLite keeps and a sum of the
+    // journal's lines agree to the last bit.
+    w.shortest(r.cost_usd);
+    w.literal(R"(,"status":)");
+    w.decimal(r.status);
+    w.literal(R"(,"ttft_ms":)");
+    if (r.ttft_ms) {
+      w.fixed(*r.ttft_ms, 3);
+    } else {
+      w.literal("null");
+    }
+    w.literal(R"(,"duration_ms":)");
+    w.fixed(r.duration_ms, 3);
+    w.literal("}\n");
+  });
 }
 
 namespace {
