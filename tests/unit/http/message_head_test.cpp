@@ -103,6 +103,27 @@ TEST(MessageHead, RefusesMalformedLines) {
   EXPECT_FALSE(request("GET / HTTP/1.1\r\nX-Name: caf\xc3\xa9\r\n\r\n"));
 }
 
+TEST(MessageHead, FindsAStrayControlAnywhereInALongValue) {
+  // Values are searched many bytes at a time: a bad byte at every place of a long value, before
+  // and after a block boundary, with more of the head after it, is found; a tab is not one.
+  const std::string before = "GET / HTTP/1.1\r\nX-Long: ";
+  const std::string after = "\r\nX-Next: 1\r\nX-Last: 2\r\n\r\n";
+  for (std::size_t at = 0; at < 40; ++at) {
+    for (const char bad : {'\x01', '\x7f', '\n', '\r', '\0'}) {
+      std::string value(40, 'v');
+      value[at] = bad;
+      EXPECT_EQ(request(before + value + after), bhttp::error::bad_value) << at << " " << int{bad};
+    }
+    std::string value(40, 'v');
+    value[at] = '\t';
+    const std::string text = before + value + after;
+    MessageHead head;
+    ASSERT_FALSE(request(text, head)) << at;
+    EXPECT_EQ(head.header("X-Long").size(), at == 0 || at == 39 ? 39U : 40U);  // one at either end is trimmed
+    EXPECT_EQ(head.header("x-last"), "2");
+  }
+}
+
 TEST(MessageHead, FramesResponseBodiesByStatusLengthCodingOrClose) {
   MessageHead head;
   ASSERT_FALSE(response("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", head));
