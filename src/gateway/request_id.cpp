@@ -1,6 +1,8 @@
 #include "gateway/request_id.hpp"
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #include "core/random.hpp"
@@ -29,18 +31,31 @@ RequestId RequestId::from_client(std::string_view client_id) {
   return id;
 }
 
+namespace {
+
+// Each byte's two hex digits, so that an id is written a byte, not a digit, at a time.
+constexpr auto kHexPairs = [] {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::array<char, 512> pairs{};
+  for (std::size_t b = 0; b < 256; ++b) {
+    pairs[2 * b] = kHex[b >> 4];
+    pairs[2 * b + 1] = kHex[b & 0xf];
+  }
+  return pairs;
+}();
+
+}  // namespace
+
 RequestId RequestId::generate() {
   thread_local Rng rng(std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32));
-  static constexpr char kHex[] = "0123456789abcdef";
   RequestId id;
   id.size_ = 32;
-  std::uint64_t bits = rng();
-  for (std::size_t i = 0; i < id.size_; ++i) {
-    if (i == 16) {
-      bits = rng();
+  for (std::size_t half = 0; half < 2; ++half) {
+    std::uint64_t bits = rng();
+    for (std::size_t i = 0; i < 8; ++i) {
+      std::memcpy(&id.chars_[16 * half + 2 * i], &kHexPairs[2 * (bits & 0xff)], 2);
+      bits >>= 8;
     }
-    id.chars_[i] = kHex[bits & 0xf];
-    bits >>= 4;
   }
   return id;
 }
