@@ -25,6 +25,10 @@ class TextWriter {
     std::memcpy(p_, text, N - 1);
     p_ += N - 1;
   }
+  void text(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
   void put(char c) { *p_++ = c; }
   void decimal(std::int64_t value) { p_ = write_decimal(p_, value); }
   void fixed(double value, int decimals) { p_ = write_fixed(p_, value, decimals); }

@@ -22,7 +22,7 @@
 #include <tuple>
 #include <type_traits>
 
-#include "core/append_number.hpp"
+#include "core/text_writer.hpp"
 #include "http/chunked_decoder.hpp"
 #include "http/io_deadline.hpp"
 #include "http/message_head.hpp"
@@ -41,7 +41,6 @@ using boost::system::error_code;
 using boost::system::result;
 using net::awaitable;
 using net::ip::tcp;
-using namespace std::string_view_literals;  // literals appended without strlen: heads are built per request
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 void ResponseHead::add_header(std::string_view name, std::string_view value) {
@@ -81,6 +80,8 @@ tcp::socket& lowest(beast::ssl_stream<beast::tcp_stream>& s) {
 constexpr std::size_t kMaxHeadBytes = std::size_t{64} << 10;
 // What one read takes: large enough for a burst of stream events in one piece.
 constexpr std::size_t kReadBytes = std::size_t{16} << 10;
+// A request head's fixed text (its request line, Host and Content-Length without their values) is shorter.
+constexpr std::size_t kHeadFrame = 64;
 
 template <class Stream>
 class StreamConnection final : public Connection {
@@ -96,23 +97,32 @@ class StreamConnection final : public Connection {
 
   awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
                              std::span<const std::string_view> body) override {
-    head_.clear();
-    head_.append(method)
-        .append(" "sv)
-        .append(target)
-        .append(" HTTP/1.1\r\nHost: "sv)
-        .append(authority_)
-        .append("\r\n"sv);
-    for (const auto& h : headers) {
-      head_.append(h.name).append(": "sv).append(h.value).append("\r\n"sv);
-    }
     std::size_t length = 0;
     for (const std::string_view piece : body) {
       length += piece.size();
     }
-    head_ += "Content-Length: "sv;
-    append_decimal(head_, static_cast<std::int64_t>(length));
-    head_ += "\r\n\r\n"sv;
+    std::size_t bound = method.size() + target.size() + authority_.size() + kHeadFrame + kDecimalBound;
+    for (const auto& h : headers) {
+      bound += h.name.size() + h.value.size() + 4;
+    }
+    head_.clear();
+    append_written(head_, bound, [&](TextWriter& w) {
+      w.text(method);
+      w.put(' ');
+      w.text(target);
+      w.literal(" HTTP/1.1\r\nHost: ");
+      w.text(authority_);
+      w.literal("\r\n");
+      for (const auto& h : headers) {
+        w.text(h.name);
+        w.literal(": ");
+        w.text(h.value);
+        w.literal("\r\n");
+      }
+      w.literal("Content-Length: ");
+      w.decimal(static_cast<std::int64_t>(length));
+      w.literal("\r\n\r\n");
+    });
     boost::container::small_vector<net::const_buffer, 6> buffers{net::buffer(head_)};
     for (const std::string_view piece : body) {
       buffers.push_back(net::buffer(piece));

@@ -20,8 +20,8 @@
 #include <memory>
 #include <tuple>
 
-#include "core/append_number.hpp"
 #include "core/clock.hpp"
+#include "core/text_writer.hpp"
 #include "http/io_deadline.hpp"
 #include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
@@ -37,7 +37,6 @@ using boost::system::error_code;
 using net::awaitable;
 using net::use_awaitable;
 using net::ip::tcp;
-using namespace std::string_view_literals;  // literals appended without strlen: heads are built per request
 constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
@@ -49,6 +48,10 @@ constexpr std::size_t kReadBufferBytes = std::size_t{4} << 10;
 std::int64_t nanoseconds(std::chrono::milliseconds ms) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(ms).count();
 }
+
+// A response head's fixed text (status line, Content-Type, framing and Connection without their
+// values) is shorter.
+constexpr std::size_t kHeadFrame = 128;
 
 std::string_view reason(int status) {
   return bhttp::obsolete_reason(static_cast<bhttp::status>(status));
@@ -85,11 +88,7 @@ class SessionExchange final : public Exchange {
   awaitable<error_code> respond(int status, std::string_view content_type, std::string_view body,
                                 std::span<const Header> extra) override {
     started_ = true;
-    head_.clear();
-    append_head(status, content_type, extra);
-    head_ += "Content-Length: "sv;
-    append_decimal(head_, static_cast<std::int64_t>(body.size()));
-    head_ += "\r\n\r\n"sv;
+    write_head(status, content_type, extra, body.size());
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
     co_return co_await write(buffers, true);
   }
@@ -97,15 +96,7 @@ class SessionExchange final : public Exchange {
   void begin_stream(int status, std::string_view content_type, std::span<const Header> extra,
                     std::optional<std::uint64_t> content_length) override {
     started_ = true;
-    head_.clear();
-    append_head(status, content_type, extra);
-    if (content_length) {
-      head_ += "Content-Length: "sv;
-      append_decimal(head_, static_cast<std::int64_t>(*content_length));
-      head_ += "\r\n\r\n"sv;
-    } else {
-      head_ += "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"sv;
-    }
+    write_head(status, content_type, extra, content_length);
     length_left_ = content_length;
     head_pending_ = true;
   }
@@ -138,20 +129,40 @@ class SessionExchange final : public Exchange {
   [[nodiscard]] bool finished() const { return finished_; }
 
  private:
-  void append_head(int status, std::string_view content_type, std::span<const Header> extra) {
-    head_ += "HTTP/1.1 "sv;
-    append_decimal(head_, status);
-    head_ += ' ';
-    head_ += reason(status);
-    head_ += "\r\nContent-Type: "sv;
-    head_ += content_type;
-    head_ += "\r\n"sv;
+  // The response head, into head_: with a Content-Length, or chunked without one.
+  void write_head(int status, std::string_view content_type, std::span<const Header> extra,
+                  std::optional<std::uint64_t> content_length) {
+    const std::string_view phrase = reason(status);
+    std::size_t bound = kHeadFrame + kDecimalBound + phrase.size() + content_type.size();
     for (const auto& h : extra) {
-      head_.append(h.name).append(": "sv).append(h.value).append("\r\n"sv);
+      bound += h.name.size() + h.value.size() + 4;
     }
-    if (!keep_alive_) {
-      head_ += "Connection: close\r\n"sv;
-    }
+    head_.clear();
+    append_written(head_, bound, [&](TextWriter& w) {
+      w.literal("HTTP/1.1 ");
+      w.decimal(status);
+      w.put(' ');
+      w.text(phrase);
+      w.literal("\r\nContent-Type: ");
+      w.text(content_type);
+      w.literal("\r\n");
+      for (const auto& h : extra) {
+        w.text(h.name);
+        w.literal(": ");
+        w.text(h.value);
+        w.literal("\r\n");
+      }
+      if (!keep_alive_) {
+        w.literal("Connection: close\r\n");
+      }
+      if (content_length) {
+        w.literal("Content-Length: ");
+        w.decimal(static_cast<std::int64_t>(*content_length));
+        w.literal("\r\n\r\n");
+      } else {
+        w.literal("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
+      }
+    });
   }
 
   // The body's next bytes, `pieces`, after the head if it has not gone yet: as one chunk (and the
