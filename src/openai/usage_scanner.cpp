@@ -212,6 +212,31 @@ const char* next_structural(const char* p, const char* end) {
 
 }  // namespace
 
+// Below the top level only strings and nesting matter: stays in this loop until the value that
+// began at the top closes (ending a capture there) or the piece ends.
+[[gnu::always_inline]] inline void UsageScanner::skip_nested(const char*& p, const char* end, const char*& captured) {
+  while (p < end) {
+    p = next_structural(p, end);
+    if (p == end) {
+      return;
+    }
+    const char c = *p++;
+    if (c == '"') {
+      in_string_ = true;
+      p = skip_string(p, end);
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (--depth_ == 1) {  // '}' or ']'
+      if (capturing_ != Member::other) {
+        end_capture(capturing_, captured, p);
+        capturing_ = Member::other;
+        captured = nullptr;
+      }
+      return;
+    }
+  }
+}
+
 // Strings are skipped with next_quote_or_backslash and nesting below the top level with next_structural: the state
 // machine proper only sees the few bytes between the top-level members.
 void UsageScanner::feed(std::string_view bytes) {
@@ -231,25 +256,7 @@ void UsageScanner::feed(std::string_view bytes) {
       continue;
     }
     if (depth_ >= 2) {
-      p = next_structural(p, end);
-      if (p == end) {
-        break;
-      }
-      switch (*p++) {
-        case '"':
-          in_string_ = true;
-          break;
-        case '{':
-        case '[':
-          ++depth_;
-          break;
-        default:  // '}' or ']'
-          if (--depth_ == 1 && capturing_ != Member::other) {
-            end_capture(capturing_, captured, p);
-            capturing_ = Member::other;
-            captured = nullptr;
-          }
-      }
+      skip_nested(p, end, captured);
       continue;
     }
     const Member before = capturing_;

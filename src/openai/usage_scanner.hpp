@@ -36,6 +36,7 @@ class UsageScanner {
 
   void on_char(char c);
   const char* skip_string(const char* p, const char* end);
+  void skip_nested(const char*& p, const char* end, const char*& captured);
   void read_key(const char* from, const char* to);
   Capture& capture(Member member) { return member == Member::usage ? usage_ : groq_; }
   void append_capture(Member member, const char* from, const char* to);
