@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "gateway/config.hpp"
+#include "gateway/gateway_metrics.hpp"
 #include "http/send_batch.hpp"
 
 namespace infergate::gateway {
@@ -44,7 +45,9 @@ struct Gateway::Worker {
 };
 
 Gateway::Gateway(GatewayOptions options)
-    : options_(std::move(options)), registry_(std::make_shared<prometheus::Registry>()) {
+    : options_(std::move(options)),
+      registry_(std::make_shared<prometheus::Registry>()),
+      tallies_(std::make_shared<MetricTallies>()) {
   std::shared_ptr<const RouteTable> routes;
   if (!options_.config_path.empty()) {
     const GatewayConfig config = load_config(options_.config_path);
@@ -81,7 +84,8 @@ Gateway::~Gateway() {
 }
 
 std::shared_ptr<const Snapshot> Gateway::build(std::shared_ptr<const RouteTable> routes) const {
-  auto metrics = std::make_shared<const GatewayMetrics>(registry_, *routes, control_ ? &control_->ledger() : nullptr);
+  auto metrics =
+      std::make_shared<const GatewayMetrics>(registry_, tallies_, *routes, control_ ? &control_->ledger() : nullptr);
   return std::make_shared<const Snapshot>(Snapshot{std::move(routes), std::move(metrics)});
 }
 

@@ -18,6 +18,8 @@ class Registry;
 
 namespace infergate::gateway {
 
+class MetricTallies;
+
 struct GatewayOptions {
   std::string config_path;  // gateway.yaml; when empty, `upstreams` are discovered
   // Quick start: upstreams to discover, and what a file would say per model and provider.
@@ -65,6 +67,7 @@ class Gateway {
   GatewayOptions options_;
   ServerConfig server_;
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<MetricTallies> tallies_;
   SnapshotHandle snapshot_;
   std::unique_ptr<AccessLog> access_log_;
   std::unique_ptr<ControlPlane> control_;

@@ -6,6 +6,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace infergate::gateway {
@@ -41,9 +42,16 @@ prometheus::Histogram::BucketBoundaries overhead_buckets() {
 
 }  // namespace
 
-GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes,
-                               const Ledger* ledger)
-    : registry_(std::move(registry)), ledger_(ledger) {
+GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
+                               const RouteTable& routes, const Ledger* ledger)
+    : registry_(std::move(registry)), tallies_(std::move(tallies)), ledger_(ledger) {
+  auto histogram = [this](prometheus::Family<prometheus::Histogram>& family, const prometheus::Labels& labels,
+                          const prometheus::Histogram::BucketBoundaries& buckets) {
+    return &tallies_->histogram(family.Add(labels, buckets), buckets);
+  };
+  auto counter = [this](prometheus::Family<prometheus::Counter>& family, const prometheus::Labels& labels) {
+    return &tallies_->counter(family.Add(labels));
+  };
   auto& requests = prometheus::BuildCounter()
                        .Name("infergate_requests_total")
                        .Help("Requests answered, by public model, provider and status class")
@@ -86,7 +94,7 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
                        .Name("infergate_gateway_overhead_seconds")
                        .Help("Time spent inside the gateway before the first byte went to the client")
                        .Register(*registry_);
-  overhead_ = &overhead.Add({}, overhead_buckets());
+  overhead_ = histogram(overhead, {}, overhead_buckets());
   state_errors_ = &prometheus::BuildCounter()
                        .Name("infergate_rate_limit_state_errors_total")
                        .Help("Admissions Redis did not answer (each one failed open or closed as configured)")
@@ -111,23 +119,24 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, c
   }
   for (std::size_t c = 0; c < kStatusClasses; ++c) {
     unrouted_[c] =
-        &requests.Add({{"model", ""}, {"provider", ""}, {"status_class", std::string(kStatusClassNames[c])}});
+        counter(requests, {{"model", ""}, {"provider", ""}, {"status_class", std::string(kStatusClassNames[c])}});
   }
   for (const std::string& name : routes.model_names()) {
     const ModelRoute* route = routes.find(name);
     ModelSeries& m = models_[route];
-    m.duration = &duration.Add({{"model", name}}, latency_buckets());
-    m.ttft = &ttft.Add({{"model", name}}, latency_buckets());
-    m.tpot = &tpot.Add({{"model", name}}, token_time_buckets());
-    m.tokens_in = &tokens.Add({{"model", name}, {"direction", "in"}});
-    m.tokens_out = &tokens.Add({{"model", name}, {"direction", "out"}});
+    m.duration = histogram(duration, {{"model", name}}, latency_buckets());
+    m.ttft = histogram(ttft, {{"model", name}}, latency_buckets());
+    m.tpot = histogram(tpot, {{"model", name}}, token_time_buckets());
+    m.tokens_in = counter(tokens, {{"model", name}, {"direction", "in"}});
+    m.tokens_out = counter(tokens, {{"model", name}, {"direction", "out"}});
     m.retries = &retries.Add({{"model", name}});
     m.fallbacks = &fallbacks.Add({{"model", name}});
     for (const Deployment* d : route->deployments) {
       DeploymentSeries& s = deployments_[d];
       for (std::size_t c = 0; c < kStatusClasses; ++c) {
-        s.requests[c] = &requests.Add(
-            {{"model", name}, {"provider", d->provider}, {"status_class", std::string(kStatusClassNames[c])}});
+        s.requests[c] =
+            counter(requests,
+                    {{"model", name}, {"provider", d->provider}, {"status_class", std::string(kStatusClassNames[c])}});
       }
       s.in_flight = &in_flight.Add({{"model", name}, {"provider", d->provider}});
       s.ejections = &ejections.Add({{"model", name}, {"provider", d->provider}});
@@ -141,23 +150,23 @@ GatewayMetrics::~GatewayMetrics() = default;
 void GatewayMetrics::observe(const RequestObservation& o) const {
   const std::size_t c = status_class(o.status);
   auto d = o.deployment ? deployments_.find(o.deployment) : deployments_.end();
-  (d != deployments_.end() ? d->second.requests[c] : unrouted_[c])->Increment();
+  (d != deployments_.end() ? d->second.requests[c] : unrouted_[c])->add(1);
   if (o.overhead_s >= 0) {
-    overhead_->Observe(o.overhead_s);
+    overhead_->observe(o.overhead_s);
   }
   auto m = o.route ? models_.find(o.route) : models_.end();
   if (m == models_.end()) {
     return;
   }
-  m->second.duration->Observe(o.duration_s);
+  m->second.duration->observe(o.duration_s);
   if (o.ttft_s >= 0) {
-    m->second.ttft->Observe(o.ttft_s);
+    m->second.ttft->observe(o.ttft_s);
   }
   if (o.tpot_s >= 0) {
-    m->second.tpot->Observe(o.tpot_s);
+    m->second.tpot->observe(o.tpot_s);
   }
-  m->second.tokens_in->Increment(static_cast<double>(o.prompt_tokens));
-  m->second.tokens_out->Increment(static_cast<double>(o.completion_tokens));
+  m->second.tokens_in->add(static_cast<std::uint64_t>(std::max<std::int64_t>(0, o.prompt_tokens)));
+  m->second.tokens_out->add(static_cast<std::uint64_t>(std::max<std::int64_t>(0, o.completion_tokens)));
   if (o.attempts > 1) {
     m->second.retries->Increment(o.attempts - 1);
   }
@@ -183,6 +192,7 @@ void GatewayMetrics::rate_limit_state_error() const {
 }
 
 std::string GatewayMetrics::scrape() const {
+  tallies_->flush();
   for (const auto& [deployment, series] : deployments_) {
     series.in_flight->Set(deployment->in_flight.load(std::memory_order_relaxed));
   }

@@ -2,7 +2,8 @@
 // Every Prometheus series the gateway exports, declared in one place (Envoy's habit). Labels are
 // bounded: public model names and providers come from the route table, status is a class; never a
 // key, a prompt or a client-supplied model name. Series are created up front so the request path
-// only increments (no label lookup).
+// only increments (no label lookup); what every request counts goes through tallies
+// (metric_tally.hpp) that each scrape adds to the series.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "gateway/ledger.hpp"
+#include "gateway/metric_tally.hpp"
 #include "gateway/route_table.hpp"
 
 namespace prometheus {
@@ -40,9 +42,10 @@ struct RequestObservation {
 class GatewayMetrics {
  public:
   // Series for every route and deployment of `routes`, in `registry` (shared across reloads, so a
-  // series that survives a reload keeps counting), and for the usage ledger when there is one.
-  GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, const RouteTable& routes,
-                 const Ledger* ledger = nullptr);
+  // series that survives a reload keeps counting, as do its `tallies`), and for the usage ledger
+  // when there is one.
+  GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
+                 const RouteTable& routes, const Ledger* ledger = nullptr);
   ~GatewayMetrics();
   GatewayMetrics(const GatewayMetrics&) = delete;
   GatewayMetrics& operator=(const GatewayMetrics&) = delete;
@@ -60,26 +63,27 @@ class GatewayMetrics {
  private:
   static constexpr std::size_t kStatusClasses = 5;  // 2xx 3xx 4xx 5xx client_closed
   struct DeploymentSeries {
-    std::array<prometheus::Counter*, kStatusClasses> requests{};
+    std::array<CounterTally*, kStatusClasses> requests{};
     prometheus::Gauge* in_flight = nullptr;
     prometheus::Counter* ejections = nullptr;
     prometheus::Counter* provider_limited = nullptr;
   };
   struct ModelSeries {
-    prometheus::Histogram* duration = nullptr;
-    prometheus::Histogram* ttft = nullptr;
-    prometheus::Histogram* tpot = nullptr;
-    prometheus::Counter* tokens_in = nullptr;
-    prometheus::Counter* tokens_out = nullptr;
+    HistogramTally* duration = nullptr;
+    HistogramTally* ttft = nullptr;
+    HistogramTally* tpot = nullptr;
+    CounterTally* tokens_in = nullptr;
+    CounterTally* tokens_out = nullptr;
     prometheus::Counter* retries = nullptr;
     prometheus::Counter* fallbacks = nullptr;
   };
 
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<MetricTallies> tallies_;  // after the registry, whose series they add to
   std::unordered_map<const Deployment*, DeploymentSeries> deployments_;
   std::unordered_map<const ModelRoute*, ModelSeries> models_;
-  std::array<prometheus::Counter*, kStatusClasses> unrouted_{};
-  prometheus::Histogram* overhead_ = nullptr;
+  std::array<CounterTally*, kStatusClasses> unrouted_{};
+  HistogramTally* overhead_ = nullptr;
   prometheus::Counter* state_errors_ = nullptr;
   const Ledger* ledger_;
   prometheus::Counter* ledger_written_ = nullptr;
