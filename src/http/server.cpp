@@ -133,7 +133,7 @@ class SessionExchange final : public Exchange {
   void write_head(int status, std::string_view content_type, std::span<const Header> extra,
                   std::optional<std::uint64_t> content_length) {
     const std::string_view phrase = reason(status);
-    std::size_t bound = kHeadFrame + kDecimalBound + phrase.size() + content_type.size();
+    std::size_t bound = kHeadFrame + 2 * kDecimalBound + phrase.size() + content_type.size();  // status, length
     for (const auto& h : extra) {
       bound += h.name.size() + h.value.size() + 4;
     }
