@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace infergate::gateway {
@@ -66,6 +67,37 @@ TEST(AccessRecord, EscapesWhatJsonRequiresAndAppendsToWhatIsThere) {
   EXPECT_EQ(o.at("key_id").as_string(), "key_1");
   EXPECT_EQ(o.at("error").as_string(), error);
   EXPECT_NE(line.find("\\u0001"), std::string::npos);
+}
+
+TEST(AccessRecord, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
+  // The line is written into space sized from the record first (under ASan, a byte past it in a
+  // fresh string is an error): every number at its widest, every string escaped to six bytes a byte.
+  const std::string controls(300, '\x01');
+  AccessRecord r;
+  r.ts_ms = std::numeric_limits<std::int64_t>::min();
+  r.request_id = controls;
+  r.key_id = controls;
+  r.method = controls;
+  r.path = controls;
+  r.model = controls;
+  r.upstream_model = controls;
+  r.provider = controls;
+  r.status = std::numeric_limits<int>::min();
+  r.attempts = std::numeric_limits<int>::min();
+  r.fallbacks = std::numeric_limits<int>::min();
+  r.ttft_ms = -std::numeric_limits<double>::max();
+  r.tpot_ms = -std::numeric_limits<double>::max();
+  r.prompt_tokens = std::numeric_limits<std::int64_t>::min();
+  r.completion_tokens = std::numeric_limits<std::int64_t>::min();
+  r.duration_ms = -std::numeric_limits<double>::max();
+  r.overhead_us = std::numeric_limits<std::int64_t>::min();
+  r.error = controls;
+  std::string line;
+  append_access_record(line, r);
+  const json::object o = json::parse(line).as_object();
+  EXPECT_EQ(o.at("error").as_string(), controls);
+  EXPECT_EQ(o.at("overhead_us").as_int64(), std::numeric_limits<std::int64_t>::min());
+  EXPECT_LT(o.at("duration_ms").as_double(), -1e308);
 }
 
 TEST(AccessLog, WritesOneLinePerRecordByTheTimeItCloses) {

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
 #include <csignal>
@@ -13,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -468,6 +470,33 @@ TEST_F(LedgerTest, TheRowsOfALedgerFromBeforeTheJournalAreCarriedOverOnce) {
 TEST(RequestCost, PricesArePerMillionTokens) {
   EXPECT_DOUBLE_EQ(request_cost(1'000'000, 500'000, Price{0.59, 0.79}), 0.59 + 0.395);
   EXPECT_DOUBLE_EQ(request_cost(1000, 1000, std::nullopt), 0.0);
+}
+
+TEST(JournalLine, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
+  // The line is written into space sized from the row first (under ASan, a byte past it in a fresh
+  // string is an error): every number at its widest, every string escaped to six bytes a byte.
+  const std::string controls(300, '\x1f');
+  LedgerRow r;
+  r.ts_ms = std::numeric_limits<std::int64_t>::min();
+  r.request_id = controls;
+  r.key_id = controls;
+  r.model = controls;
+  r.upstream_model = controls;
+  r.provider = controls;
+  r.prompt_tokens = std::numeric_limits<std::int64_t>::min();
+  r.completion_tokens = std::numeric_limits<std::int64_t>::min();
+  r.token_source = controls;
+  r.cost_usd = -std::numeric_limits<double>::min();  // -2.2250738585072014e-308: a longest shortest form
+  r.status = std::numeric_limits<int>::min();
+  r.ttft_ms = -std::numeric_limits<double>::max();
+  r.duration_ms = -std::numeric_limits<double>::max();
+  std::string line;
+  append_journal_line(line, r);
+  ASSERT_TRUE(line.ends_with("}\n"));
+  const boost::json::object o = boost::json::parse(line).as_object();
+  EXPECT_EQ(o.at("provider").as_string(), controls);
+  EXPECT_DOUBLE_EQ(o.at("cost_usd").as_double(), r.cost_usd);
+  EXPECT_LT(o.at("duration_ms").as_double(), -1e308);
 }
 
 }  // namespace
