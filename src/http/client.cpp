@@ -24,6 +24,7 @@
 
 #include "core/text_writer.hpp"
 #include "http/chunked_decoder.hpp"
+#include "http/header_lines.hpp"
 #include "http/io_deadline.hpp"
 #include "http/message_head.hpp"
 #include "http/read_buffer.hpp"
@@ -101,10 +102,8 @@ class StreamConnection final : public Connection {
     for (const std::string_view piece : body) {
       length += piece.size();
     }
-    std::size_t bound = method.size() + target.size() + authority_.size() + kHeadFrame + kDecimalBound;
-    for (const auto& h : headers) {
-      bound += h.name.size() + h.value.size() + 4;
-    }
+    const std::size_t bound =
+        method.size() + target.size() + authority_.size() + kHeadFrame + kDecimalBound + header_lines_bound(headers);
     head_.clear();
     append_written(head_, bound, [&](TextWriter& w) {
       w.text(method);
@@ -113,12 +112,7 @@ class StreamConnection final : public Connection {
       w.literal(" HTTP/1.1\r\nHost: ");
       w.text(authority_);
       w.literal("\r\n");
-      for (const auto& h : headers) {
-        w.text(h.name);
-        w.literal(": ");
-        w.text(h.value);
-        w.literal("\r\n");
-      }
+      write_header_lines(w, headers);
       w.literal("Content-Length: ");
       w.decimal(static_cast<std::int64_t>(length));
       w.literal("\r\n\r\n");

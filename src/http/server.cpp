@@ -22,6 +22,7 @@
 
 #include "core/clock.hpp"
 #include "core/text_writer.hpp"
+#include "http/header_lines.hpp"
 #include "http/io_deadline.hpp"
 #include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
@@ -133,10 +134,8 @@ class SessionExchange final : public Exchange {
   void write_head(int status, std::string_view content_type, std::span<const Header> extra,
                   std::optional<std::uint64_t> content_length) {
     const std::string_view phrase = reason(status);
-    std::size_t bound = kHeadFrame + 2 * kDecimalBound + phrase.size() + content_type.size();  // status, length
-    for (const auto& h : extra) {
-      bound += h.name.size() + h.value.size() + 4;
-    }
+    const std::size_t bound =  // two numbers: the status and the length
+        kHeadFrame + 2 * kDecimalBound + phrase.size() + content_type.size() + header_lines_bound(extra);
     head_.clear();
     append_written(head_, bound, [&](TextWriter& w) {
       w.literal("HTTP/1.1 ");
@@ -146,12 +145,7 @@ class SessionExchange final : public Exchange {
       w.literal("\r\nContent-Type: ");
       w.text(content_type);
       w.literal("\r\n");
-      for (const auto& h : extra) {
-        w.text(h.name);
-        w.literal(": ");
-        w.text(h.value);
-        w.literal("\r\n");
-      }
+      write_header_lines(w, extra);
       if (!keep_alive_) {
         w.literal("Connection: close\r\n");
       }
