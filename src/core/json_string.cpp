@@ -82,8 +82,10 @@ char* write_json_string(char* out, std::string_view text) {
         out += 5;
     }
   }
-  std::memcpy(out, text.data() + run, text.size() - run);
-  out += text.size() - run;
+  if (run < text.size()) {  // an empty view may have no data at all, which memcpy may not be given
+    std::memcpy(out, text.data() + run, text.size() - run);
+    out += text.size() - run;
+  }
   *out++ = '"';
   return out;
 }

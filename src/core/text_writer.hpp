@@ -26,8 +26,10 @@ class TextWriter {
     p_ += N - 1;
   }
   void text(std::string_view s) {
-    std::memcpy(p_, s.data(), s.size());
-    p_ += s.size();
+    if (!s.empty()) {  // an empty view may have no data at all, which memcpy may not be given
+      std::memcpy(p_, s.data(), s.size());
+      p_ += s.size();
+    }
   }
   void put(char c) { *p_++ = c; }
   void decimal(std::int64_t value) { p_ = write_decimal(p_, value); }
