@@ -5,6 +5,8 @@
 #include <cmath>
 #include <functional>
 
+#include "core/append_number.hpp"
+
 namespace infergate {
 
 Admission decide_admission(const RateLimits& limits, std::int64_t used_requests, std::int64_t used_tokens,
@@ -106,8 +108,8 @@ void RateLimitHeaders::add(std::string_view limit, std::string_view remaining, s
     char* begin = values_[count_].data();
     fields_[count_++] = Field(name, std::string_view(begin, static_cast<std::size_t>(write(begin) - begin)));
   };
-  put(limit, [&](char* out) { return std::to_chars(out, out + kValueSize, quota.limit).ptr; });
-  put(remaining, [&](char* out) { return std::to_chars(out, out + kValueSize, quota.remaining).ptr; });
+  put(limit, [&](char* out) { return write_decimal(out, quota.limit); });
+  put(remaining, [&](char* out) { return write_decimal(out, quota.remaining); });
   put(reset, [&](char* out) { return write_reset(out, quota.reset); });
 }
 
