@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 #include "core/trim.hpp"
 
@@ -114,6 +116,71 @@ std::size_t end_of_text(std::string_view s, std::size_t from) {
   return from;
 }
 
+// Where the field name at the start of `s` ends: the first byte that is not a token's, or the
+// size of `s`. Names are letters, digits and hyphens nearly always: those are passed over 16 bytes
+// at a time, and the table decides from the first other byte on.
+std::size_t end_of_name(std::string_view s) {
+  std::size_t i = 0;
+#ifdef __SSE2__
+  const __m128i case_bit = _mm_set1_epi8(0x20);
+  const __m128i before_a = _mm_set1_epi8('a' - 1);
+  const __m128i after_z = _mm_set1_epi8('z' + 1);
+  const __m128i before_0 = _mm_set1_epi8('0' - 1);
+  const __m128i after_9 = _mm_set1_epi8('9' + 1);
+  const __m128i hyphen = _mm_set1_epi8('-');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    // Signed comparisons: the bytes from 0x80 up are negative, below every range here.
+    const __m128i lower = _mm_or_si128(block, case_bit);
+    const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, before_a), _mm_cmplt_epi8(lower, after_z));
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(block, before_0), _mm_cmplt_epi8(block, after_9));
+    const __m128i usual = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(block, hyphen));
+    if (const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(usual)) & 0xffffU; other != 0) {
+      i += static_cast<std::size_t>(__builtin_ctz(other));
+      break;
+    }
+  }
+#endif
+  while (i < s.size() && kToken[static_cast<unsigned char>(s[i])]) {
+    ++i;
+  }
+  return i;
+}
+
+// Whether the token `name` is `lower` (lower-case letters, digits and hyphens) in any case. Setting
+// a token byte's 0x20 bit folds the case of a letter and changes nothing else that could match:
+// the bytes it would map onto a digit or a hyphen are controls, which tokens never hold. So names
+// are compared eight bytes at a time.
+template <std::size_t N>
+bool token_is(std::string_view name, const char (&lower)[N]) {
+  constexpr std::size_t n = N - 1;
+  if (name.size() != n) {
+    return false;
+  }
+  const auto word_differs = [&](std::size_t at) {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+    std::memcpy(&a, name.data() + at, 8);
+    std::memcpy(&b, lower + at, 8);
+    return (a | 0x2020202020202020U) != b;
+  };
+  if constexpr (n >= 8) {
+    for (std::size_t i = 0; i + 8 <= n; i += 8) {
+      if (word_differs(i)) {
+        return false;
+      }
+    }
+    return !word_differs(n - 8);  // the last eight bytes, overlapping the words before
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((static_cast<unsigned char>(name[i]) | 0x20U) != static_cast<unsigned char>(lower[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
+
 // Reads the header fields after the start line, through the empty line that ends the head. Each
 // line is read in one pass: its name up to the first byte that is not a token's, which must be the
 // colon, then its value up to the first control character, which must be the CR of its CRLF.
@@ -129,10 +196,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
     if (rest.front() == ' ' || rest.front() == '\t') {
       return bhttp::error::bad_obs_fold;
     }
-    std::size_t colon = 0;
-    while (colon < rest.size() && kToken[static_cast<unsigned char>(rest[colon])]) {
-      ++colon;
-    }
+    const std::size_t colon = end_of_name(rest);
     if (colon == rest.size()) {
       return bhttp::error::bad_line_ending;
     }
@@ -150,7 +214,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
     const std::string_view value = trim_blanks(rest.substr(colon + 1, eol - colon - 1));
     rest.remove_prefix(eol + 2);
     out.fields.push_back(Header{name, value});
-    if (iequals(name, "content-length")) {
+    if (token_is(name, "content-length")) {
       std::uint64_t length = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
       if (value.empty() || ec != std::errc() || end != value.data() + value.size() || value.front() == '+' ||
@@ -162,7 +226,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
       }
       framing.has_length = true;
       out.content_length = length;
-    } else if (iequals(name, "transfer-encoding")) {
+    } else if (token_is(name, "transfer-encoding")) {
       bool valid = true;
       for_each_element(value, [&](std::string_view coding) {
         valid = valid && is_token(coding) && !framing.chunked;  // nothing may follow chunked
@@ -175,7 +239,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
       if (!valid) {
         return bhttp::error::bad_transfer_encoding;
       }
-    } else if (iequals(name, "connection")) {
+    } else if (token_is(name, "connection")) {
       for_each_element(value, [&](std::string_view option) {
         if (iequals(option, "close")) {
           out.keep_alive = false;
@@ -183,7 +247,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
           out.keep_alive = true;
         }
       });
-    } else if (iequals(name, "expect")) {
+    } else if (token_is(name, "expect")) {
       out.expect_continue = iequals(value, "100-continue");
     }
   }

@@ -4,6 +4,7 @@
 
 #include <boost/beast/http/error.hpp>
 
+#include <cctype>
 #include <random>
 #include <string>
 
@@ -121,6 +122,56 @@ TEST(MessageHead, FindsAStrayControlAnywhereInALongValue) {
     ASSERT_FALSE(request(text, head)) << at;
     EXPECT_EQ(head.header("X-Long").size(), at == 0 || at == 39 ? 39U : 40U);  // one at either end is trimmed
     EXPECT_EQ(head.header("x-last"), "2");
+  }
+}
+
+TEST(MessageHead, ReadsEveryTokenCharacterAndRefusesOthersAnywhereInALongName) {
+  // Names are passed over many bytes at a time while they hold letters, digits and hyphens: any
+  // other token character, at every place of a long name, before and after a block boundary, is
+  // still part of the name, and any byte that is not a token's is refused there.
+  for (std::size_t at = 0; at < 40; ++at) {
+    for (const char c : std::string_view("!#$%&'*+.^_`|~AZaz09-")) {
+      std::string name(40, 'n');
+      name[at] = c;
+      const std::string text = "GET / HTTP/1.1\r\n" + name + ": v\r\nX-Last: 2\r\n\r\n";
+      MessageHead head;
+      ASSERT_FALSE(request(text, head)) << at << " " << c;
+      EXPECT_EQ(head.header(name), "v");
+      EXPECT_EQ(head.header("x-last"), "2");
+    }
+    for (const char bad : {'@', '[', '{', '(', '/', '"', '\x7f', '\x80', '\xff', '\x01', '\x0d'}) {
+      std::string name(40, 'n');
+      name[at] = bad;
+      EXPECT_NE(request("GET / HTTP/1.1\r\n" + name + ": v\r\n\r\n"), error_code{}) << at << " " << int{bad};
+    }
+  }
+}
+
+TEST(MessageHead, FramingFieldsAreKnownInAnyCaseAndOnlyByTheirWholeNames) {
+  for (const std::string_view name : {"content-length", "transfer-encoding", "connection", "expect"}) {
+    const std::string value = name == "content-length"      ? "5"
+                              : name == "transfer-encoding" ? "chunked"
+                              : name == "connection"        ? "close"
+                                                            : "100-continue";
+    const auto framed = [&](const std::string& field) {
+      MessageHead head;
+      EXPECT_FALSE(request("POST / HTTP/1.1\r\n" + field + ": " + value + "\r\n\r\n", head)) << field;
+      return head.framing != BodyFraming::none || !head.keep_alive || head.expect_continue;
+    };
+    std::string upper(name);
+    for (std::size_t at = 0; at < name.size(); ++at) {
+      std::string one_upper(name);
+      one_upper[at] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[at])));
+      EXPECT_TRUE(framed(one_upper));
+      upper[at] = one_upper[at];
+      // Each name one character off: a letter changed, a hyphen made an underscore.
+      std::string other(name);
+      other[at] = name[at] == '-' ? '_' : name[at] == 'x' ? 'y' : 'x';
+      EXPECT_FALSE(framed(other));
+    }
+    EXPECT_TRUE(framed(upper));
+    EXPECT_FALSE(framed(std::string(name) + "s"));
+    EXPECT_FALSE(framed(std::string(name.substr(1))));
   }
 }
 
