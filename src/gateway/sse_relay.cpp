@@ -95,10 +95,10 @@ bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {
   if (!glance.needs_parse) {
     return false;
   }
-  openai::ChunkView view;
-  if (!openai::parse_stream_chunk(event.data, view) && view.usage) {
-    usage_ = view.usage;
-    return strip_usage_ && !view.has_choices;
+  const std::optional<openai::ChunkUsage> chunk = openai::read_chunk_usage(event.data);
+  if (chunk && chunk->usage) {
+    usage_ = chunk->usage;
+    return strip_usage_ && !chunk->has_choices;
   }
   return false;
 }

@@ -15,6 +15,7 @@
 
 #include "http/chunk_pieces.hpp"
 #include "http/sse_parser.hpp"
+#include "openai/chunk_usage.hpp"
 #include "openai/stream_chunk.hpp"
 
 namespace infergate::gateway {

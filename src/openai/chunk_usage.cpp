@@ -1,0 +1,196 @@
+#include "openai/chunk_usage.hpp"
+
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+namespace infergate::openai {
+
+namespace json = boost::json;
+
+namespace {
+
+// Follows the members that matter by their place: at the top level "usage", "x_groq", "choices"
+// and "error"; inside the usage object (or x_groq's) the two counts. Where a name appears twice
+// the last one decides, as it does in a DOM.
+class ChunkUsageHandler {
+ public:
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+  using error_code = boost::system::error_code;
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_object_begin(error_code&) {
+    value_begins(Kind::object);
+    ++depth_;
+    return true;
+  }
+  bool on_object_end(std::size_t, error_code&) { return close(); }
+  bool on_array_begin(error_code&) {
+    value_begins(Kind::array);
+    ++depth_;
+    return true;
+  }
+  bool on_array_end(std::size_t, error_code&) { return close(); }
+  bool on_key_part(json::string_view part, std::size_t, error_code&) {
+    const std::size_t n = std::min(part.size(), kNameBytes - name_size_);
+    std::memcpy(name_ + name_size_, part.data(), n);
+    name_size_ += n;
+    return true;
+  }
+  bool on_key(json::string_view part, std::size_t n, error_code& ec) {
+    on_key_part(part, n, ec);
+    const std::string_view key(name_, name_size_);
+    key_ = key == "usage"               ? Key::usage
+           : key == "x_groq"            ? Key::x_groq
+           : key == "choices"           ? Key::choices
+           : key == "error"             ? Key::error
+           : key == "prompt_tokens"     ? Key::prompt_tokens
+           : key == "completion_tokens" ? Key::completion_tokens
+                                        : Key::other;
+    name_size_ = 0;
+    return true;
+  }
+  bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
+  bool on_string(json::string_view, std::size_t, error_code&) { return scalar(Kind::scalar, 0); }
+  bool on_number_part(json::string_view, error_code&) { return true; }
+  bool on_int64(std::int64_t v, json::string_view, error_code&) { return scalar(Kind::integer, v); }
+  bool on_uint64(std::uint64_t v, json::string_view, error_code&) {
+    return scalar(Kind::integer, static_cast<std::int64_t>(v));
+  }
+  bool on_double(double, json::string_view, error_code&) { return scalar(Kind::scalar, 0); }
+  bool on_bool(bool, error_code&) { return scalar(Kind::scalar, 0); }
+  bool on_null(error_code&) { return scalar(Kind::null, 0); }
+  bool on_comment_part(json::string_view, error_code&) { return true; }
+  bool on_comment(json::string_view, error_code&) { return true; }
+
+  [[nodiscard]] std::optional<ChunkUsage> result() const {
+    if (!root_object_ || error_) {
+      return std::nullopt;
+    }
+    ChunkUsage out;
+    out.has_choices = has_choices_;
+    if (usage_.is_object) {
+      out.usage = usage_.counts;
+    } else if (groq_is_object_ && groq_usage_.is_object) {
+      out.usage = groq_usage_.counts;
+    }
+    return out;
+  }
+
+ private:
+  enum class Kind : std::uint8_t { object, array, integer, scalar, null };
+  enum class Key : std::uint8_t { other, usage, x_groq, choices, error, prompt_tokens, completion_tokens };
+  // The top-level member whose array or object the parser is in.
+  enum class Member : std::uint8_t { other, usage, x_groq, choices };
+  static constexpr std::size_t kNameBytes = 24;  // longer names are of no interest
+
+  struct UsageObject {
+    bool is_object = false;
+    Usage counts;
+  };
+
+  // A value starts at the current depth, named by key_ when it is a member.
+  void value_begins(Kind kind) {
+    if (depth_ == 0) {
+      root_object_ = kind == Kind::object;
+    } else if (depth_ == 1) {
+      top_level_member(kind);
+    } else if (depth_ == 2 && member_ == Member::choices) {
+      has_choices_ = true;  // the array's first element
+    } else if (depth_ == 2 && member_ == Member::usage) {
+      count(usage_, kind);
+    } else if (depth_ == 2 && member_ == Member::x_groq && key_ == Key::usage) {
+      groq_usage_ = UsageObject{kind == Kind::object, {}};
+      in_groq_usage_ = kind == Kind::object;
+    } else if (depth_ == 3 && in_groq_usage_) {
+      count(groq_usage_, kind);
+    }
+    key_ = Key::other;
+  }
+
+  void top_level_member(Kind kind) {
+    const bool object = kind == Kind::object;
+    switch (key_) {
+      case Key::usage:
+        usage_ = UsageObject{object, {}};
+        member_ = object ? Member::usage : Member::other;
+        break;
+      case Key::x_groq:
+        groq_is_object_ = object;
+        groq_usage_ = {};
+        member_ = object ? Member::x_groq : Member::other;
+        break;
+      case Key::choices:
+        has_choices_ = false;
+        member_ = kind == Kind::array ? Member::choices : Member::other;
+        break;
+      case Key::error:
+        error_ = kind != Kind::null;
+        member_ = Member::other;
+        break;
+      default:
+        member_ = Member::other;
+    }
+  }
+
+  // A member of a usage object: a count that is not an integer counts 0, as a missing one does.
+  void count(UsageObject& usage, Kind kind) {
+    const std::int64_t value = kind == Kind::integer ? value_ : 0;
+    if (key_ == Key::prompt_tokens) {
+      usage.counts.prompt_tokens = value;
+    } else if (key_ == Key::completion_tokens) {
+      usage.counts.completion_tokens = value;
+    }
+  }
+
+  bool scalar(Kind kind, std::int64_t value) {
+    value_ = value;
+    value_begins(kind);
+    return true;
+  }
+
+  bool close() {
+    --depth_;
+    if (depth_ == 1) {
+      member_ = Member::other;
+    } else if (depth_ == 2) {
+      in_groq_usage_ = false;
+    }
+    key_ = Key::other;
+    return true;
+  }
+
+  int depth_ = 0;
+  bool root_object_ = false;
+  bool error_ = false;
+  bool has_choices_ = false;
+  bool groq_is_object_ = false;
+  bool in_groq_usage_ = false;
+  Member member_ = Member::other;
+  Key key_ = Key::other;
+  char name_[kNameBytes] = {};  // a name's first bytes; a name this long is of no interest
+  std::size_t name_size_ = 0;
+  std::int64_t value_ = 0;
+  UsageObject usage_;
+  UsageObject groq_usage_;
+};
+
+}  // namespace
+
+std::optional<ChunkUsage> read_chunk_usage(std::string_view data) {
+  json::basic_parser<ChunkUsageHandler> parser(json::parse_options{});
+  boost::system::error_code ec;
+  const std::size_t n = parser.write_some(false, data.data(), data.size(), ec);
+  if (ec || n < data.size()) {
+    return std::nullopt;
+  }
+  return parser.handler().result();
+}
+
+}  // namespace infergate::openai
