@@ -330,7 +330,8 @@ void UsageScanner::end_capture(Member member, const char* from, const char* to) 
   }
 }
 
-// One byte outside any string, at the top level or before it.
+// One byte outside any string, before the object or at its top level: deeper bytes are
+// skip_nested's, so every name and value seen here is one of the object's own members.
 [[gnu::always_inline]] inline void UsageScanner::on_char(char c) {
   if (state_ == State::start) {
     if (c == '{') {
@@ -345,7 +346,7 @@ void UsageScanner::end_capture(Member member, const char* from, const char* to) 
   switch (c) {
     case '"':
       in_string_ = true;
-      if (depth_ == 1 && expect_key_) {
+      if (expect_key_) {
         reading_key_ = true;
         expect_key_ = false;
         key_size_ = 0;
@@ -353,7 +354,7 @@ void UsageScanner::end_capture(Member member, const char* from, const char* to) 
       return;
     case '{':
     case '[':
-      if (depth_ == 1 && pending_ != Member::other && c == '{') {
+      if (pending_ != Member::other && c == '{') {
         capturing_ = pending_;
         capture(capturing_) = Capture{};  // the last member of a name counts, as in a DOM
       }
@@ -367,15 +368,13 @@ void UsageScanner::end_capture(Member member, const char* from, const char* to) 
       }
       return;
     case ',':
-      if (depth_ == 1) {
-        expect_key_ = true;
-        pending_ = Member::other;
-      }
+      expect_key_ = true;
+      pending_ = Member::other;
       return;
     case ':':
       return;
     default:
-      if (depth_ == 1 && !is_space(c)) {
+      if (!is_space(c)) {
         pending_ = Member::other;  // a scalar value: nothing to capture
       }
       return;
