@@ -43,14 +43,19 @@ class TextWriter {
   char* p_;
 };
 
-// Appends to `out` what `write` writes through a TextWriter, given room for `bound` bytes.
+// Memory for at least `bound` bytes of text, this thread's, valid until its next call.
+char* scratch_text(std::size_t bound);
+
+// Appends to `out` what `write` writes through a TextWriter, given room for `bound` bytes. The
+// text is written in the thread's scratch memory and then appended: sizing `out` for the bound
+// would fill the whole bound with zeros on every call (kilobytes, for a log line whose numbers
+// could each be a 300-digit double), for the few hundred bytes a line takes.
 template <class Write>
 void append_written(std::string& out, std::size_t bound, Write write) {
-  const std::size_t at = out.size();
-  out.resize(at + bound);
-  TextWriter writer(out.data() + at);
+  char* const begin = scratch_text(bound);
+  TextWriter writer(begin);
   write(writer);
-  out.resize(static_cast<std::size_t>(writer.position() - out.data()));
+  out.append(begin, static_cast<std::size_t>(writer.position() - begin));
 }
 
 }  // namespace infergate
