@@ -15,13 +15,62 @@ std::int64_t now_unix() {
   return static_cast<std::int64_t>(std::time(nullptr));
 }
 
-openai::ApiError unauthorized(std::string message) {
+[[gnu::cold]] openai::ApiError unauthorized(std::string message) {
   return openai::ApiError{401, "invalid_request_error", std::move(message), std::nullopt,
                           std::string("invalid_api_key")};
 }
 
 std::string retry_after_seconds(std::chrono::milliseconds wait) {
   return std::to_string(std::max<std::int64_t>(1, (wait.count() + 999) / 1000));
+}
+
+// The refusals of admit() and conclude(), built out of line and marked cold: those two run for
+// every request, and their code stays a few cache lines instead of carrying every message's.
+[[gnu::cold]] Refusal model_not_allowed(const KeyRecord& key, std::string_view model) {
+  return Refusal{openai::ApiError{403, "permission_error",
+                                  fmt::format("This key may not use the model '{}'; it may use: {}", model,
+                                              fmt::join(key.settings.models, ", ")),
+                                  std::string("model"), std::string("model_not_allowed")},
+                 {}};
+}
+
+[[gnu::cold]] Refusal over_budget(const KeyRecord& key, double spent) {
+  const char* period = key.settings.budget_period == BudgetPeriod::day     ? "today"
+                       : key.settings.budget_period == BudgetPeriod::month ? "this month"
+                                                                           : "in total";
+  return Refusal{openai::ApiError{429, "insufficient_quota",
+                                  fmt::format("You exceeded your current quota: this key spent ${:.4f} {}, its "
+                                              "budget is ${:.4f}",
+                                              spent, period, *key.settings.budget_usd),
+                                  std::nullopt, std::string("insufficient_quota")},
+                 {}};
+}
+
+[[gnu::cold]] Refusal too_many_parallel(std::int64_t most) {
+  return Refusal{openai::ApiError{429, "requests",
+                                  fmt::format("Too many parallel requests for this key: at most {} at once", most),
+                                  std::nullopt, std::string("parallel_limit_exceeded")},
+                 {{"Retry-After", "1"}}};
+}
+
+[[gnu::cold]] Refusal rate_limited(const RateLimits& limits, const Admission& a, std::string_view model,
+                                   std::int64_t tokens) {
+  HeaderList headers = rate_limit_headers(a);
+  std::string message;
+  if (a.too_large) {
+    message = fmt::format(
+        "Request too large for model '{}': it needs about {} tokens, more than this key's {} "
+        "tokens per minute; lower max_tokens or shorten the prompt",
+        model, tokens, *limits.tpm);
+  } else {
+    headers.emplace_back("Retry-After", retry_after_seconds(a.retry_after));
+    message = fmt::format("Rate limit reached for {} on model '{}': limit {} per minute. Please try again in {}.",
+                          a.limited_by, model, a.limited_by == "requests" ? *limits.rpm : *limits.tpm,
+                          format_reset(a.retry_after));
+  }
+  return Refusal{openai::ApiError{429, std::string(a.limited_by), std::move(message), std::nullopt,
+                                  std::string("rate_limit_exceeded")},
+                 std::move(headers)};
 }
 
 }  // namespace
@@ -67,24 +116,12 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
                                                   std::int64_t tokens) {
   const KeyRecord& key = *key_record;
   if (!key.allows(model)) {
-    return Refusal{openai::ApiError{403, "permission_error",
-                                    fmt::format("This key may not use the model '{}'; it may use: {}", model,
-                                                fmt::join(key.settings.models, ", ")),
-                                    std::string("model"), std::string("model_not_allowed")},
-                   {}};
+    return model_not_allowed(key, model);
   }
   if (key.settings.budget_usd) {
     const double spent = ledger_.spend(key.id, key.settings.budget_period);
     if (spent >= *key.settings.budget_usd) {
-      const char* period = key.settings.budget_period == BudgetPeriod::day     ? "today"
-                           : key.settings.budget_period == BudgetPeriod::month ? "this month"
-                                                                               : "in total";
-      return Refusal{openai::ApiError{429, "insufficient_quota",
-                                      fmt::format("You exceeded your current quota: this key spent ${:.4f} {}, its "
-                                                  "budget is ${:.4f}",
-                                                  spent, period, *key.settings.budget_usd),
-                                      std::nullopt, std::string("insufficient_quota")},
-                     {}};
+      return over_budget(key, spent);
     }
   }
   Ticket ticket;
@@ -93,11 +130,7 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
     std::atomic<std::int64_t>& parallel = key.state->parallel;
     if (parallel.fetch_add(1, std::memory_order_relaxed) >= *key.settings.max_parallel) {
       parallel.fetch_sub(1, std::memory_order_relaxed);
-      return Refusal{openai::ApiError{429, "requests",
-                                      fmt::format("Too many parallel requests for this key: at most {} at once",
-                                                  *key.settings.max_parallel),
-                                      std::nullopt, std::string("parallel_limit_exceeded")},
-                     {{"Retry-After", "1"}}};
+      return too_many_parallel(*key.settings.max_parallel);
     }
     ticket.parallel_.reset(&parallel);
   }
@@ -125,23 +158,7 @@ std::optional<Refusal> ControlPlane::conclude(Ticket& ticket, Admission a, std::
     ticket.reservation_ = std::move(a.reservation);
     return std::nullopt;
   }
-  const RateLimits limits = limits_of(ticket.key());
-  HeaderList headers = rate_limit_headers(a);
-  std::string message;
-  if (a.too_large) {
-    message = fmt::format(
-        "Request too large for model '{}': it needs about {} tokens, more than this key's {} "
-        "tokens per minute; lower max_tokens or shorten the prompt",
-        model, tokens, *limits.tpm);
-  } else {
-    headers.emplace_back("Retry-After", retry_after_seconds(a.retry_after));
-    message = fmt::format("Rate limit reached for {} on model '{}': limit {} per minute. Please try again in {}.",
-                          a.limited_by, model, a.limited_by == "requests" ? *limits.rpm : *limits.tpm,
-                          format_reset(a.retry_after));
-  }
-  return Refusal{openai::ApiError{429, std::string(a.limited_by), std::move(message), std::nullopt,
-                                  std::string("rate_limit_exceeded")},
-                 std::move(headers)};
+  return rate_limited(limits_of(ticket.key()), a, model, tokens);
 }
 
 Refusal ControlPlane::state_unavailable() {
