@@ -2,9 +2,9 @@
 
 #include <boost/json/basic_parser_impl.hpp>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
+
+#include "openai/json_handler.hpp"
 
 namespace infergate::openai {
 
@@ -15,16 +15,8 @@ namespace {
 // Follows the members that matter by their place: at the top level "usage", "x_groq", "choices"
 // and "error"; inside the usage object (or x_groq's) the two counts. Where a name appears twice
 // the last one decides, as it does in a DOM.
-class ChunkUsageHandler {
+class ChunkUsageHandler : public JsonHandlerBase {
  public:
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-  using error_code = boost::system::error_code;
-
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
   bool on_object_begin(error_code&) {
     value_begins(Kind::object);
     ++depth_;
@@ -38,14 +30,12 @@ class ChunkUsageHandler {
   }
   bool on_array_end(std::size_t, error_code&) { return close(); }
   bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    const std::size_t n = std::min(part.size(), kNameBytes - name_size_);
-    std::memcpy(name_ + name_size_, part.data(), n);
-    name_size_ += n;
+    name_.append(part);
     return true;
   }
-  bool on_key(json::string_view part, std::size_t n, error_code& ec) {
-    on_key_part(part, n, ec);
-    const std::string_view key(name_, name_size_);
+  bool on_key(json::string_view part, std::size_t, error_code&) {
+    name_.append(part);
+    const std::string_view key = name_.take();
     key_ = key == "usage"               ? Key::usage
            : key == "x_groq"            ? Key::x_groq
            : key == "choices"           ? Key::choices
@@ -53,7 +43,6 @@ class ChunkUsageHandler {
            : key == "prompt_tokens"     ? Key::prompt_tokens
            : key == "completion_tokens" ? Key::completion_tokens
                                         : Key::other;
-    name_size_ = 0;
     return true;
   }
   bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
@@ -66,8 +55,6 @@ class ChunkUsageHandler {
   bool on_double(double, json::string_view, error_code&) { return scalar(Kind::scalar, 0); }
   bool on_bool(bool, error_code&) { return scalar(Kind::scalar, 0); }
   bool on_null(error_code&) { return scalar(Kind::null, 0); }
-  bool on_comment_part(json::string_view, error_code&) { return true; }
-  bool on_comment(json::string_view, error_code&) { return true; }
 
   [[nodiscard]] std::optional<ChunkUsage> result() const {
     if (!root_object_ || error_) {
@@ -88,7 +75,6 @@ class ChunkUsageHandler {
   enum class Key : std::uint8_t { other, usage, x_groq, choices, error, prompt_tokens, completion_tokens };
   // The top-level member whose array or object the parser is in.
   enum class Member : std::uint8_t { other, usage, x_groq, choices };
-  static constexpr std::size_t kNameBytes = 24;  // longer names are of no interest
 
   struct UsageObject {
     bool is_object = false;
@@ -174,8 +160,7 @@ class ChunkUsageHandler {
   bool in_groq_usage_ = false;
   Member member_ = Member::other;
   Key key_ = Key::other;
-  char name_[kNameBytes] = {};  // a name's first bytes; a name this long is of no interest
-  std::size_t name_size_ = 0;
+  MemberName<24> name_;  // longer names are of no interest
   std::int64_t value_ = 0;
   UsageObject usage_;
   UsageObject groq_usage_;

@@ -5,15 +5,14 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "core/json_error.hpp"
+#include "openai/json_handler.hpp"
 
 namespace infergate::openai {
 
 namespace json = boost::json;
-using boost::system::error_code;
 
 namespace {
 
@@ -39,17 +38,10 @@ enum class Seen : std::uint8_t { absent, valid, wrong };
 // Reads the request in one pass of Boost.JSON's validating parser without building a DOM: the
 // routing fields, their types, and the prompt size (text characters and token ids inside
 // messages[].content / .text, prompt and input, however nested).
-class RequestHandler {
+class RequestHandler : public JsonHandlerBase {
  public:
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-
   explicit RequestHandler(RequestView& out) : out_(out) {}
 
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
   bool on_object_begin(error_code&) { return begin(true); }
   bool on_object_end(std::size_t, error_code&) { return end(); }
   bool on_array_begin(error_code&) { return begin(false); }
@@ -60,13 +52,13 @@ class RequestHandler {
     return end();
   }
   bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    append_key(part);
+    name_.append(part);
     return true;
   }
   bool on_key(json::string_view part, std::size_t, error_code&) {
-    append_key(part);
+    name_.append(part);
     Frame& f = frames_[depth_ - 1];
-    const std::string_view key = key_long_ ? std::string_view{} : std::string_view(key_, key_size_);
+    const std::string_view key = name_.take();
     f.next_counts = f.counting && (key == "content" || key == "text");
     f.next_role = Role::other;
     if (depth_ == 1) {
@@ -81,8 +73,6 @@ class RequestHandler {
     } else if (depth_ == 2 && f.role == Role::stream_options && key == "include_usage") {
       f.next_role = Role::include_usage;
     }
-    key_size_ = 0;
-    key_long_ = false;
     return true;
   }
   bool on_string_part(json::string_view part, std::size_t, error_code&) {
@@ -143,9 +133,6 @@ class RequestHandler {
     }
     return true;
   }
-  bool on_comment_part(json::string_view, error_code&) { return true; }
-  bool on_comment(json::string_view, error_code&) { return true; }
-
   // The first problem with the fields, in the order a user fixes them; nullopt when none.
   std::optional<ApiError> finish() {
     if (!root_object_) {
@@ -297,22 +284,11 @@ class RequestHandler {
     }
   }
 
-  void append_key(json::string_view part) {
-    if (key_size_ + part.size() > sizeof(key_)) {
-      key_long_ = true;  // longer than any key this reads
-      return;
-    }
-    std::memcpy(key_ + key_size_, part.data(), part.size());
-    key_size_ += part.size();
-  }
-
   RequestView& out_;
   Frame frames_[kMaxDepth];
   int depth_ = 0;
   bool root_object_ = false;
-  char key_[24] = {};
-  std::size_t key_size_ = 0;
-  bool key_long_ = false;
+  MemberName<24> name_;  // longer than any name this reads
   bool in_string_ = false;
   Role string_role_ = Role::other;
   bool string_counts_ = false;

@@ -11,6 +11,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "openai/json_handler.hpp"
+
 namespace infergate::openai {
 
 namespace json = boost::json;
@@ -38,18 +40,10 @@ bool is_space(char c) {
 // Reads prompt_tokens and completion_tokens from a usage object (`nested`: from the object under
 // "usage" in the object given) in one pass of the validating parser, without building a DOM. A
 // member that is not an integer counts 0, as a missing one does.
-class UsageHandler {
+class UsageHandler : public JsonHandlerBase {
  public:
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-  using error_code = boost::system::error_code;
-
   explicit UsageHandler(bool nested) : target_depth_(nested ? 2 : 1) {}
 
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
   bool on_object_begin(error_code&) {
     if (depth_ == 0) {
       root_object_ = true;
@@ -72,23 +66,18 @@ class UsageHandler {
   }
   bool on_array_end(std::size_t, error_code&) { return close(); }
   bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    const std::size_t n = std::min(part.size(), kKeyBytes - key_size_);
-    std::memcpy(key_ + key_size_, part.data(), n);
-    key_size_ += n;
+    name_.append(part);
     return true;
   }
-  bool on_key(json::string_view part, std::size_t n, error_code& ec) {
-    on_key_part(part, n, ec);
+  bool on_key(json::string_view part, std::size_t, error_code&) {
+    name_.append(part);
+    const std::string_view key = name_.take();
     next_ = Next::other;
-    const std::string_view key(key_, key_size_);
-    if (key_size_ < kKeyBytes) {
-      if (depth_ == target_depth_ && in_target()) {
-        next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
-      } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
-        next_ = Next::usage;
-      }
+    if (depth_ == target_depth_ && in_target()) {
+      next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
+    } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
+      next_ = Next::usage;
     }
-    key_size_ = 0;
     return true;
   }
   bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
@@ -99,9 +88,6 @@ class UsageHandler {
   bool on_double(double, json::string_view, error_code&) { return scalar(0, false); }
   bool on_bool(bool, error_code&) { return scalar(0, false); }
   bool on_null(error_code&) { return scalar(0, false); }
-  bool on_comment_part(json::string_view, error_code&) { return true; }
-  bool on_comment(json::string_view, error_code&) { return true; }
-
   [[nodiscard]] std::optional<Usage> result() const {
     if (!root_object_ || (target_depth_ == 2 && !usage_is_object_)) {
       return std::nullopt;
@@ -111,7 +97,6 @@ class UsageHandler {
 
  private:
   enum class Next : std::uint8_t { other, usage, prompt, completion };
-  static constexpr std::size_t kKeyBytes = 24;  // longer names are of no interest
 
   [[nodiscard]] bool in_target() const { return target_depth_ == 1 || in_usage_object_; }
 
@@ -147,8 +132,7 @@ class UsageHandler {
   bool usage_is_object_ = false;
   bool in_usage_object_ = false;
   Next next_ = Next::other;
-  char key_[kKeyBytes] = {};  // a name's first bytes; a name this long is of no interest
-  std::size_t key_size_ = 0;
+  MemberName<24> name_;  // longer names are of no interest
   std::int64_t prompt_ = 0;
   std::int64_t completion_ = 0;
 };
