@@ -29,13 +29,8 @@ class ChunkUsageHandler : public JsonHandlerBase {
     return true;
   }
   bool on_array_end(std::size_t, error_code&) { return close(); }
-  bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
-    return true;
-  }
   bool on_key(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
-    const std::string_view key = name_.take();
+    const std::string_view key = member_name(part);
     key_ = key == "usage"               ? Key::usage
            : key == "x_groq"            ? Key::x_groq
            : key == "choices"           ? Key::choices
@@ -160,7 +155,6 @@ class ChunkUsageHandler : public JsonHandlerBase {
   bool in_groq_usage_ = false;
   Member member_ = Member::other;
   Key key_ = Key::other;
-  MemberName<24> name_;  // longer names are of no interest
   std::int64_t value_ = 0;
   UsageObject usage_;
   UsageObject groq_usage_;

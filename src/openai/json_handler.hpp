@@ -1,7 +1,8 @@
 #pragma once
 // What the handlers of Boost.JSON's validating parser here have in common (the request view, the
 // usage of a body, the usage of a stream's chunk): no size limits of the parser's own, the
-// document and comment events none of them needs, and a member name kept while it arrives in parts.
+// document and comment events none of them needs, and each member's name, kept while it arrives
+// in parts.
 #include <boost/json/string_view.hpp>
 #include <boost/system/error_code.hpp>
 
@@ -11,19 +12,6 @@
 #include <string_view>
 
 namespace infergate::openai {
-
-struct JsonHandlerBase {
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = std::size_t(-1);
-  static constexpr std::size_t max_string_size = std::size_t(-1);
-  using error_code = boost::system::error_code;
-
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
-  bool on_comment_part(boost::json::string_view, error_code&) { return true; }
-  bool on_comment(boost::json::string_view, error_code&) { return true; }
-};
 
 // A member name, given in parts, in a fixed buffer: a name longer than N bytes is of no interest
 // to the handler that keeps it, and reads as empty.
@@ -48,6 +36,35 @@ class MemberName {
   char bytes_[N] = {};
   std::size_t size_ = 0;
   bool too_long_ = false;
+};
+
+class JsonHandlerBase {
+ public:
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = std::size_t(-1);
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+  using error_code = boost::system::error_code;
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_comment_part(boost::json::string_view, error_code&) { return true; }
+  bool on_comment(boost::json::string_view, error_code&) { return true; }
+  bool on_key_part(boost::json::string_view part, std::size_t, error_code&) {
+    name_.append(part);
+    return true;
+  }
+
+ protected:
+  // In on_key: the member's whole name, its last part given; empty for a name of over 24 bytes,
+  // longer than any a handler here reads.
+  std::string_view member_name(boost::json::string_view last_part) {
+    name_.append(last_part);
+    return name_.take();
+  }
+
+ private:
+  MemberName<24> name_;
 };
 
 }  // namespace infergate::openai

@@ -51,14 +51,9 @@ class RequestHandler : public JsonHandlerBase {
     }
     return end();
   }
-  bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
-    return true;
-  }
   bool on_key(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
+    const std::string_view key = member_name(part);
     Frame& f = frames_[depth_ - 1];
-    const std::string_view key = name_.take();
     f.next_counts = f.counting && (key == "content" || key == "text");
     f.next_role = Role::other;
     if (depth_ == 1) {
@@ -288,7 +283,6 @@ class RequestHandler : public JsonHandlerBase {
   Frame frames_[kMaxDepth];
   int depth_ = 0;
   bool root_object_ = false;
-  MemberName<24> name_;  // longer than any name this reads
   bool in_string_ = false;
   Role string_role_ = Role::other;
   bool string_counts_ = false;

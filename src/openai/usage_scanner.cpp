@@ -65,13 +65,8 @@ class UsageHandler : public JsonHandlerBase {
     return true;
   }
   bool on_array_end(std::size_t, error_code&) { return close(); }
-  bool on_key_part(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
-    return true;
-  }
   bool on_key(json::string_view part, std::size_t, error_code&) {
-    name_.append(part);
-    const std::string_view key = name_.take();
+    const std::string_view key = member_name(part);
     next_ = Next::other;
     if (depth_ == target_depth_ && in_target()) {
       next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
@@ -132,7 +127,6 @@ class UsageHandler : public JsonHandlerBase {
   bool usage_is_object_ = false;
   bool in_usage_object_ = false;
   Next next_ = Next::other;
-  MemberName<24> name_;  // longer names are of no interest
   std::int64_t prompt_ = 0;
   std::int64_t completion_ = 0;
 };
