@@ -1,5 +1,8 @@
 #include "core/text_writer.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace infergate {
 
 char* scratch_text(std::size_t bound) {
@@ -9,6 +12,12 @@ char* scratch_text(std::size_t bound) {
     scratch.resize(bound);
   }
   return scratch.data();
+}
+
+[[gnu::cold]] void text_bound_exceeded(std::size_t bound, std::size_t written) {
+  std::fprintf(stderr, "infergate: internal error: %zu bytes of text written where %zu were set aside\n", written,
+               bound);
+  std::abort();
 }
 
 }  // namespace infergate

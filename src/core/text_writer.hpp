@@ -46,6 +46,11 @@ class TextWriter {
 // Memory for at least `bound` bytes of text, this thread's, valid until its next call.
 char* scratch_text(std::size_t bound);
 
+// Stops the program: `written` bytes went where only `bound` were set aside, so memory past them
+// may have been overwritten. A bound computed wrong is a bug, which the tests that write every
+// field at its widest find in any build.
+[[noreturn]] void text_bound_exceeded(std::size_t bound, std::size_t written);
+
 // Appends to `out` what `write` writes through a TextWriter, given room for `bound` bytes. The
 // text is written in the thread's scratch memory and then appended: sizing `out` for the bound
 // would fill the whole bound with zeros on every call (kilobytes, for a log line whose numbers
@@ -55,7 +60,11 @@ void append_written(std::string& out, std::size_t bound, Write write) {
   char* const begin = scratch_text(bound);
   TextWriter writer(begin);
   write(writer);
-  out.append(begin, static_cast<std::size_t>(writer.position() - begin));
+  const auto written = static_cast<std::size_t>(writer.position() - begin);
+  if (written > bound) {
+    text_bound_exceeded(bound, written);
+  }
+  out.append(begin, written);
 }
 
 }  // namespace infergate

@@ -181,11 +181,23 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
   }
 }
 
+// The fields that frame a message or govern its connection.
+constexpr char kContentLength[] = "content-length";
+constexpr char kTransferEncoding[] = "transfer-encoding";
+constexpr char kConnection[] = "connection";
+constexpr char kExpect[] = "expect";
+
+// Whether a field name of `size` bytes could be one of them: the others need no closer look.
+constexpr bool may_frame(std::size_t size) {
+  return size == sizeof(kContentLength) - 1 || size == sizeof(kTransferEncoding) - 1 ||
+         size == sizeof(kConnection) - 1 || size == sizeof(kExpect) - 1;
+}
+
 // What a field says of the message's framing or the connection, into `out` and `framing`; any
 // other field is left alone.
 [[gnu::noinline]] error_code read_framing_field(std::string_view name, std::string_view value, MessageHead& out,
                                                 Framing& framing) {
-  if (token_is(name, "content-length")) {
+  if (token_is(name, kContentLength)) {
     std::uint64_t length = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
     if (value.empty() || ec != std::errc() || end != value.data() + value.size() || value.front() == '+' ||
@@ -197,7 +209,7 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
     }
     framing.has_length = true;
     out.content_length = length;
-  } else if (token_is(name, "transfer-encoding")) {
+  } else if (token_is(name, kTransferEncoding)) {
     bool valid = true;
     for_each_element(value, [&](std::string_view coding) {
       valid = valid && is_token(coding) && !framing.chunked;  // nothing may follow chunked
@@ -210,7 +222,7 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
     if (!valid) {
       return bhttp::error::bad_transfer_encoding;
     }
-  } else if (token_is(name, "connection")) {
+  } else if (token_is(name, kConnection)) {
     for_each_element(value, [&](std::string_view option) {
       if (iequals(option, "close")) {
         out.keep_alive = false;
@@ -218,7 +230,7 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
         out.keep_alive = true;
       }
     });
-  } else if (token_is(name, "expect")) {
+  } else if (token_is(name, kExpect)) {
     out.expect_continue = iequals(value, "100-continue");
   }
   return {};
@@ -257,9 +269,8 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
     const std::string_view value = trim_blanks(rest.substr(colon + 1, eol - colon - 1));
     rest.remove_prefix(eol + 2);
     out.fields.push_back(Header{name, value});
-    // Four names frame the message or govern the connection, of 6, 10, 14 and 17 bytes: only a
-    // field of one of those sizes needs a closer look, which is kept out of this loop's code.
-    if (const std::size_t n = name.size(); n == 6 || n == 10 || n == 14 || n == 17) {
+    // The closer look at the few fields that frame the message is kept out of this loop's code.
+    if (may_frame(name.size())) {
       if (const error_code ec = read_framing_field(name, value, out, framing)) {
         return ec;
       }

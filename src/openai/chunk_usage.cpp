@@ -59,7 +59,7 @@ class ChunkUsageHandler : public JsonHandlerBase {
     out.has_choices = has_choices_;
     if (usage_.is_object) {
       out.usage = usage_.counts;
-    } else if (groq_is_object_ && groq_usage_.is_object) {
+    } else if (groq_usage_.is_object) {  // emptied whenever "x_groq" is named again
       out.usage = groq_usage_.counts;
     }
     return out;
@@ -103,7 +103,6 @@ class ChunkUsageHandler : public JsonHandlerBase {
         member_ = object ? Member::usage : Member::other;
         break;
       case Key::x_groq:
-        groq_is_object_ = object;
         groq_usage_ = {};
         member_ = object ? Member::x_groq : Member::other;
         break;
@@ -151,7 +150,6 @@ class ChunkUsageHandler : public JsonHandlerBase {
   bool root_object_ = false;
   bool error_ = false;
   bool has_choices_ = false;
-  bool groq_is_object_ = false;
   bool in_groq_usage_ = false;
   Member member_ = Member::other;
   Key key_ = Key::other;
@@ -164,9 +162,8 @@ class ChunkUsageHandler : public JsonHandlerBase {
 
 std::optional<ChunkUsage> read_chunk_usage(std::string_view data) {
   json::basic_parser<ChunkUsageHandler> parser(json::parse_options{});
-  boost::system::error_code ec;
-  const std::size_t n = parser.write_some(false, data.data(), data.size(), ec);
-  if (ec || n < data.size()) {
+  std::size_t consumed = 0;
+  if (parse_whole(parser, data, consumed)) {
     return std::nullopt;
   }
   return parser.handler().result();

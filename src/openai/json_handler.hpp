@@ -3,6 +3,7 @@
 // usage of a body, the usage of a stream's chunk): no size limits of the parser's own, the
 // document and comment events none of them needs, and each member's name, kept while it arrives
 // in parts.
+#include <boost/json/error.hpp>
 #include <boost/json/string_view.hpp>
 #include <boost/system/error_code.hpp>
 
@@ -66,5 +67,18 @@ class JsonHandlerBase {
  private:
   MemberName<24> name_;
 };
+
+// Feeds all of `text` to `parser` (a boost::json::basic_parser of one of the handlers here) as one
+// document: an error unless it is one JSON value with nothing after it. `consumed`: how far the
+// parser got, for an error's position.
+template <class Parser>
+boost::system::error_code parse_whole(Parser& parser, std::string_view text, std::size_t& consumed) {
+  boost::system::error_code ec;
+  consumed = parser.write_some(false, text.data(), text.size(), ec);
+  if (!ec && consumed < text.size()) {
+    ec = boost::json::error::extra_data;
+  }
+  return ec;
+}
 
 }  // namespace infergate::openai

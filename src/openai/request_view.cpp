@@ -304,13 +304,9 @@ class RequestHandler : public JsonHandlerBase {
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out) {
   out = RequestView{};
   json::basic_parser<RequestHandler> parser(json::parse_options{}, out);
-  boost::system::error_code ec;
-  const std::size_t n = parser.write_some(false, body.data(), body.size(), ec);
-  if (!ec && n < body.size()) {
-    ec = json::error::extra_data;
-  }
-  if (ec) {
-    return invalid_request("the request body is not valid JSON: " + describe_json_error(body, n, ec));
+  std::size_t consumed = 0;
+  if (const auto ec = parse_whole(parser, body, consumed)) {
+    return invalid_request("the request body is not valid JSON: " + describe_json_error(body, consumed, ec));
   }
   return parser.handler().finish();
 }

@@ -134,9 +134,8 @@ class UsageHandler : public JsonHandlerBase {
 // Usage read from the captured text of a usage object, or of an object holding one under "usage".
 std::optional<Usage> parse_usage(std::string_view text, bool nested) {
   json::basic_parser<UsageHandler> parser(json::parse_options{}, nested);
-  boost::system::error_code ec;
-  const std::size_t n = parser.write_some(false, text.data(), text.size(), ec);
-  if (ec || n < text.size()) {
+  std::size_t consumed = 0;
+  if (parse_whole(parser, text, consumed)) {
     return std::nullopt;
   }
   return parser.handler().result();

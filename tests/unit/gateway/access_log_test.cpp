@@ -70,8 +70,9 @@ TEST(AccessRecord, EscapesWhatJsonRequiresAndAppendsToWhatIsThere) {
 }
 
 TEST(AccessRecord, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
-  // The line is written into space sized from the record first (under ASan, a byte past it in a
-  // fresh string is an error): every number at its widest, every string escaped to six bytes a byte.
+  // The line is written into space sized from its fields first, and a line longer than that space
+  // stops the program (append_written): every number at its widest, every string escaped to six
+  // bytes a byte.
   const std::string controls(300, '\x01');
   AccessRecord r;
   r.ts_ms = std::numeric_limits<std::int64_t>::min();
