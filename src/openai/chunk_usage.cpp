@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "openai/json_fast_path.hpp"
 #include "openai/json_handler.hpp"
 
 namespace infergate::openai {
@@ -161,6 +162,9 @@ class ChunkUsageHandler : public JsonHandlerBase {
 }  // namespace
 
 std::optional<ChunkUsage> read_chunk_usage(std::string_view data) {
+  if (ChunkUsageHandler fast; read_common_json(data, fast)) {
+    return fast.result();
+  }
   json::basic_parser<ChunkUsageHandler> parser(json::parse_options{});
   std::size_t consumed = 0;
   if (parse_whole(parser, data, consumed)) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/json_error.hpp"
+#include "openai/json_fast_path.hpp"
 #include "openai/json_handler.hpp"
 
 namespace infergate::openai {
@@ -302,6 +303,10 @@ class RequestHandler : public JsonHandlerBase {
 }  // namespace
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out) {
+  out = RequestView{};
+  if (RequestHandler fast(out); read_common_json(body, fast)) {
+    return fast.finish();
+  }
   out = RequestView{};
   json::basic_parser<RequestHandler> parser(json::parse_options{}, out);
   std::size_t consumed = 0;

@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "openai/json_fast_path.hpp"
 #include "openai/json_handler.hpp"
 
 namespace infergate::openai {
@@ -133,6 +134,9 @@ class UsageHandler : public JsonHandlerBase {
 
 // Usage read from the captured text of a usage object, or of an object holding one under "usage".
 std::optional<Usage> parse_usage(std::string_view text, bool nested) {
+  if (UsageHandler fast(nested); read_common_json(text, fast)) {
+    return fast.result();
+  }
   json::basic_parser<UsageHandler> parser(json::parse_options{}, nested);
   std::size_t consumed = 0;
   if (parse_whole(parser, text, consumed)) {
