@@ -191,6 +191,61 @@ const char* next_structural(const char* p, const char* end) {
   return p;
 }
 
+const char* skip_blanks(const char* p, const char* end) {
+  while (p != end && is_space(*p)) {
+    ++p;
+  }
+  return p;
+}
+
+// After a string's opening quote: past its closing quote, or nullptr when the bytes end first.
+const char* past_string(const char* p, const char* end) {
+  for (;;) {
+    p = next_quote_or_backslash(p, end);
+    if (p == end) {
+      return nullptr;
+    }
+    if (*p == '"') {
+      return p + 1;
+    }
+    if (end - p < 2) {
+      return nullptr;
+    }
+    p += 2;
+  }
+}
+
+// At an object's or array's opening byte: past the byte that closes it, or nullptr.
+const char* past_container(const char* p, const char* end) {
+  int depth = 0;
+  for (;;) {
+    p = next_structural(p, end);
+    if (p == end) {
+      return nullptr;
+    }
+    const char c = *p++;
+    if (c == '"') {
+      p = past_string(p, end);
+      if (p == nullptr) {
+        return nullptr;
+      }
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (--depth == 0) {
+      return p;
+    }
+  }
+}
+
+// Past a number, true, false or null (or any other run of bytes the state machine would take as
+// one); stops at whatever could follow a value.
+const char* past_scalar(const char* p, const char* end) {
+  while (p != end && !is_space(*p) && *p != ',' && !kStructural[static_cast<unsigned char>(*p)]) {
+    ++p;
+  }
+  return p;
+}
+
 }  // namespace
 
 // Below the top level only strings and nesting matter: stays in this loop until the value that
@@ -221,6 +276,9 @@ const char* next_structural(const char* p, const char* end) {
 // Strings are skipped with next_quote_or_backslash and nesting below the top level with next_structural: the state
 // machine proper only sees the few bytes between the top-level members.
 void UsageScanner::feed(std::string_view bytes) {
+  if (state_ == State::start && read_whole(bytes)) {
+    return;
+  }
   const char* p = bytes.data();
   const char* const end = p + bytes.size();
   const char* captured = capturing_ != Member::other ? p : nullptr;
@@ -253,6 +311,82 @@ void UsageScanner::feed(std::string_view bytes) {
   if (captured != nullptr && capturing_ != Member::other) {
     append_capture(capturing_, captured, p);
   }
+}
+
+// The body's first piece, when it holds the whole object and that object is well formed: read
+// member by member where it lies, with no state kept between bytes. Anything else (a piece that
+// ends inside the object, a malformed member) is left to the state machine, nothing changed.
+bool UsageScanner::read_whole(std::string_view bytes) {
+  const char* const end = bytes.data() + bytes.size();
+  const char* p = skip_blanks(bytes.data(), end);
+  if (p == end || *p != '{') {
+    return false;
+  }
+  std::optional<std::optional<Usage>> usage;
+  std::optional<std::optional<Usage>> groq;
+  p = skip_blanks(p + 1, end);
+  if (p != end && *p == '}') {
+    state_ = State::done;
+    return true;
+  }
+  for (;;) {
+    if (p == end || *p != '"') {
+      return false;
+    }
+    const char* const name = p + 1;
+    p = past_string(name, end);
+    if (p == nullptr) {
+      return false;
+    }
+    const std::string_view key(name, static_cast<std::size_t>(p - 1 - name));
+    p = skip_blanks(p, end);
+    if (p == end || *p != ':') {
+      return false;
+    }
+    p = skip_blanks(p + 1, end);
+    if (p == end) {
+      return false;
+    }
+    const char* const value = p;
+    if (*p == '{' || *p == '[') {
+      p = past_container(p, end);
+      if (p == nullptr) {
+        return false;
+      }
+      const auto size = static_cast<std::size_t>(p - value);
+      if (*value == '{' && (key == "usage" || key == "x_groq")) {
+        const bool nested = key == "x_groq";
+        (nested ? groq : usage) =
+            size <= kMaxCapture ? parse_usage(std::string_view(value, size), nested) : std::nullopt;
+      }
+    } else if (*p == '"') {
+      p = past_string(p + 1, end);
+      if (p == nullptr) {
+        return false;
+      }
+    } else {
+      p = past_scalar(p, end);
+    }
+    p = skip_blanks(p, end);
+    if (p == end) {
+      return false;
+    }
+    if (*p == '}') {
+      break;
+    }
+    if (*p != ',') {
+      return false;
+    }
+    p = skip_blanks(p + 1, end);
+  }
+  if (usage) {
+    usage_.usage = *usage;
+  }
+  if (groq) {
+    groq_.usage = *groq;
+  }
+  state_ = State::done;
+  return true;
 }
 
 // Keeps a member name's bytes while it could still be one of interest; decides at its closing quote.

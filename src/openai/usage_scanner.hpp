@@ -3,7 +3,9 @@
 // piece, without keeping the body or parsing it into a DOM. Only the top-level "usage" object (or
 // Groq's "x_groq": {"usage"}) is kept and parsed; everything else is skipped by a small state
 // machine that knows strings, escapes and nesting. A body of any size costs one pass and no
-// allocation beyond the usage object itself.
+// allocation beyond the usage object itself. A body whose first piece holds all of it (most
+// answers that are not long) is read member by member instead, without the state machine's
+// bookkeeping between bytes; both readings agree on every body.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -34,6 +36,7 @@ class UsageScanner {
     std::optional<Usage> usage;
   };
 
+  bool read_whole(std::string_view bytes);
   void on_char(char c);
   const char* skip_string(const char* p, const char* end);
   void skip_nested(const char*& p, const char* end, const char*& captured);

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 namespace infergate::openai {
 namespace {
@@ -111,6 +113,71 @@ TEST(UsageScanner, ABodyLargerThanAnyBufferIsScannedWhole) {
   ASSERT_TRUE(usage);
   EXPECT_EQ(usage->prompt_tokens, 77);
   EXPECT_EQ(usage->completion_tokens, 0);
+}
+
+struct Scan {
+  bool complete = false;
+  std::optional<Usage> usage;
+};
+
+Scan scan(std::string_view body, std::size_t piece) {
+  UsageScanner scanner;
+  for (std::size_t at = 0; at < body.size(); at += piece) {
+    scanner.feed(body.substr(at, piece));
+  }
+  return {scanner.complete_object(), scanner.usage()};
+}
+
+// A body that arrives whole is read member by member; one that arrives in pieces goes through the
+// state machine. Both readings agree on every body here and on random edits of them (a byte
+// replaced by one that matters to the scan, removed, doubled, or the body cut short).
+TEST(UsageScanner, ABodyInOnePieceReadsAsInManyPiecesHoweverItIsEdited) {
+  const std::vector<std::string> bodies = {
+      kChat,
+      R"( {"choices":[],"x_groq":{"id":"req_1","usage":{"prompt_tokens":3,"completion_tokens":4}}} )",
+      R"({"usage":{"prompt_tokens":1,"completion_tokens":1},"n":1,"usage":{"prompt_tokens":2}})",
+      R"({"usage":"none","next":{"prompt_tokens":1},"x_groq":[{"usage":{}}],"b":true,"c":null})",
+      "{\n  \"model\" : \"m\",\n  \"usage\" : {\n    \"prompt_tokens\" : 9\n  }\n}\n",
+      R"({"a\"usage":{"prompt_tokens":1},"usage" :{"completion_tokens":8},"s":"\\","t":"x\"}"})",
+      R"({})",
+  };
+  std::mt19937 random(20261202);
+  const std::string alphabet = "{}[]:,\"\\ \n0123456789-.eusagx_ ";
+  int complete = 0;
+  int edits = 0;
+  for (const std::string& base : bodies) {
+    for (int i = 0; i < 2000; ++i) {
+      std::string body = base;
+      for (int c = i == 0 ? 0 : 1 + static_cast<int>(random() % 3); c > 0 && !body.empty(); --c) {
+        const std::size_t at = random() % body.size();
+        switch (random() % 4) {
+          case 0:
+            body[at] = alphabet[random() % alphabet.size()];
+            break;
+          case 1:
+            body.erase(at, 1);
+            break;
+          case 2:
+            body.insert(at, 1, body[at]);
+            break;
+          default:
+            body.resize(at);
+            break;
+        }
+      }
+      const Scan whole = scan(body, body.size() + 1);
+      const Scan bytes = scan(body, 1);
+      ++edits;
+      complete += whole.complete ? 1 : 0;
+      ASSERT_EQ(whole.complete, bytes.complete) << body;
+      ASSERT_EQ(whole.usage.has_value(), bytes.usage.has_value()) << body;
+      if (whole.usage) {
+        ASSERT_EQ(whole.usage->prompt_tokens, bytes.usage->prompt_tokens) << body;
+        ASSERT_EQ(whole.usage->completion_tokens, bytes.usage->completion_tokens) << body;
+      }
+    }
+  }
+  EXPECT_GT(complete, edits / 4);
 }
 
 }  // namespace
