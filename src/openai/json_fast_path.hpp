@@ -1,11 +1,11 @@
 #pragma once
 // A faster reader for the JSON the gateway reads on every request (the request body, the usage of
-// an answer or of a stream's last chunk), for the documents common there: ASCII strings with
-// two-character escapes, integers of up to 18 digits, decimal fractions of up to 15, true, false,
-// null, fewer than 32 levels deep, in one contiguous piece. It gives a handler of Boost.JSON's
+// an answer or of a stream's last chunk), for the documents common there: strings of valid UTF-8
+// with two-character escapes, integers of up to 18 digits, decimal fractions of up to 15, true,
+// false, null, fewer than 32 levels deep, in one contiguous piece. It gives a handler of Boost.JSON's
 // basic_parser the same events, in the same order, with the same values, as that parser would.
 //
-// It declines anything else (a byte outside ASCII, a \u escape, a longer number, an exponent,
+// It declines anything else (invalid UTF-8, a \u escape, a longer number, an exponent,
 // "-0", an error of any kind, a handler that stops) and says so: the caller then reads the document
 // again with basic_parser, which decides (and describes any error). A declined document has cost
 // one partial pass. An accepted one costs about as many instructions as in basic_parser (the scan
@@ -42,7 +42,7 @@ inline bool is_digit(char c) {
 }
 
 // Where the next byte a string cannot simply continue with is: a quote, a backslash, a control
-// byte or a byte outside ASCII (the last two are the parser's to judge), or `end`.
+// byte (the parser's to judge) or a byte outside ASCII (the start of a UTF-8 sequence), or `end`.
 inline const char* next_special(const char* p, const char* end) {
 #ifdef __SSE2__
   const __m128i quote = _mm_set1_epi8('"');
@@ -65,6 +65,31 @@ inline const char* next_special(const char* p, const char* end) {
     }
   }
   return p;
+}
+
+// The length of the well-formed UTF-8 sequence at `p` (Unicode's table 3-7: no overlong forms,
+// no surrogates, nothing past U+10FFFF), or 0 when there is none before `end`.
+inline std::size_t utf8_sequence(const char* p, const char* end) {
+  const auto available = end - p;
+  const auto byte = [p](std::ptrdiff_t i) { return static_cast<unsigned char>(p[i]); };
+  const auto follows = [&](std::ptrdiff_t i, unsigned low = 0x80, unsigned high = 0xbf) {
+    return i < available && byte(i) >= low && byte(i) <= high;
+  };
+  const unsigned lead = byte(0);
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    return follows(1) ? 2 : 0;
+  }
+  if (lead >= 0xe0 && lead <= 0xef) {
+    const unsigned low = lead == 0xe0 ? 0xa0 : 0x80;
+    const unsigned high = lead == 0xed ? 0x9f : 0xbf;
+    return follows(1, low, high) && follows(2) ? 3 : 0;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    const unsigned low = lead == 0xf0 ? 0x90 : 0x80;
+    const unsigned high = lead == 0xf4 ? 0x8f : 0xbf;
+    return follows(1, low, high) && follows(2) && follows(3) ? 4 : 0;
+  }
+  return 0;
 }
 
 // The character a two-character escape stands for, or 0 for one the fast path leaves alone.
@@ -207,6 +232,14 @@ class Reader {
       p_ = next_special(p_, end_);
       if (p_ == end_) {
         return false;
+      }
+      if (static_cast<unsigned char>(*p_) >= 0x80) {
+        const std::size_t length = utf8_sequence(p_, end_);
+        if (length == 0) {
+          return false;
+        }
+        p_ += length;
+        continue;
       }
       const boost::json::string_view text(from, static_cast<std::size_t>(p_ - from));
       size += text.size();

@@ -117,6 +117,8 @@ const char* const kCommon[] = {
     R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]])",
     R"({"logit_bias":{"50256":-100,"1":0},"seed":42,"n":1,"stop":["\n\n","END"]})",
     R"([0.1,0.7,3.14159,-723456.890112,99999999.9999999,0.00000000000001,-0.0,12345678901234.5])",
+    "{\"content\":\"caf\xc3\xa9 \xe2\x80\x9cquoted\xe2\x80\x9d \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80\"}",
+    "{\"\xc3\xa9t\xc3\xa9\":\"\xf4\x8f\xbf\xbf\xed\x9f\xbf\xee\x80\x80\xc2\x80\"}",
     R"({"long":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"})",
 };
 
@@ -132,12 +134,11 @@ TEST(JsonFastPath, AcceptsTheCommonDocumentsWithTheParsersEvents) {
 
 TEST(JsonFastPath, DeclinesWhatItLeavesToTheParser) {
   const char* const uncommon[] = {
-      R"({"content":"caf\u00e9"})",     // \u escapes
-      "{\"content\":\"caf\xc3\xa9\"}",  // bytes outside ASCII, valid UTF-8
-      "{\"content\":\"bad\xff\"}",      // and invalid
-      R"({"n":1234567890123456789})",   // 19 digits: int64, uint64 or double
-      R"({"n":-0})",                    // Boost.JSON's own rule
-      R"({"n":1e5})",                   // exponents
+      "{\"content\":\"caf\\u00e9\"}",  // \u escapes (the compiler would read one in a raw literal)
+      "{\"content\":\"bad\xff\"}",     // invalid UTF-8
+      R"({"n":1234567890123456789})",  // 19 digits: int64, uint64 or double
+      R"({"n":-0})",                   // Boost.JSON's own rule
+      R"({"n":1e5})",                  // exponents
       R"({"n":2.5E-3})",
       R"({"n":1.5e400})",
       R"({"n":0.1234567890123456})",  // 16 digits: not always exactly what the parser makes
@@ -193,12 +194,40 @@ TEST(JsonFastPath, AHandlerThatStopsIsDeclined) {
   }
 }
 
+// Every lead byte from 0x80 up, followed by continuation bytes at the edges of the ranges that
+// decide (and the sequence cut short): the fast path takes exactly what the parser takes.
+TEST(JsonFastPath, TakesExactlyTheUtf8TheParserTakes) {
+  const unsigned char edges[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+  int accepted = 0;
+  for (unsigned lead = 0x80; lead <= 0xff; ++lead) {
+    for (const unsigned char second : edges) {
+      for (const unsigned char rest : {0x80, 0xbf, 0xc0}) {
+        for (std::size_t length = 1; length <= 4; ++length) {
+          const unsigned char bytes[] = {static_cast<unsigned char>(lead), second, rest, rest};
+          std::string text = "[\"";
+          text.append(reinterpret_cast<const char*>(bytes), length);
+          text += "\"]";
+          const Outcome ours = fast(text);
+          const Outcome theirs = boost_parser(text);
+          ASSERT_EQ(ours.accepted, theirs.accepted) << std::hex << lead << " " << int(second) << " " << length;
+          if (ours.accepted) {
+            ++accepted;
+            ASSERT_EQ(ours.events, theirs.events);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(accepted, 100);
+}
+
 // Random edits of the common documents (a byte replaced by one that matters to JSON, removed,
 // doubled, or the text cut short): whatever the fast path accepts of them, the parser accepts
 // with the same events. Enough of them stay valid that acceptance itself is exercised.
 TEST(JsonFastPath, AgreesWithTheParserOnEditedDocuments) {
   std::mt19937 random(20261202);
-  const std::string alphabet = "{}[]:,\"\\ \t\n0123456789-+.eEtrufalsn/bx\x01\x7f\xc3\xa9u";
+  const std::string alphabet =
+      "{}[]:,\"\\ \t\n0123456789-+.eEtrufalsn/bx\x01\x7f\xc3\xa9u\xe2\x80\x9c\xf0\x9f\xed\xf4\xbf";
   int accepted = 0;
   int edits = 0;
   for (const char* original : kCommon) {
