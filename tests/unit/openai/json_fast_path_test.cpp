@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "openai/json_handler.hpp"
+#include "random_edits.hpp"
 
 namespace infergate::openai {
 namespace {
@@ -233,25 +234,7 @@ TEST(JsonFastPath, AgreesWithTheParserOnEditedDocuments) {
   for (const char* original : kCommon) {
     const std::string base = original;
     for (int i = 0; i < 1500; ++i) {
-      std::string text = base;
-      const int changes = 1 + static_cast<int>(random() % 3);
-      for (int c = 0; c < changes && !text.empty(); ++c) {
-        const std::size_t at = random() % text.size();
-        switch (random() % 4) {
-          case 0:
-            text[at] = alphabet[random() % alphabet.size()];
-            break;
-          case 1:
-            text.erase(at, 1);
-            break;
-          case 2:
-            text.insert(at, 1, text[at]);
-            break;
-          default:
-            text.resize(at);
-            break;
-        }
-      }
+      const std::string text = random_edit(base, alphabet, random);
       ++edits;
       accepted += fast(text).accepted ? 1 : 0;
       expect_agrees(text);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "random_edits.hpp"
+
 namespace infergate::openai {
 namespace {
 
@@ -147,24 +149,7 @@ TEST(UsageScanner, ABodyInOnePieceReadsAsInManyPiecesHoweverItIsEdited) {
   int edits = 0;
   for (const std::string& base : bodies) {
     for (int i = 0; i < 2000; ++i) {
-      std::string body = base;
-      for (int c = i == 0 ? 0 : 1 + static_cast<int>(random() % 3); c > 0 && !body.empty(); --c) {
-        const std::size_t at = random() % body.size();
-        switch (random() % 4) {
-          case 0:
-            body[at] = alphabet[random() % alphabet.size()];
-            break;
-          case 1:
-            body.erase(at, 1);
-            break;
-          case 2:
-            body.insert(at, 1, body[at]);
-            break;
-          default:
-            body.resize(at);
-            break;
-        }
-      }
+      const std::string body = i == 0 ? base : random_edit(base, alphabet, random);
       const Scan whole = scan(body, body.size() + 1);
       const Scan bytes = scan(body, 1);
       ++edits;
