@@ -315,15 +315,16 @@ void UsageScanner::feed(std::string_view bytes) {
 
 // The body's first piece, when it holds the whole object and that object is well formed: read
 // member by member where it lies, with no state kept between bytes. Anything else (a piece that
-// ends inside the object, a malformed member) is left to the state machine, nothing changed.
+// ends inside the object, a malformed member) is left to the state machine, nothing changed. Only
+// called before the object's first byte, so no usage has been kept yet.
 bool UsageScanner::read_whole(std::string_view bytes) {
   const char* const end = bytes.data() + bytes.size();
   const char* p = skip_blanks(bytes.data(), end);
   if (p == end || *p != '{') {
     return false;
   }
-  std::optional<std::optional<Usage>> usage;
-  std::optional<std::optional<Usage>> groq;
+  std::optional<Usage> usage;
+  std::optional<Usage> groq;
   p = skip_blanks(p + 1, end);
   if (p != end && *p == '}') {
     state_ = State::done;
@@ -379,12 +380,8 @@ bool UsageScanner::read_whole(std::string_view bytes) {
     }
     p = skip_blanks(p + 1, end);
   }
-  if (usage) {
-    usage_.usage = *usage;
-  }
-  if (groq) {
-    groq_.usage = *groq;
-  }
+  usage_.usage = usage;
+  groq_.usage = groq;
   state_ = State::done;
   return true;
 }
