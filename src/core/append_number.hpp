@@ -22,11 +22,12 @@ constexpr std::size_t kShortestBound = 32;  // -2.2250738585072014e-308 and the 
 // kShortestBound bytes; returns where it ends.
 char* write_shortest(char* out, double value);
 
-// Writes `value` at `out`, which has room for kDecimalBound bytes; returns where it ends.
+// Writes `value` at `out`, which has room for kDecimalBound bytes; returns where it ends. Digits are
+// stored eight at a time, so bytes after that end, within the bound, may be overwritten.
 char* write_decimal(char* out, std::int64_t value);
 
 // Fixed-point with `decimals` digits after the point, as printf's "%.3f" writes it, at `out`, which
-// has room for kFixedBound bytes; returns where it ends.
+// has room for kFixedBound bytes; returns where it ends (bytes after it may be overwritten).
 char* write_fixed(char* out, double value, int decimals);
 
 inline void append_decimal(std::string& out, std::int64_t value) {
