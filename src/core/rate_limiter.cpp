@@ -98,19 +98,25 @@ RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const s
     add("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", *requests);
   }
   if (tokens) {
-    add("x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", *tokens);
+    // Both limits count in the same window, so their resets are mostly the same text.
+    const std::string_view* same_reset = requests && requests->reset == tokens->reset ? &fields_[2].second : nullptr;
+    add("x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", *tokens, same_reset);
   }
 }
 
 void RateLimitHeaders::add(std::string_view limit, std::string_view remaining, std::string_view reset,
-                           const Quota& quota) {
+                           const Quota& quota, const std::string_view* same_reset) {
   auto put = [this](std::string_view name, auto write) {
     char* begin = values_[count_].data();
     fields_[count_++] = Field(name, std::string_view(begin, static_cast<std::size_t>(write(begin) - begin)));
   };
   put(limit, [&](char* out) { return write_decimal(out, quota.limit); });
   put(remaining, [&](char* out) { return write_decimal(out, quota.remaining); });
-  put(reset, [&](char* out) { return write_reset(out, quota.reset); });
+  if (same_reset != nullptr) {
+    fields_[count_++] = Field(reset, *same_reset);
+  } else {
+    put(reset, [&](char* out) { return write_reset(out, quota.reset); });
+  }
 }
 
 HeaderList rate_limit_headers(const Admission& admission) {
@@ -130,20 +136,30 @@ std::string format_reset(std::chrono::milliseconds duration) {
 
 char* write_reset(char* out, std::chrono::milliseconds duration) {
   const std::int64_t ms = std::max<std::int64_t>(0, duration.count());
-  char* const end = out + 24;
+  // Below a thousand, as in every part but the minutes: one to three digits, written by hand.
+  const auto small = [](char* at, std::int64_t n) {
+    if (n >= 100) {
+      *at++ = static_cast<char>('0' + n / 100);
+    }
+    if (n >= 10) {
+      *at++ = static_cast<char>('0' + n / 10 % 10);
+    }
+    *at++ = static_cast<char>('0' + n % 10);
+    return at;
+  };
   if (ms < 1000) {
-    out = std::to_chars(out, end, ms).ptr;
+    out = small(out, ms);
     *out++ = 'm';
     *out++ = 's';
     return out;
   }
   // Seconds with up to three decimals and no trailing zeros: 1.5s, 47.62s, 6m0s.
   if (ms >= 60'000) {
-    out = std::to_chars(out, end, ms / 60'000).ptr;  // at most 15 digits
+    out = write_decimal(out, ms / 60'000);  // at most 15 digits, in the 24 bytes' first 20
     *out++ = 'm';
   }
   const std::int64_t part = ms % 60'000;
-  out = std::to_chars(out, end, part / 1000).ptr;
+  out = small(out, part / 1000);
   if (const std::int64_t frac = part % 1000; frac != 0) {
     const char digits[3] = {static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
                             static_cast<char>('0' + frac % 10)};
@@ -184,7 +200,9 @@ std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {
   if (!any) {
     return std::nullopt;
   }
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(total_ms)));
+  // Up to a whole millisecond (a fraction of one is not yet the reset), but not for the error of
+  // decimal fractions in binary: "2.023s" is 2023.0000000000002 ms.
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(total_ms - 1e-6)));
 }
 
 }  // namespace infergate

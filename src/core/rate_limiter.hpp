@@ -110,7 +110,9 @@ class RateLimitHeaders {
   [[nodiscard]] std::span<const Field> fields() const { return {fields_.data(), count_}; }
 
  private:
-  void add(std::string_view limit, std::string_view remaining, std::string_view reset, const Quota& quota);
+  // `same_reset`: the text of an earlier field to use for this one's reset, when it is the same.
+  void add(std::string_view limit, std::string_view remaining, std::string_view reset, const Quota& quota,
+           const std::string_view* same_reset = nullptr);
 
   static constexpr std::size_t kValueSize = 32;  // an int64, or a reset duration (at most 24)
   std::array<std::array<char, kValueSize>, 6> values_{};

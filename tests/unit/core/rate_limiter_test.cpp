@@ -88,6 +88,15 @@ TEST(RateLimiter, HeadersInOpenAiShape) {
   EXPECT_EQ(headers[1], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-requests", "49"}));
   EXPECT_EQ(headers[2], (std::pair<std::string_view, std::string>{"x-ratelimit-reset-requests", "30s"}));
   EXPECT_EQ(headers[4], (std::pair<std::string_view, std::string>{"x-ratelimit-remaining-tokens", "750"}));
+  EXPECT_EQ(headers[5], (std::pair<std::string_view, std::string>{"x-ratelimit-reset-tokens", "30s"}));
+}
+
+TEST(RateLimiter, HeadersOfLimitsThatResetApartShowEachReset) {
+  const RateLimitHeaders headers(Quota{60, 1, std::chrono::milliseconds(1'500)},
+                                 Quota{1000, 10, std::chrono::milliseconds(61'000)});
+  ASSERT_EQ(headers.fields().size(), 6u);
+  EXPECT_EQ(headers.fields()[2].second, "1.5s");
+  EXPECT_EQ(headers.fields()[5].second, "1m1s");
 }
 
 TEST(RateLimiter, HeadersOfOneLimitAndTheLongestValuesFitTheirStorage) {
@@ -109,6 +118,16 @@ TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
   EXPECT_EQ(format_reset(std::chrono::milliseconds(47'620)), "47.62s");
   EXPECT_EQ(format_reset(std::chrono::milliseconds(1'005)), "1.005s");
   EXPECT_EQ(format_reset(std::chrono::milliseconds(179'560)), "2m59.56s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(0)), "0ms");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(999)), "999ms");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(1'000)), "1s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(10'000)), "10s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(59'999)), "59.999s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(60'000)), "1m0s");
+  EXPECT_EQ(format_reset(std::chrono::milliseconds(6'000'100)), "100m0.1s");
+  for (std::int64_t ms = 0; ms < 200'000; ms += 7) {
+    ASSERT_EQ(parse_reset(format_reset(std::chrono::milliseconds(ms))), std::chrono::milliseconds(ms)) << ms;
+  }
 }
 
 TEST(RateLimiter, ReadsResetDurationsAsServersWriteThem) {
