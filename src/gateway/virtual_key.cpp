@@ -11,6 +11,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/byte_vector.hpp"
+
 namespace infergate::gateway {
 
 namespace {
@@ -35,8 +37,8 @@ std::string random_base62(std::size_t length) {
   return out;
 }
 
-// A table rather than find_first_not_of (a search of the alphabet per character): every request
-// with a key runs this.
+// Every request with a key runs this, on the 44 characters after the prefix: sixteen at a time
+// (the last block overlapping the one before), the rest through a table.
 bool base62(std::string_view text) {
   static constexpr auto kIsBase62 = [] {
     std::array<bool, 256> table{};
@@ -45,6 +47,19 @@ bool base62(std::string_view text) {
     }
     return table;
   }();
+  const auto block = [&](std::size_t at) {
+    const Bytes16 bytes = load_bytes16(text.data() + at);
+    // Setting bit 5 folds 'A'-'Z' onto 'a'-'z' and moves no other byte into that range.
+    return every_lane((static_cast<Bytes16>(bytes - '0') < 10) | (static_cast<Bytes16>((bytes | 0x20) - 'a') < 26));
+  };
+  if (text.size() >= 16) {
+    for (std::size_t at = 0; at + 16 <= text.size(); at += 16) {
+      if (!block(at)) {
+        return false;
+      }
+    }
+    return block(text.size() - 16);
+  }
   return std::all_of(text.begin(), text.end(), [](char c) { return kIsBase62[static_cast<unsigned char>(c)]; });
 }
 

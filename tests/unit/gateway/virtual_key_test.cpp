@@ -28,6 +28,21 @@ TEST(VirtualKey, ShapesThatAreNotKeysHaveNoId) {
   EXPECT_FALSE(key_id(""));
 }
 
+// The characters after the prefix are checked sixteen at a time, the last block overlapping: every
+// byte value at every place is accepted exactly when it is one of the 62.
+TEST(VirtualKey, EveryByteAtEveryPlaceIsAKeyCharacterOnlyWhenBase62) {
+  const std::string key = generate_key().key;
+  const std::string_view alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  for (std::size_t at = kKeyPrefix.size(); at < kKeyLength; ++at) {
+    for (int byte = 0; byte < 256; ++byte) {
+      std::string changed = key;
+      changed[at] = static_cast<char>(byte);
+      const bool base62 = alphabet.find(static_cast<char>(byte)) != std::string_view::npos;
+      ASSERT_EQ(key_id(changed).has_value(), base62) << "byte " << byte << " at " << at;
+    }
+  }
+}
+
 TEST(VirtualKey, HashesAreSha256AndRoundTripThroughHex) {
   // SHA-256("abc"), FIPS 180-2's example.
   EXPECT_EQ(to_hex(hash_key("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
