@@ -424,7 +424,7 @@ void Ledger::refresh_spend() {
         state.step();
         next->batches = state.integer(0).value_or(0);
       }
-      auto sums = [&](const std::string& since, std::unordered_map<std::string, double>& out) {
+      auto sums = [&](const std::string& since, CostByKey& out) {
         Statement s(reader_,
                     "SELECT key_id, sum(cost_usd) FROM ledger_daily WHERE day >= ?1 AND cost_usd > 0 GROUP BY key_id");
         s.bind(1, since);

@@ -76,10 +76,11 @@ class Ledger {
   [[nodiscard]] LedgerStats stats() const;
 
  private:
+  using CostByKey = std::unordered_map<std::string, double, TextHash, std::equal_to<>>;
   struct Spend {
-    std::unordered_map<std::string, double> day;
-    std::unordered_map<std::string, double> month;
-    std::unordered_map<std::string, double> total;
+    CostByKey day;
+    CostByKey month;
+    CostByKey total;
     std::int64_t batches = 0;  // the sums hold the batches numbered up to this one
   };
   struct Sums {
@@ -155,8 +156,7 @@ class Ledger {
   std::vector<Batch> queue_;  // the last one fills; the next begins when its lines pass a size
   std::vector<Batch> spare_;  // written and emptied, for the queue to fill again
   std::uint64_t rows_appended_ = 0;
-  std::unordered_map<std::string, double, TextHash, std::equal_to<>> queued_cost_;  // per key, rows the spend
-                                                                                    // snapshot lacks
+  CostByKey queued_cost_;                                     // per key, rows the spend snapshot lacks
   std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of those, the ones on disk, oldest first
   std::mutex write_mutex_;                                    // one flush at a time
   std::vector<Batch> writing_;                                // the batches of the flush in progress
