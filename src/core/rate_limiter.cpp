@@ -93,6 +93,7 @@ void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t act
   s.buckets[reservation.bucket].reconcile(reservation, actual_tokens, now_ms);
 }
 
+// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): values_ is written before it is read.
 RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens) {
   if (requests) {
     add("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", *requests);

@@ -115,7 +115,8 @@ class RateLimitHeaders {
            const std::string_view* same_reset = nullptr);
 
   static constexpr std::size_t kValueSize = 32;  // an int64, or a reset duration (at most 24)
-  std::array<std::array<char, kValueSize>, 6> values_{};
+  // Written before they are viewed, and not cleared first: 192 bytes on every response.
+  std::array<std::array<char, kValueSize>, 6> values_;
   std::array<Field, 6> fields_{};
   std::size_t count_ = 0;
 };

@@ -139,11 +139,15 @@ Ledger::~Ledger() {
 void Ledger::Batch::add(const LedgerRow& row) {
   ++rows;
   const GroupView group{day_of(row.ts_ms), row.key_id, row.model};
-  auto it = sums.find(group);
-  if (it == sums.end()) {
-    it = sums.emplace(Group{std::get<0>(group), row.key_id, row.model}, Sums{}).first;
+  if (last == nullptr || std::get<0>(last->first) != std::get<0>(group) ||
+      std::get<1>(last->first) != std::get<1>(group) || std::get<2>(last->first) != std::get<2>(group)) {
+    auto it = sums.find(group);
+    if (it == sums.end()) {
+      it = sums.emplace(Group{std::get<0>(group), row.key_id, row.model}, Sums{}).first;
+    }
+    last = &*it;
   }
-  Sums& s = it->second;
+  Sums& s = last->second;
   ++s.requests;
   s.prompt_tokens += row.prompt_tokens;
   s.completion_tokens += row.completion_tokens;
@@ -169,6 +173,7 @@ void Ledger::Batch::clear() {
   lines.clear();
   rows = 0;
   sums.clear();
+  last = nullptr;
 }
 
 void Ledger::append(const LedgerRow& row) {

@@ -103,9 +103,29 @@ class Ledger {
   };
   // Rows on their way to disk: their journal lines and what they add to each group's sums.
   struct Batch {
+    Batch() = default;
+    // Moved, never copied: `last` points into `sums`, whose nodes a move hands over.
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+    Batch(Batch&& other) noexcept
+        : lines(std::move(other.lines)),
+          rows(other.rows),
+          sums(std::move(other.sums)),
+          last(std::exchange(other.last, nullptr)) {}
+    Batch& operator=(Batch&& other) noexcept {
+      lines = std::move(other.lines);
+      rows = other.rows;
+      sums = std::move(other.sums);
+      last = std::exchange(other.last, nullptr);
+      return *this;
+    }
+    ~Batch() = default;
+
     std::string lines;
     std::size_t rows = 0;
     std::map<Group, Sums, GroupLess> sums;
+    // The group the last row added to: rows come mostly from the key and model of the row before.
+    std::map<Group, Sums, GroupLess>::value_type* last = nullptr;
 
     void add(const LedgerRow& row);
     struct LinesRead {

@@ -141,19 +141,14 @@ bool same_hash(const KeyHash& a, const KeyHash& b) {
 }
 
 bool same_key(const char* a, const char* b) {
-  std::uint64_t diff = 0;
-  std::size_t i = 0;
-  for (; i + sizeof(diff) <= kKeyLength; i += sizeof(diff)) {
-    std::uint64_t x = 0;
-    std::uint64_t y = 0;
-    std::memcpy(&x, a + i, sizeof(x));
-    std::memcpy(&y, b + i, sizeof(y));
-    diff |= x ^ y;
+  // Sixteen bytes at a time, the last block overlapping, every byte compared whatever the others.
+  static_assert(kKeyLength >= 16);
+  Bytes16 diff{};
+  for (std::size_t at = 0; at + 16 <= kKeyLength; at += 16) {
+    diff |= load_bytes16(a + at) ^ load_bytes16(b + at);
   }
-  for (; i < kKeyLength; ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
+  diff |= load_bytes16(a + kKeyLength - 16) ^ load_bytes16(b + kKeyLength - 16);
+  return !any_lane(diff);
 }
 
 }  // namespace infergate::gateway

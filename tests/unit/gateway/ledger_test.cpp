@@ -15,7 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "gateway/ledger_journal.hpp"
@@ -112,6 +115,34 @@ TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
   EXPECT_DOUBLE_EQ(all[0].cost_usd, 0.75);
   EXPECT_EQ(all[0].day.size(), 10u);  // YYYY-MM-DD
   EXPECT_EQ(ledger.usage("b").size(), 1u);
+}
+
+// A batch adds a row to the group of the row before without looking it up when the day, key and
+// model are the same: rows that change one of the three at a time, and come back, each count in
+// their own group.
+TEST_F(LedgerTest, RowsInterleavedAcrossKeysModelsAndDaysCountInTheirOwnGroup) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  const auto utc_day = [](std::int64_t ts_ms) {
+    const std::time_t seconds = ts_ms / 1000;
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char text[16];
+    return std::string(text, std::strftime(text, sizeof(text), "%Y-%m-%d", &tm));
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> expected;
+  for (int i = 0; i < 60; ++i) {
+    const std::string key = i % 3 == 0 ? "a" : "b";
+    const std::string model = i % 4 < 2 ? "m1" : "m2";
+    const std::int64_t ts = now_ms() - (i % 5 == 0 ? 86'400'000 : 0);
+    ledger.append(row(key, model, i, 1, 0, ts));
+    expected[{key, model, utc_day(ts)}] += i;
+  }
+  ledger.flush();
+  std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> got;
+  for (const UsageGroup& g : ledger.usage("")) {
+    got[{g.key_id, g.model, g.day}] = g.prompt_tokens;
+  }
+  EXPECT_EQ(got, expected);
 }
 
 TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
