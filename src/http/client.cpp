@@ -51,6 +51,28 @@ void ResponseHead::add_header(std::string_view name, std::string_view value) {
                         static_cast<std::uint32_t>(value.size())});
 }
 
+void ResponseHead::assign_headers(std::string_view text, std::span<const Header> fields) {
+  text_ = std::string(text);  // constructed: assign() on an empty string goes through _M_replace
+  spans_.clear();
+  const auto begin = reinterpret_cast<std::uintptr_t>(text.data());
+  // Where `part` lies in the copy: at its place in `text`, or appended after it.
+  const auto place = [&](std::string_view part) {
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(part.data()) - begin;
+    if (part.data() != nullptr && at <= text.size() && part.size() <= text.size() - at) {
+      return static_cast<std::uint32_t>(at);
+    }
+    const auto appended = static_cast<std::uint32_t>(text_.size());
+    text_.append(part);
+    return appended;
+  };
+  for (const Header& field : fields) {
+    const std::uint32_t name_at = place(field.name);
+    const std::uint32_t value_at = place(field.value);
+    spans_.push_back(Span{name_at, static_cast<std::uint32_t>(field.name.size()), value_at,
+                          static_cast<std::uint32_t>(field.value.size())});
+  }
+}
+
 Header ResponseHead::header_at(std::size_t index) const {
   const Span& s = spans_[index];
   const std::string_view text(text_);
@@ -161,7 +183,7 @@ class StreamConnection final : public Connection {
           scanned = 0;
           continue;
         }
-        ResponseHead head = to_response_head(parsed_);
+        ResponseHead head = to_response_head(parsed_, data.substr(0, end));
         buffer_.consume(end);
         keep_alive_ = parsed_.keep_alive;
         framing_ = parsed_.framing;
@@ -227,21 +249,15 @@ class StreamConnection final : public Connection {
   }
 
  private:
-  static ResponseHead to_response_head(const MessageHead& parsed) {
+  // `text`: the head as read, which `parsed`'s fields view.
+  static ResponseHead to_response_head(const MessageHead& parsed, std::string_view text) {
     ResponseHead head;
-    std::size_t text_bytes = 0;
-    for (const Header& field : parsed.fields) {
-      text_bytes += field.name.size() + field.value.size();
-    }
-    head.reserve_text(text_bytes);
     head.status = parsed.status;
     head.keep_alive = parsed.keep_alive;
     if (parsed.framing == BodyFraming::length) {
       head.content_length = parsed.content_length;
     }
-    for (const Header& field : parsed.fields) {
-      head.add_header(field.name, field.value);
-    }
+    head.assign_headers(text, std::span<const Header>(parsed.fields.data(), parsed.fields.size()));
     return head;
   }
 

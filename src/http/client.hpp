@@ -36,6 +36,10 @@ class ResponseHead {
   // Room for `bytes` of names and values, so that adding them does not reallocate.
   void reserve_text(std::size_t bytes) { text_.reserve(bytes); }
   void add_header(std::string_view name, std::string_view value);
+  // The headers of a parsed head, in place of any before: `fields` view `text` (the head as read),
+  // which is copied whole, once, and each field found in the copy where it was in `text`. A field
+  // that views anything else is appended.
+  void assign_headers(std::string_view text, std::span<const Header> fields);
 
   // Value of the named header (case-insensitive), "" when absent.
   [[nodiscard]] std::string_view header(std::string_view name) const;

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "http/client.hpp"
+#include "http/message_head.hpp"
 
 namespace infergate::http {
 namespace {
@@ -34,6 +38,37 @@ TEST(ResponseHead, ViewsStayValidWhenTheHeadGrowsOrMoves) {
     EXPECT_EQ(moved.header_at(i).value, std::string(i, 'v'));
   }
   EXPECT_EQ(moved.header("X-HEADER-39"), std::string(39, 'v'));
+}
+
+// A head as the client reads it: parsed in the read buffer, then copied once, the fields found in
+// the copy. The buffer is overwritten after, as the body's bytes overwrite it.
+TEST(ResponseHead, TakesAParsedHeadsFieldsFromOneCopyOfItsText) {
+  std::string buffer =
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Empty:\r\nx-ratelimit-reset-requests:  2s \r\n"
+      "Content-Length: 12\r\n\r\n";
+  MessageHead parsed;
+  ASSERT_FALSE(parse_response_head(buffer, false, parsed));
+  ASSERT_EQ(parsed.fields.size(), 4U);
+  std::vector<Header> fields(parsed.fields.begin(), parsed.fields.end());
+  const std::string elsewhere = "X-Added";
+  fields.push_back(Header{elsewhere, "from another buffer"});
+  fields.push_back(Header{"X-Null", std::string_view{}});
+  ResponseHead head;
+  head.add_header("X-Before", "replaced");
+  head.assign_headers(buffer, fields);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"Content-Type", "application/json"}, {"X-Empty", ""},
+      {"x-ratelimit-reset-requests", "2s"}, {"Content-Length", "12"},
+      {"X-Added", "from another buffer"},   {"X-Null", ""}};
+  std::fill(buffer.begin(), buffer.end(), '#');
+  ASSERT_EQ(head.header_count(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(head.header_at(i).name, expected[i].first) << i;
+    EXPECT_EQ(head.header_at(i).value, expected[i].second) << i;
+  }
+  EXPECT_EQ(head.header("content-type"), "application/json");
+  EXPECT_EQ(head.header("x-added"), "from another buffer");
+  EXPECT_EQ(head.header("X-Before"), "");
 }
 
 }  // namespace
