@@ -33,8 +33,7 @@ class ResponseHead {
   bool keep_alive = true;
   std::optional<std::uint64_t> content_length;  // when the body is delimited by one
 
-  // Room for `bytes` of names and values, so that adding them does not reallocate.
-  void reserve_text(std::size_t bytes) { text_.reserve(bytes); }
+  // One header more, for a head built by hand rather than read (tests, callers that make one up).
   void add_header(std::string_view name, std::string_view value);
   // The headers of a parsed head, in place of any before: `fields` view `text` (the head as read),
   // which is copied whole, once, and each field found in the copy where it was in `text`. A field

@@ -13,7 +13,6 @@ namespace {
 
 TEST(ResponseHead, LooksHeadersUpByNameWithoutRegardToCase) {
   ResponseHead head;
-  head.reserve_text(64);
   head.add_header("Content-Type", "text/event-stream");
   head.add_header("x-ratelimit-remaining-requests", "0");
   head.add_header("Retry-After", "");
