@@ -289,6 +289,23 @@ std::string_view MessageHead::header(std::string_view name) const {
   return {};
 }
 
+void MessageHead::move_views(const char* from, const char* to, std::size_t size) {
+  const auto old_base = reinterpret_cast<std::uintptr_t>(from);
+  const auto move = [&](std::string_view& view) {
+    // Compared as integers: the old text may be gone, and pointers into it may not be compared.
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(view.data()) - old_base;
+    if (offset <= size) {
+      view = std::string_view(to + offset, view.size());
+    }
+  };
+  move(method);
+  move(target);
+  for (Header& h : fields) {
+    move(h.name);
+    move(h.value);
+  }
+}
+
 std::size_t find_head_end(std::string_view data, std::size_t& scanned) {
   const std::size_t from = scanned > 3 ? scanned - 3 : 0;  // the empty line may straddle two reads
   const std::size_t at = data.find("\r\n\r\n", from);

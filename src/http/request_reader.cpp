@@ -95,7 +95,7 @@ RequestReader::Status RequestReader::advance() {
 
 void RequestReader::repoint_head() {
   if (head_at_ != buffer_.data()) {  // the data moved: point the head's views at its new place
-    parse_request_head(std::string_view(buffer_.data(), head_end_), head_);
+    head_.move_views(head_at_, buffer_.data(), head_end_);
     head_at_ = buffer_.data();
   }
 }

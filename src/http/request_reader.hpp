@@ -58,7 +58,7 @@ class RequestReader {
   std::size_t max_body_bytes_;
   ReadBuffer buffer_;
   MessageHead head_;
-  const char* head_at_ = nullptr;  // where head_'s views point: they are re-read if the data moved
+  const char* head_at_ = nullptr;  // where head_'s views point: they are moved if the data moved
   std::size_t scanned_ = 0;
   std::size_t head_end_ = 0;
   std::size_t body_size_ = 0;  // decoded so far (chunked)

@@ -130,6 +130,41 @@ TEST(RequestReader, ReadsTheNextRequestAheadWhileTheCurrentOneIsServed) {
   }
 }
 
+// The other way spare() finds room: a request that came after another is moved to the front of
+// the buffer, and every view of its head follows it, whatever is read into the room next.
+TEST(RequestReader, ViewsOfAHeadFollowItWhenSpareMovesItToTheFront) {
+  const std::string first = "GET /first HTTP/1.1\r\nX-Pad: " + std::string(150, 'p') + "\r\n\r\n";
+  const std::string second =
+      "POST /second?q=1 HTTP/1.1\r\nHost: gw\r\nX-Empty:\r\nAuthorization: Bearer ig-0123456789\r\n"
+      "Content-Length: 4\r\n\r\nbody";
+  RequestReader reader(1024, 1024, 512);
+  put(reader, reader.prepare(), first + second);  // the first read's room grows the buffer to 2 KiB
+  ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+  reader.next();
+  ASSERT_EQ(reader.advance(), RequestReader::Status::complete);
+  const char* before = reader.head().target.data();
+  const auto room = reader.spare(1800);  // fewer are left after it, enough once it is at the front
+  ASSERT_GE(room.size(), 1800U);
+  EXPECT_NE(reader.head().target.data(), before);
+  // What the old place held is overwritten by the next read: a view left there would see it.
+  std::memset(room.data(), 'z', room.size());
+  const MessageHead& head = reader.head();
+  EXPECT_EQ(head.method, "POST");
+  EXPECT_EQ(head.target, "/second?q=1");
+  ASSERT_EQ(head.fields.size(), 4U);
+  EXPECT_EQ(head.fields[0].name, "Host");
+  EXPECT_EQ(head.fields[0].value, "gw");
+  EXPECT_EQ(head.fields[1].name, "X-Empty");
+  EXPECT_EQ(head.fields[1].value, "");
+  EXPECT_EQ(head.header("Authorization"), "Bearer ig-0123456789");
+  EXPECT_EQ(head.header("content-length"), "4");
+  EXPECT_EQ(reader.body(), "body");
+  for (const Header& h : head.fields) {
+    EXPECT_GE(h.value.data(), h.name.data());  // every view points into the moved head
+    EXPECT_LE(h.value.data() + h.value.size(), reader.body().data());
+  }
+}
+
 TEST(RequestReader, SaysWhenAnotherRequestFollows) {
   RequestReader reader(1024, 1024);
   put(reader, reader.prepare(),
