@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "core/append_number.hpp"
@@ -93,31 +94,80 @@ void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t act
   s.buckets[reservation.bucket].reconcile(reservation, actual_tokens, now_ms);
 }
 
-// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): values_ is written before it is read.
+namespace {
+
+// A field name with the ": " that follows it in a head, in 32 zero-padded bytes: copied whole,
+// a copy of a constant size is a few moves, where one of the name's own size is a call.
+struct FieldName {
+  std::array<char, 32> text{};
+  std::size_t size = 0;
+};
+
+}  // namespace
+
+// One limit's three field names.
+struct RateLimitHeaders::Names {
+  FieldName limit;
+  FieldName remaining;
+  FieldName reset;
+};
+
+namespace {
+
+constexpr std::size_t kResetBound = 24;  // what write_reset writes at most
+
+constexpr FieldName field_name(std::string_view name) {
+  FieldName f;
+  std::copy(name.begin(), name.end(), f.text.begin());
+  f.text[name.size()] = ':';
+  f.text[name.size() + 1] = ' ';
+  f.size = name.size() + 2;
+  return f;
+}
+
+constexpr RateLimitHeaders::Names kRequestNames{field_name("x-ratelimit-limit-requests"),
+                                                field_name("x-ratelimit-remaining-requests"),
+                                                field_name("x-ratelimit-reset-requests")};
+constexpr RateLimitHeaders::Names kTokenNames{field_name("x-ratelimit-limit-tokens"),
+                                              field_name("x-ratelimit-remaining-tokens"),
+                                              field_name("x-ratelimit-reset-tokens")};
+
+}  // namespace
+
+// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): text_ is written before it is read.
 RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens) {
   if (requests) {
-    add("x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests", *requests);
+    add(kRequestNames, *requests, {});
   }
   if (tokens) {
     // Both limits count in the same window, so their resets are mostly the same text.
-    const std::string_view* same_reset = requests && requests->reset == tokens->reset ? &fields_[2].second : nullptr;
-    add("x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens", *tokens, same_reset);
+    add(kTokenNames, *tokens, requests && requests->reset == tokens->reset ? fields_[2].second : std::string_view());
   }
 }
 
-void RateLimitHeaders::add(std::string_view limit, std::string_view remaining, std::string_view reset,
-                           const Quota& quota, const std::string_view* same_reset) {
-  auto put = [this](std::string_view name, auto write) {
-    char* begin = values_[count_].data();
-    fields_[count_++] = Field(name, std::string_view(begin, static_cast<std::size_t>(write(begin) - begin)));
+void RateLimitHeaders::add(const Names& names, const Quota& quota, std::string_view same_reset) {
+  char* out = text_.data() + size_;
+  const auto line = [&](const FieldName& name, auto write_value) {
+    std::memcpy(out, name.text.data(), name.text.size());
+    out += name.size;
+    char* const value = out;
+    out = write_value(out);
+    // The name viewed where it is constant: a header list outlives these headers.
+    fields_[count_++] = Field(std::string_view(name.text.data(), name.size - 2),
+                              std::string_view(value, static_cast<std::size_t>(out - value)));
+    std::memcpy(out, "\r\n", 2);
+    out += 2;
   };
-  put(limit, [&](char* out) { return write_decimal(out, quota.limit); });
-  put(remaining, [&](char* out) { return write_decimal(out, quota.remaining); });
-  if (same_reset != nullptr) {
-    fields_[count_++] = Field(reset, *same_reset);
-  } else {
-    put(reset, [&](char* out) { return write_reset(out, quota.reset); });
-  }
+  line(names.limit, [&](char* at) { return write_decimal(at, quota.limit); });
+  line(names.remaining, [&](char* at) { return write_decimal(at, quota.remaining); });
+  line(names.reset, [&](char* at) {
+    if (same_reset.empty()) {
+      return write_reset(at, quota.reset);
+    }
+    std::memcpy(at, same_reset.data(), kResetBound);  // it lies in this storage, with room after it
+    return at + same_reset.size();
+  });
+  size_ = static_cast<std::size_t>(out - text_.data());
 }
 
 HeaderList rate_limit_headers(const Admission& admission) {

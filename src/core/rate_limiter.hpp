@@ -97,26 +97,33 @@ Admission decide_admission(const RateLimits& limits, std::int64_t used_requests,
 using HeaderList = std::vector<std::pair<std::string_view, std::string>>;
 
 // x-ratelimit-limit-*, x-ratelimit-remaining-* and x-ratelimit-reset-* for the limits that apply,
-// formatted into storage of their own: every response of a limited key carries them, so they
-// cost no allocation.
+// written as the lines of an HTTP head into storage of their own: every response of a limited key
+// carries them, so they cost no allocation, and a head takes them in one copy.
 class RateLimitHeaders {
  public:
   using Field = std::pair<std::string_view, std::string_view>;
   RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens);
   explicit RateLimitHeaders(const Admission& admission) : RateLimitHeaders(admission.requests, admission.tokens) {}
-  RateLimitHeaders(const RateLimitHeaders&) = delete;  // the fields point into this object
+  RateLimitHeaders(const RateLimitHeaders&) = delete;  // the views point into this object
   RateLimitHeaders& operator=(const RateLimitHeaders&) = delete;
 
+  // Each field as "name: value" and CRLF.
+  [[nodiscard]] std::string_view lines() const { return {text_.data(), size_}; }
+  // The same fields, their values viewing the lines.
   [[nodiscard]] std::span<const Field> fields() const { return {fields_.data(), count_}; }
 
- private:
-  // `same_reset`: the text of an earlier field to use for this one's reset, when it is the same.
-  void add(std::string_view limit, std::string_view remaining, std::string_view reset, const Quota& quota,
-           const std::string_view* same_reset = nullptr);
+  struct Names;  // one limit's three field names
 
-  static constexpr std::size_t kValueSize = 32;  // an int64, or a reset duration (at most 24)
-  // Written before they are viewed, and not cleared first: 192 bytes on every response.
-  std::array<std::array<char, kValueSize>, 6> values_;
+ private:
+  // `same_reset`: an earlier field's reset value, to copy when this one's is the same.
+  void add(const Names& names, const Quota& quota, std::string_view same_reset);
+
+  // Six lines of a name (at most 30 bytes), ": ", a value (an int64's 20 digits, or a reset
+  // duration of at most 24) and CRLF; the number writers may write a few bytes past their ends.
+  static constexpr std::size_t kTextSize = 6 * 64;
+  // Written before they are viewed, and not cleared first: on every response.
+  std::array<char, kTextSize> text_;
+  std::size_t size_ = 0;
   std::array<Field, 6> fields_{};
   std::size_t count_ = 0;
 };

@@ -623,9 +623,7 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
   const bool own_limits = ctx.ticket && ctx.ticket->limited();
   std::optional<RateLimitHeaders> limits;
   if (own_limits) {
-    for (const auto& [name, value] : limits.emplace(ctx.ticket->requests(), ctx.ticket->tokens()).fields()) {
-      headers.push_back({name, value});
-    }
+    limits.emplace(ctx.ticket->requests(), ctx.ticket->tokens());
   }
   for (std::size_t i = 0; i < head.header_count(); ++i) {
     const http::Header h = head.header_at(i);
@@ -637,7 +635,7 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
   // A stream's length can change on the way (its usage chunk may be removed); a body relayed
   // whole keeps the upstream's, as nginx and haproxy pass it on, so clients read it unframed.
   ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers,
-                  sse ? std::nullopt : head.content_length);
+                  sse ? std::nullopt : head.content_length, limits ? limits->lines() : std::string_view());
 }
 
 std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_code& ec,

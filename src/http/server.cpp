@@ -95,9 +95,9 @@ class SessionExchange final : public Exchange {
   }
 
   void begin_stream(int status, std::string_view content_type, std::span<const Header> extra,
-                    std::optional<std::uint64_t> content_length) override {
+                    std::optional<std::uint64_t> content_length, std::string_view extra_lines) override {
     started_ = true;
-    write_head(status, content_type, extra, content_length);
+    write_head(status, content_type, extra, content_length, extra_lines);
     length_left_ = content_length;
     head_pending_ = true;
   }
@@ -132,10 +132,11 @@ class SessionExchange final : public Exchange {
  private:
   // The response head, into head_: with a Content-Length, or chunked without one.
   void write_head(int status, std::string_view content_type, std::span<const Header> extra,
-                  std::optional<std::uint64_t> content_length) {
+                  std::optional<std::uint64_t> content_length, std::string_view extra_lines = {}) {
     const std::string_view phrase = reason(status);
     const std::size_t bound =  // two numbers: the status and the length
-        kHeadFrame + 2 * kDecimalBound + phrase.size() + content_type.size() + header_lines_bound(extra);
+        kHeadFrame + 2 * kDecimalBound + phrase.size() + content_type.size() + header_lines_bound(extra) +
+        extra_lines.size();
     head_.clear();
     append_written(head_, bound, [&](TextWriter& w) {
       w.literal("HTTP/1.1 ");
@@ -146,6 +147,7 @@ class SessionExchange final : public Exchange {
       w.text(content_type);
       w.literal("\r\n");
       write_header_lines(w, extra);
+      w.text(extra_lines);
       if (!keep_alive_) {
         w.literal("Connection: close\r\n");
       }

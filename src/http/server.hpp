@@ -55,9 +55,11 @@ class Exchange {
   // so instead and the chunks are the body's bytes, unframed. A write that would pass the length
   // fails with message_size and sends nothing; a response that ends short of it (a `last` write
   // short of it, or none) is not finished, so the connection is closed and the client sees the
-  // truncation.
+  // truncation. `extra_lines` are more fields already written as a head's lines, each "name:
+  // value" and CRLF (the rate-limit headers, formatted in one piece).
   virtual void begin_stream(int status, std::string_view content_type, std::span<const Header> extra = {},
-                            std::optional<std::uint64_t> content_length = std::nullopt) = 0;
+                            std::optional<std::uint64_t> content_length = std::nullopt,
+                            std::string_view extra_lines = {}) = 0;
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk(std::string_view data, bool last = false) = 0;
   // One chunk made of `pieces` (at most kMaxChunkPieces), gathered by the write, not copied.
   virtual boost::asio::awaitable<boost::system::error_code> write_chunk_gathered(

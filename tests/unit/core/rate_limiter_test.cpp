@@ -110,6 +110,43 @@ TEST(RateLimiter, HeadersOfOneLimitAndTheLongestValuesFitTheirStorage) {
   EXPECT_TRUE(RateLimitHeaders(std::nullopt, std::nullopt).fields().empty());
 }
 
+// The fields as a head's lines, which the gateway copies into its responses whole.
+TEST(RateLimiter, HeadersAsLinesOfAHead) {
+  const RateLimitHeaders both(Quota{60, 49, std::chrono::milliseconds(30'000)},
+                              Quota{1000, 750, std::chrono::milliseconds(30'000)});
+  EXPECT_EQ(both.lines(),
+            "x-ratelimit-limit-requests: 60\r\nx-ratelimit-remaining-requests: 49\r\n"
+            "x-ratelimit-reset-requests: 30s\r\nx-ratelimit-limit-tokens: 1000\r\n"
+            "x-ratelimit-remaining-tokens: 750\r\nx-ratelimit-reset-tokens: 30s\r\n");
+  const RateLimitHeaders apart(Quota{60, 0, std::chrono::milliseconds(59'999)},
+                               Quota{1000, 0, std::chrono::milliseconds(7)});
+  EXPECT_EQ(apart.lines(),
+            "x-ratelimit-limit-requests: 60\r\nx-ratelimit-remaining-requests: 0\r\n"
+            "x-ratelimit-reset-requests: 59.999s\r\nx-ratelimit-limit-tokens: 1000\r\n"
+            "x-ratelimit-remaining-tokens: 0\r\nx-ratelimit-reset-tokens: 7ms\r\n");
+  // Every value at its widest, the reset copied from the first limit's: each line whole.
+  const std::int64_t most = std::numeric_limits<std::int64_t>::max();
+  const Quota widest{std::numeric_limits<std::int64_t>::min(), most, std::chrono::milliseconds(most)};
+  const RateLimitHeaders wide(widest, widest);
+  std::string expected;
+  for (const char* limit : {"requests", "tokens"}) {
+    expected += std::string("x-ratelimit-limit-") + limit + ": " + std::to_string(widest.limit) + "\r\n";
+    expected += std::string("x-ratelimit-remaining-") + limit + ": " + std::to_string(most) + "\r\n";
+    expected += std::string("x-ratelimit-reset-") + limit + ": 153722867280912m55.807s\r\n";
+  }
+  EXPECT_EQ(wide.lines(), expected);
+  // The fields view the same text, and their names outlive the headers.
+  std::string_view name;
+  {
+    const RateLimitHeaders gone(std::nullopt, widest);
+    EXPECT_EQ(gone.fields()[2].second.data() + gone.fields()[2].second.size() + 2,
+              gone.lines().data() + gone.lines().size());
+    name = gone.fields()[0].first;
+  }
+  EXPECT_EQ(name, "x-ratelimit-limit-tokens");
+  EXPECT_TRUE(RateLimitHeaders(std::nullopt, std::nullopt).lines().empty());
+}
+
 TEST(RateLimiter, ResetDurationsReadLikeOpenAis) {
   EXPECT_EQ(format_reset(std::chrono::milliseconds(20)), "20ms");
   EXPECT_EQ(format_reset(std::chrono::milliseconds(1500)), "1.5s");

@@ -83,6 +83,17 @@ TEST(ServerKnownLength, SendsTheBodyUnframedAndKeepsTheConnection) {
   EXPECT_EQ(received.find("0\r\n\r\n"), std::string::npos);  // no terminating chunk
 }
 
+TEST(ServerKnownLength, FieldsAlreadyWrittenAsLinesGoInTheHead) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    const std::array<Header, 1> extra{Header{"X-One", "1"}};
+    ex.begin_stream(200, "application/json", extra, 2, "x-two: 2\r\nx-three: 3\r\n");
+    co_await ex.write_chunk("ok", true);
+  });
+  const std::string received = exchange(server.port, 1);
+  EXPECT_NE(received.find("\r\nX-One: 1\r\nx-two: 2\r\nx-three: 3\r\n"), std::string::npos) << received;
+  EXPECT_NE(received.find("\r\n\r\nok"), std::string::npos) << received;
+}
+
 TEST(ServerKnownLength, AnEmptyBodyEndsWithItsHead) {
   RunningServer server([](Exchange& ex) -> net::awaitable<void> {
     ex.begin_stream(200, "application/json", {}, 0);
