@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 
@@ -181,6 +180,35 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
   }
 }
 
+// A Content-Length value (1*DIGIT) of at most 2^62, into `length`. By hand: std::from_chars takes
+// twice the instructions for the three or four digits of nearly every body.
+bool read_length(std::string_view value, std::uint64_t& length) {
+  if (value.empty()) {
+    return false;
+  }
+  std::size_t zeros = 0;
+  while (zeros < value.size() && value[zeros] == '0') {
+    ++zeros;
+  }
+  value.remove_prefix(zeros);
+  if (value.size() > 19) {  // 19 digits cannot wrap; more are past the bound anyway
+    return false;
+  }
+  std::uint64_t n = 0;
+  for (const char c : value) {
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};
+    if (digit > 9) {
+      return false;
+    }
+    n = n * 10 + digit;
+  }
+  if (n > (std::uint64_t{1} << 62)) {
+    return false;
+  }
+  length = n;
+  return true;
+}
+
 // The fields that frame a message or govern its connection.
 constexpr char kContentLength[] = "content-length";
 constexpr char kTransferEncoding[] = "transfer-encoding";
@@ -199,9 +227,7 @@ constexpr bool may_frame(std::size_t size) {
                                                 Framing& framing) {
   if (token_is(name, kContentLength)) {
     std::uint64_t length = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || value.front() == '+' ||
-        value.front() == '-' || length > (std::uint64_t{1} << 62)) {
+    if (!read_length(value, length)) {
       return bhttp::error::bad_content_length;
     }
     if (framing.has_length && length != out.content_length) {
@@ -226,7 +252,7 @@ constexpr bool may_frame(std::size_t size) {
     for_each_element(value, [&](std::string_view option) {
       if (iequals(option, "close")) {
         out.keep_alive = false;
-      } else if (iequals(option, "keep-alive") && out.minor_version == 0) {
+      } else if (out.minor_version == 0 && iequals(option, "keep-alive")) {
         out.keep_alive = true;
       }
     });
@@ -289,6 +315,18 @@ std::string_view MessageHead::header(std::string_view name) const {
   return {};
 }
 
+void MessageHead::clear() {
+  method = {};
+  target = {};
+  status = 0;
+  minor_version = 1;
+  fields.clear();
+  framing = BodyFraming::none;
+  content_length = 0;
+  keep_alive = true;
+  expect_continue = false;
+}
+
 void MessageHead::move_views(const char* from, const char* to, std::size_t size) {
   const auto old_base = reinterpret_cast<std::uintptr_t>(from);
   const auto move = [&](std::string_view& view) {
@@ -317,7 +355,7 @@ std::size_t find_head_end(std::string_view data, std::size_t& scanned) {
 }
 
 error_code parse_request_head(std::string_view head, MessageHead& out) {
-  out = MessageHead{};
+  out.clear();
   const std::size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
   const std::size_t sp1 = line.find(' ');
@@ -359,18 +397,22 @@ error_code parse_request_head(std::string_view head, MessageHead& out) {
 }
 
 error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out) {
-  out = MessageHead{};
+  out.clear();
   const std::size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
   out.minor_version = minor_version(line.substr(0, 8));
   if (out.minor_version < 0 || line.size() < 12 || line[8] != ' ') {
     return bhttp::error::bad_version;
   }
-  const std::string_view code = line.substr(9, 3);
-  const auto [end, ec] = std::from_chars(code.data(), code.data() + 3, out.status);
-  if (ec != std::errc() || end != code.data() + 3 || out.status < 100 || (line.size() > 12 && line[12] != ' ')) {
+  // Three digits, read by hand: std::from_chars is a call and a loop for them.
+  const auto digit = [&](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(line[at])) - '0'; };
+  const unsigned hundreds = digit(9);
+  const unsigned tens = digit(10);
+  const unsigned ones = digit(11);
+  if (hundreds > 9 || tens > 9 || ones > 9 || hundreds == 0 || (line.size() > 12 && line[12] != ' ')) {
     return bhttp::error::bad_status;
   }
+  out.status = static_cast<int>(hundreds * 100 + tens * 10 + ones);
   if (!all_of(line.substr(12), kText)) {
     return bhttp::error::bad_reason;
   }

@@ -119,7 +119,7 @@ std::string_view RequestReader::body() const {
 
 void RequestReader::next(bool read_in_flight) {
   buffer_.consume(head_end_ + body().size(), read_in_flight);
-  head_ = MessageHead{};
+  head_.clear();
   head_at_ = nullptr;
   scanned_ = head_end_ = body_size_ = 0;
   chunked_.reset();

@@ -5,6 +5,8 @@
 #include <boost/beast/http/error.hpp>
 
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -83,6 +85,50 @@ TEST(MessageHead, RefusesRequestsThatAnotherServerCouldFrameDifferently) {
               bhttp::error::bad_content_length)
         << length;
   }
+}
+
+TEST(MessageHead, ReadsContentLengthsOfEveryWidthUpToTheBound) {
+  const auto length_of = [](const std::string& value) -> std::optional<std::uint64_t> {
+    MessageHead head;
+    if (request("POST / HTTP/1.1\r\nContent-Length: " + value + "\r\n\r\n", head)) {
+      return std::nullopt;
+    }
+    return head.content_length;
+  };
+  EXPECT_EQ(length_of("0"), 0U);
+  EXPECT_EQ(length_of("7"), 7U);
+  EXPECT_EQ(length_of("00012"), 12U);
+  EXPECT_EQ(length_of(std::string(30, '0') + "9"), 9U);  // leading zeros do not count toward the bound
+  EXPECT_EQ(length_of("1234567890123"), 1234567890123U);
+  EXPECT_EQ(length_of("4611686018427387904"), std::uint64_t{1} << 62);
+  for (const char* refused :
+       {"4611686018427387905", "9999999999999999999", "18446744073709551616", "1/2", "1:2", "/", ":", " 5x"}) {
+    EXPECT_EQ(length_of(refused), std::nullopt) << refused;
+  }
+}
+
+// A head parsed into one that held another has nothing left of the first.
+TEST(MessageHead, ParsingIntoAUsedHeadLeavesNothingOfTheLastOne) {
+  MessageHead used;
+  ASSERT_FALSE(
+      request("POST /a HTTP/1.0\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n"
+              "Connection: close\r\n\r\n",
+              used));
+  ASSERT_FALSE(response("HTTP/1.1 503 Busy\r\nRetry-After: 1\r\nTransfer-Encoding: chunked\r\n\r\n", used));
+  const std::string next = "GET /b HTTP/1.1\r\nX-One: 1\r\n\r\n";
+  ASSERT_FALSE(request(next, used));
+  MessageHead fresh;
+  ASSERT_FALSE(request(next, fresh));
+  EXPECT_EQ(used.method, fresh.method);
+  EXPECT_EQ(used.target, fresh.target);
+  EXPECT_EQ(used.status, fresh.status);
+  EXPECT_EQ(used.minor_version, fresh.minor_version);
+  ASSERT_EQ(used.fields.size(), 1U);
+  EXPECT_EQ(used.fields[0].name, "X-One");
+  EXPECT_EQ(used.framing, fresh.framing);
+  EXPECT_EQ(used.content_length, fresh.content_length);
+  EXPECT_EQ(used.keep_alive, fresh.keep_alive);
+  EXPECT_EQ(used.expect_continue, fresh.expect_continue);
 }
 
 TEST(MessageHead, RefusesMalformedLines) {
@@ -207,6 +253,13 @@ TEST(MessageHead, RefusesMalformedStatusLines) {
   EXPECT_EQ(response("HTTP/1.1 20 OK\r\n\r\n", head), bhttp::error::bad_status);
   EXPECT_EQ(response("HTTP/1.1 2000 OK\r\n\r\n", head), bhttp::error::bad_status);
   EXPECT_EQ(response("HTTP/1.1 abc OK\r\n\r\n", head), bhttp::error::bad_status);
+  for (const char* code : {"099", "000", "1a0", "20/", "20:", "/00", ":00", "-10", "+10"}) {
+    EXPECT_EQ(response(std::string("HTTP/1.1 ") + code + " X\r\n\r\n", head), bhttp::error::bad_status) << code;
+  }
+  for (const int code : {100, 101, 200, 204, 299, 404, 429, 503, 599, 999}) {
+    ASSERT_FALSE(response("HTTP/1.1 " + std::to_string(code) + " X\r\n\r\n", head)) << code;
+    EXPECT_EQ(head.status, code);
+  }
   EXPECT_EQ(response("HTTP/1.1 200 O\x01K\r\n\r\n", head), bhttp::error::bad_reason);
   EXPECT_EQ(response("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", head), bhttp::error::bad_transfer_encoding);
 }
