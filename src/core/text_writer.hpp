@@ -51,12 +51,10 @@ char* scratch_text(std::size_t bound);
 // field at its widest find in any build.
 [[noreturn]] void text_bound_exceeded(std::size_t bound, std::size_t written);
 
-// Appends to `out` what `write` writes through a TextWriter, given room for `bound` bytes. The
-// text is written in the thread's scratch memory and then appended: sizing `out` for the bound
-// would fill the whole bound with zeros on every call (kilobytes, for a log line whose numbers
-// could each be a 300-digit double), for the few hundred bytes a line takes.
+// What `write` writes through a TextWriter, given room for `bound` bytes, in this thread's scratch
+// memory: valid until the thread's next call of this or of append_written.
 template <class Write>
-void append_written(std::string& out, std::size_t bound, Write write) {
+std::string_view write_scratch(std::size_t bound, Write write) {
   char* const begin = scratch_text(bound);
   TextWriter writer(begin);
   write(writer);
@@ -64,7 +62,17 @@ void append_written(std::string& out, std::size_t bound, Write write) {
   if (written > bound) {
     text_bound_exceeded(bound, written);
   }
-  out.append(begin, written);
+  return {begin, written};
+}
+
+// Appends to `out` what `write` writes through a TextWriter, given room for `bound` bytes. The
+// text is written in the thread's scratch memory and then appended: sizing `out` for the bound
+// would fill the whole bound with zeros on every call (kilobytes, for a log line whose numbers
+// could each be a 300-digit double), for the few hundred bytes a line takes.
+template <class Write>
+void append_written(std::string& out, std::size_t bound, Write write) {
+  const std::string_view text = write_scratch(bound, write);
+  out.append(text.data(), text.size());
 }
 
 }  // namespace infergate

@@ -177,10 +177,8 @@ void Ledger::Batch::clear() {
 }
 
 void Ledger::append(const LedgerRow& row) {
-  // Formatted before taking the lock the other I/O threads queue under.
-  thread_local std::string line;
-  line.clear();
-  append_journal_line(line, row);
+  // Formatted before taking the lock the other I/O threads queue under, and copied once.
+  const std::string_view line = journal_line(row);
   const std::lock_guard lock(queue_mutex_);
   if (queue_.empty() || queue_.back().lines.size() >= kBatchBytes) {
     if (spare_.empty()) {

@@ -25,12 +25,12 @@ constexpr std::size_t kLineFrame = 256;
 }  // namespace
 
 // Formatted by hand, as the access log's lines are: a batch formats thousands of them.
-void append_journal_line(std::string& out, const LedgerRow& r) {
+std::string_view journal_line(const LedgerRow& r) {
   std::size_t bound = kLineFrame + 4 * kDecimalBound + kShortestBound + 2 * kFixedBound;
   for (const std::string_view text : {r.request_id, r.key_id, r.model, r.upstream_model, r.provider, r.token_source}) {
     bound += json_string_bound(text.size());
   }
-  append_written(out, bound, [&r](TextWriter& w) {
+  return write_scratch(bound, [&r](TextWriter& w) {
     w.literal(R"({"ts_ms":)");
     w.decimal(r.ts_ms);
     w.literal(R"(,"request_id":)");

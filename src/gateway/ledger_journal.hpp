@@ -15,8 +15,9 @@
 
 namespace infergate::gateway {
 
-// Appends `row` as one JSON line, newline included.
-void append_journal_line(std::string& out, const LedgerRow& row);
+// `row` as one JSON line, newline included, in this thread's scratch memory (text_writer.hpp):
+// valid until the thread formats another line.
+std::string_view journal_line(const LedgerRow& row);
 
 // The row a journal line (without its newline) holds, its texts viewing `storage` (the parsed
 // line, which must stay unchanged while the row is used); nullopt when the line is not a row.

@@ -214,10 +214,10 @@ TEST_F(LedgerTest, RowsAWriterAppendedButDidNotLiveToCountAreCountedByTheNextWri
   // A gateway killed after its append and before its commit: two whole lines, and half a third.
   {
     std::string lines;
-    append_journal_line(lines, row("k", "m", 10, 10, 10.0));
-    append_journal_line(lines, row("k", "m", 100, 100, 100.0));
+    lines += journal_line(row("k", "m", 10, 10, 10.0));
+    lines += journal_line(row("k", "m", 100, 100, 100.0));
     std::string half;
-    append_journal_line(half, row("k", "m", 1000, 1000, 1000.0));
+    half += journal_line(row("k", "m", 1000, 1000, 1000.0));
     std::ofstream(journal, std::ios::app) << lines << half.substr(0, half.size() / 2);
   }
   Ledger next(path, journal, std::chrono::hours(1));
@@ -319,7 +319,7 @@ TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotI
     GTEST_SKIP() << "this machine cannot mark a file append-only (needs root and ext4 or the like)";
   }
   std::string first;
-  append_journal_line(first, row("k", "m", 10, 10, 10.0));
+  first += journal_line(row("k", "m", 10, 10, 10.0));
   ledger.append(row("k", "m", 10, 10, 10.0));
   ledger.append(row("k", "m", 100, 100, 100.0));
   {
@@ -523,7 +523,7 @@ TEST(JournalLine, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
   r.ttft_ms = -std::numeric_limits<double>::max();
   r.duration_ms = -std::numeric_limits<double>::max();
   std::string line;
-  append_journal_line(line, r);
+  line += journal_line(r);
   ASSERT_TRUE(line.ends_with("}\n"));
   const boost::json::object o = boost::json::parse(line).as_object();
   EXPECT_EQ(o.at("provider").as_string(), controls);
