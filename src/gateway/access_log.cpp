@@ -30,13 +30,13 @@ void write_optional(TextWriter& w, const std::optional<double>& value) {
 // Formatted by hand, through a pointer into memory sized for the whole line first, rather than
 // through a JSON DOM, a format string or a string append per piece: this runs once per request on
 // an I/O thread.
-void append_access_record(std::string& out, const AccessRecord& r) {
+std::string_view access_line(const AccessRecord& r) {
   std::size_t bound = kRecordFrame + 7 * kDecimalBound + 3 * kFixedBound;
   for (const std::string_view text :
        {r.request_id, r.key_id, r.method, r.path, r.model, r.upstream_model, r.provider, r.error}) {
     bound += json_string_bound(text.size());
   }
-  append_written(out, bound, [&r](TextWriter& w) {
+  return write_scratch(bound, [&r](TextWriter& w) {
     w.literal(R"({"ts_ms":)");
     w.decimal(r.ts_ms);
     w.literal(R"(,"request_id":)");
@@ -77,7 +77,7 @@ void append_access_record(std::string& out, const AccessRecord& r) {
       w.literal(R"(,"error":)");
       w.json_string(r.error);
     }
-    w.put('}');
+    w.literal("}\n");
   });
 }
 
@@ -107,10 +107,7 @@ AccessLog::~AccessLog() {
 }
 
 void AccessLog::write(const AccessRecord& record) {
-  thread_local std::string line;  // reused: formatting allocates nothing once it has grown
-  line.clear();
-  append_access_record(line, record);
-  line.push_back('\n');
+  const std::string_view line = access_line(record);  // copied once, under the lock
   bool large = false;
   {
     std::lock_guard lock(mutex_);

@@ -62,7 +62,8 @@ class AccessLog {
   std::thread writer_;
 };
 
-// Appends the record's JSON line (without the newline) to `out`.
-void append_access_record(std::string& out, const AccessRecord& record);
+// The record as one JSON line, newline included, in this thread's scratch memory
+// (text_writer.hpp): valid until the thread formats another line.
+std::string_view access_line(const AccessRecord& record);
 
 }  // namespace infergate::gateway

@@ -80,7 +80,7 @@ Ledger::Ledger(const std::string& db, std::string journal, std::chrono::millisec
       std::make_unique<Statement>(writer_,
                                   "INSERT INTO ledger_key_total VALUES (?1, ?2) ON CONFLICT (key_id) DO UPDATE SET"
                                   " cost_usd = cost_usd + excluded.cost_usd");
-  spend_.store(std::make_shared<const Spend>());
+  spend_ = std::make_unique<const Spend>();
   refresh_spend();
   thread_ = std::thread([this] {
     become_background_thread("ig-ledger");
@@ -262,7 +262,7 @@ void Ledger::counted_on_disk(const Batch& batch, std::int64_t number) {
     }
   }
   const std::lock_guard lock(queue_mutex_);
-  if (number <= spend_.load()->batches) {
+  if (number <= spend_->batches) {
     // A refresh between the commit and now read this batch in the sums already.
     forget(*written);
     return;
@@ -416,7 +416,7 @@ std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
 
 void Ledger::refresh_spend() {
   const std::string today = utc_day(day_of(now_ms()));
-  auto next = std::make_shared<Spend>();
+  auto next = std::make_unique<Spend>();
   {
     const std::lock_guard lock(reader_mutex_);
     // One read transaction: the sums and the batch count agree.
@@ -448,6 +448,8 @@ void Ledger::refresh_spend() {
     reader_.exec("COMMIT");
   }
   // The snapshot and the costs it now holds change together, under the lock spend() reads both by.
+  // The old one is let go after the lock (declared before it).
+  std::unique_ptr<const Spend> previous;
   const std::lock_guard queue_lock(queue_mutex_);
   std::erase_if(written_, [&](const std::shared_ptr<const WrittenBatch>& batch) {
     if (batch->number > next->batches) {
@@ -456,7 +458,7 @@ void Ledger::refresh_spend() {
     forget(*batch);
     return true;
   });
-  spend_.store(std::move(next));
+  previous = std::exchange(spend_, std::move(next));
 }
 
 LedgerStats Ledger::stats() const {
@@ -467,10 +469,9 @@ LedgerStats Ledger::stats() const {
 
 double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {
   const std::lock_guard lock(queue_mutex_);
-  const auto snapshot = spend_.load();
-  const auto& map = period == BudgetPeriod::day     ? snapshot->day
-                    : period == BudgetPeriod::month ? snapshot->month
-                                                    : snapshot->total;
+  const auto& map = period == BudgetPeriod::day     ? spend_->day
+                    : period == BudgetPeriod::month ? spend_->month
+                                                    : spend_->total;
   const auto it = map.find(key_id);
   double total = it == map.end() ? 0.0 : it->second;
   if (const auto queued = queued_cost_.find(key_id); queued != queued_cost_.end()) {

@@ -182,7 +182,7 @@ class Ledger {
   std::vector<Batch> writing_;                                // the batches of the flush in progress
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::atomic<std::shared_ptr<const Spend>> spend_;
+  std::unique_ptr<const Spend> spend_;  // under queue_mutex_, read in place: no count of references to keep
   std::atomic<std::uint64_t> rows_written_{0};
   std::atomic<std::uint64_t> write_failures_{0};
   std::thread thread_;

@@ -37,7 +37,7 @@ AccessRecord sample() {
 
 TEST(AccessRecord, IsOneJsonObjectWithEveryField) {
   std::string line;
-  append_access_record(line, sample());
+  line += access_line(sample());
   const json::object o = json::parse(line).as_object();
   EXPECT_EQ(o.at("ts_ms").as_int64(), 1'796'078'258'977);
   EXPECT_EQ(o.at("request_id").as_string(), "req-1");
@@ -61,7 +61,7 @@ TEST(AccessRecord, EscapesWhatJsonRequiresAndAppendsToWhatIsThere) {
   const std::string error = std::string("upstream said \"no\"\n\tback\\slash ") + '\x01';
   r.error = error;
   std::string line = "previous\n";
-  append_access_record(line, r);
+  line += access_line(r);
   ASSERT_TRUE(line.starts_with("previous\n{"));
   const json::object o = json::parse(std::string_view(line).substr(9)).as_object();
   EXPECT_EQ(o.at("key_id").as_string(), "key_1");
@@ -94,7 +94,7 @@ TEST(AccessRecord, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
   r.overhead_us = std::numeric_limits<std::int64_t>::min();
   r.error = controls;
   std::string line;
-  append_access_record(line, r);
+  line += access_line(r);
   const json::object o = json::parse(line).as_object();
   EXPECT_EQ(o.at("error").as_string(), controls);
   EXPECT_EQ(o.at("overhead_us").as_int64(), std::numeric_limits<std::int64_t>::min());
