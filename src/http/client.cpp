@@ -73,18 +73,11 @@ void ResponseHead::assign_headers(std::string_view text, std::span<const Header>
   }
 }
 
-Header ResponseHead::header_at(std::size_t index) const {
-  const Span& s = spans_[index];
-  const std::string_view text(text_);
-  return Header{text.substr(s.name_at, s.name_size), text.substr(s.value_at, s.value_size)};
-}
-
 // Sizes first: the proxy looks up several headers an answer seldom has in every response head.
 std::string_view ResponseHead::header(std::string_view name) const {
-  const std::string_view text(text_);
   for (const Span& s : spans_) {
-    if (s.name_size == name.size() && iequals(text.substr(s.name_at, s.name_size), name)) {
-      return text.substr(s.value_at, s.value_size);
+    if (s.name_size == name.size() && iequals(std::string_view(text_.data() + s.name_at, s.name_size), name)) {
+      return {text_.data() + s.value_at, s.value_size};
     }
   }
   return {};

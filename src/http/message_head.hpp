@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "http/header.hpp"
@@ -54,12 +55,57 @@ boost::system::error_code parse_request_head(std::string_view head, MessageHead&
 boost::system::error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out);
 
 // Case-insensitive comparison of ASCII names: only A-Z and a-z fold, whatever the locale (header
-// names are ASCII tokens). Inline, where strncasecmp was a call through the locale per field.
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) {
+// names are ASCII tokens). Eight bytes at a time: bytes may differ only in their 0x20 bit, and
+// only where that bit makes a letter's case. Inline, where strncasecmp was a call through the
+// locale per field, and byte by byte it was a loop of a dozen instructions a byte.
+namespace iequals_detail {
+
+inline std::uint64_t load_word(const char* at) {
+  std::uint64_t word = 0;
+  std::memcpy(&word, at, sizeof(word));
+  return word;
+}
+
+// Whether the words `a` and `b` hold the same bytes but for the case of letters.
+inline bool words_iequal(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101U;
+  const std::uint64_t differ = a ^ b;
+  if (differ == 0) {
+    return true;
+  }
+  if ((differ & ~(0x20 * kOnes)) != 0) {
     return false;
   }
-  for (std::size_t i = 0; i < a.size(); ++i) {
+  // Each byte's lower-case form, its top bit set where it lies in 'a'..'z': the sums of a byte
+  // below 0x80 and a constant below 0x20 cannot carry into the next byte.
+  const std::uint64_t lower = a | (0x20 * kOnes);
+  const std::uint64_t low7 = lower & (0x7f * kOnes);
+  const std::uint64_t from_a = low7 + (0x80 - 'a') * kOnes;
+  const std::uint64_t past_z = low7 + (0x80 - 'z' - 1) * kOnes;
+  const std::uint64_t letter = from_a & ~past_z & ~lower & (0x80 * kOnes);
+  // The bytes that differ (in their 0x20 bit, shifted to the top bit) must all be letters.
+  return ((differ << 2) & ~letter) == 0;
+}
+
+}  // namespace iequals_detail
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size()) {
+    return false;
+  }
+  if (n >= 8) {
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      if (!iequals_detail::words_iequal(iequals_detail::load_word(a.data() + i),
+                                        iequals_detail::load_word(b.data() + i))) {
+        return false;
+      }
+    }
+    // The last eight bytes, overlapping the words before.
+    return iequals_detail::words_iequal(iequals_detail::load_word(a.data() + n - 8),
+                                        iequals_detail::load_word(b.data() + n - 8));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
     const unsigned x = static_cast<unsigned char>(a[i]);
     const unsigned y = static_cast<unsigned char>(b[i]);
     if (x != y && ((x | 0x20U) != (y | 0x20U) || (x | 0x20U) - 'a' > 'z' - 'a')) {

@@ -4,6 +4,7 @@
 
 #include <boost/beast/http/error.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <optional>
@@ -333,6 +334,49 @@ TEST(MessageHead, NamesCompareWithoutCaseForAsciiLettersOnly) {
   EXPECT_FALSE(iequals("@", "`"));
   EXPECT_FALSE(iequals("[", "{"));
   EXPECT_FALSE(iequals("\xC4", "\xE4"));
+}
+
+// iequals compares eight bytes at a time; a byte at a time is the reference: every pair of byte
+// values, at every place of names of every length around the word size, with the other bytes equal
+// but for their case.
+TEST(MessageHead, NamesCompareAsByteByByteAtEveryPlaceAndLength) {
+  const auto reference = [](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const int x = static_cast<unsigned char>(a[i]);
+      const int y = static_cast<unsigned char>(b[i]);
+      const bool letters = std::isalpha(x) != 0 && x < 0x80 && std::isalpha(y) != 0 && y < 0x80;
+      if (x != y && !(letters && std::tolower(x) == std::tolower(y))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const std::string name = "X-Ratelimit-Reset-TOKENS-42";
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::size_t length : {1U, 7U, 8U, 9U, 15U, 16U, 17U, 25U}) {
+    std::string a = name.substr(0, length);
+    std::string b = lower.substr(0, length);
+    ASSERT_TRUE(iequals(a, b));
+    for (std::size_t at = 0; at < length; ++at) {
+      const char keep_a = a[at];
+      const char keep_b = b[at];
+      for (int x = 0; x < 256; ++x) {
+        for (int y = 0; y < 256; ++y) {
+          a[at] = static_cast<char>(x);
+          b[at] = static_cast<char>(y);
+          if (iequals(a, b) != reference(a, b)) {
+            FAIL() << "length " << length << " at " << at << ": " << x << " and " << y;
+          }
+        }
+      }
+      a[at] = keep_a;
+      b[at] = keep_b;
+    }
+  }
 }
 
 }  // namespace
