@@ -155,8 +155,8 @@ void RateLimitHeaders::add(const Names& names, const Quota& quota, std::string_v
     // The name viewed where it is constant: a header list outlives these headers.
     fields_[count_++] = Field(std::string_view(name.text.data(), name.size - 2),
                               std::string_view(value, static_cast<std::size_t>(out - value)));
-    std::memcpy(out, "\r\n", 2);
-    out += 2;
+    *out++ = '\r';
+    *out++ = '\n';
   };
   line(names.limit, [&](char* at) { return write_decimal(at, quota.limit); });
   line(names.remaining, [&](char* at) { return write_decimal(at, quota.remaining); });

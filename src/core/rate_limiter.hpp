@@ -120,7 +120,7 @@ class RateLimitHeaders {
 
   // Six lines of a name (at most 30 bytes), ": ", a value (an int64's 20 digits, or a reset
   // duration of at most 24) and CRLF; the number writers may write a few bytes past their ends.
-  static constexpr std::size_t kTextSize = 6 * 64;
+  static constexpr std::size_t kTextSize = std::size_t{6} * 64;
   // Written before they are viewed, and not cleared first: on every response.
   std::array<char, kTextSize> text_;
   std::size_t size_ = 0;
