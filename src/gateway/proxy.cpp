@@ -197,7 +197,23 @@ awaitable<void> Proxy::serve(http::Exchange& ex, std::string_view path) {
         ctx.backoff->cancel();
       }
     });
-    co_await proxy(ex, ctx);
+    // Screened and sent upstream here rather than in a coroutine of its own: each nested
+    // coroutine is a frame to allocate and free, per request.
+    std::unique_ptr<Refusal> refusal = screen(ex, ctx);
+    if (!refusal && shared_limits_ && ctx.ticket) {
+      if (auto now = admit_shared_now(ctx)) {
+        refusal = std::move(*now);
+      } else {
+        refusal = co_await admit_shared(ctx);
+      }
+    }
+    if (refusal) {
+      co_await refuse(ex, ctx, *refusal);
+    } else {
+      ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
+      ctx.body = ex.body();
+      co_await forward(ex, ctx);
+    }
   }
   if (ctx.client_gone) {
     ctx.status = 499;  // nginx's code for "client closed request"
@@ -384,24 +400,6 @@ std::unique_ptr<Refusal> Proxy::conclude_shared(Context& ctx, std::optional<Admi
     return std::make_unique<Refusal>(std::move(*refusal));
   }
   return nullptr;
-}
-
-awaitable<void> Proxy::proxy(http::Exchange& ex, Context& ctx) {
-  std::unique_ptr<Refusal> refusal = screen(ex, ctx);
-  if (!refusal && shared_limits_ && ctx.ticket) {
-    if (auto now = admit_shared_now(ctx)) {
-      refusal = std::move(*now);
-    } else {
-      refusal = co_await admit_shared(ctx);
-    }
-  }
-  if (refusal) {
-    co_await refuse(ex, ctx, *refusal);
-    co_return;
-  }
-  ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
-  ctx.body = ex.body();
-  co_await forward(ex, ctx);
 }
 
 awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {

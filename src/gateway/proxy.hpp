@@ -48,7 +48,6 @@ class Proxy {
   // Everything else: health, readiness, metrics, the model list, the admin API, errors.
   boost::asio::awaitable<void> handle_other(http::Exchange& ex, std::string_view path);
   void begin_context(http::Exchange& ex, std::string_view path, Context& ctx) const;
-  boost::asio::awaitable<void> proxy(http::Exchange& ex, Context& ctx);
   // Why the request cannot go upstream, as far as this process can tell alone; null when it can.
   std::unique_ptr<Refusal> screen(http::Exchange& ex, Context& ctx);
   // The key's RPM/TPM limits counted in Redis (auth.state: redis://); null when they allow it.
