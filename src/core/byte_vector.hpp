@@ -1,12 +1,20 @@
 #pragma once
-// Sixteen bytes as one vector, compared lane by lane with the ordinary operators: GCC's and
-// Clang's vector extension, which is SSE2 on x86-64, NEON on Arm and plain words elsewhere. For
-// the short texts checked on every request (ids, keys, names), where a byte loop costs several
-// instructions a byte.
+// Bytes of text loaded as one word, or sixteen as one vector compared lane by lane with the
+// ordinary operators: GCC's and Clang's vector extension, which is SSE2 on x86-64, NEON on Arm and
+// plain words elsewhere. For the short texts checked on every request (ids, keys, names), where a
+// byte loop costs several instructions a byte.
 #include <cstdint>
 #include <cstring>
 
 namespace infergate {
+
+// The sizeof(Word) bytes at `at`, which need no alignment, as one unsigned integer `Word`.
+template <class Word>
+Word load_word(const char* at) {
+  Word word;
+  std::memcpy(&word, at, sizeof(word));
+  return word;
+}
 
 using Bytes16 = unsigned char __attribute__((vector_size(16)));
 

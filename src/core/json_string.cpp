@@ -69,13 +69,6 @@ bool none_needs_escape(Bytes16 bytes) {
 }
 
 template <class Word>
-Word load(const char* at) {
-  Word w;
-  std::memcpy(&w, at, sizeof(w));
-  return w;
-}
-
-template <class Word>
 void store(char* at, Word w) {
   std::memcpy(at, &w, sizeof(w));
 }
@@ -95,8 +88,8 @@ bool copy_short_plain(char* out, std::string_view text) {
   const char* p = text.data();
   const std::size_t n = text.size();
   if (n >= 8) {
-    const auto a = load<std::uint64_t>(p);
-    const auto b = load<std::uint64_t>(p + n - 8);
+    const auto a = load_word<std::uint64_t>(p);
+    const auto b = load_word<std::uint64_t>(p + n - 8);
     if (!none_needs_escape(both(a, b))) {
       return false;
     }
@@ -105,8 +98,8 @@ bool copy_short_plain(char* out, std::string_view text) {
     return true;
   }
   if (n >= 4) {
-    const auto a = load<std::uint32_t>(p);
-    const auto b = load<std::uint32_t>(p + n - 4);
+    const auto a = load_word<std::uint32_t>(p);
+    const auto b = load_word<std::uint32_t>(p + n - 4);
     const std::uint64_t word = a | (std::uint64_t{b} << 32);
     if (!none_needs_escape(both(word, word))) {
       return false;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 
 #include "core/trim.hpp"
 
@@ -157,11 +156,7 @@ bool token_is(std::string_view name, const char (&lower)[N]) {
     return false;
   }
   const auto word_differs = [&](std::size_t at) {
-    std::uint64_t a = 0;
-    std::uint64_t b = 0;
-    std::memcpy(&a, name.data() + at, 8);
-    std::memcpy(&b, lower + at, 8);
-    return (a | 0x2020202020202020U) != b;
+    return (load_word<std::uint64_t>(name.data() + at) | 0x2020202020202020U) != load_word<std::uint64_t>(lower + at);
   };
   if constexpr (n >= 8) {
     for (std::size_t i = 0; i + 8 <= n; i += 8) {
@@ -316,15 +311,8 @@ std::string_view MessageHead::header(std::string_view name) const {
 }
 
 void MessageHead::clear() {
-  method = {};
-  target = {};
-  status = 0;
-  minor_version = 1;
-  fields.clear();
-  framing = BodyFraming::none;
-  content_length = 0;
-  keep_alive = true;
-  expect_continue = false;
+  fields.clear();  // first: the assignment then moves no fields, and keeps any storage they grew
+  *this = MessageHead{};
 }
 
 void MessageHead::move_views(const char* from, const char* to, std::size_t size) {

@@ -9,9 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 
+#include "core/byte_vector.hpp"
 #include "http/header.hpp"
 
 namespace infergate::http {
@@ -19,7 +19,6 @@ namespace infergate::http {
 // How the body after a head is delimited.
 enum class BodyFraming { none, length, chunked, until_close };
 
-// Its members start as a new head's: clear() sets each of them back, so keep the two in step.
 struct MessageHead {
   std::string_view method;  // requests
   std::string_view target;  // requests
@@ -31,8 +30,8 @@ struct MessageHead {
   bool keep_alive = true;
   bool expect_continue = false;  // a request's "Expect: 100-continue"
 
-  // As a new head, keeping the fields' storage: assigning MessageHead{} moves its empty inline
-  // storage over this one's, a hundred instructions on every request.
+  // As a new head. Assigning MessageHead{} to a head with fields moved the new head's empty
+  // inline storage over them, a hundred instructions on every request; emptied first, it does not.
   void clear();
 
   // Value of the named field (case-insensitive), "" when absent.
@@ -59,12 +58,6 @@ boost::system::error_code parse_response_head(std::string_view head, bool head_r
 // only where that bit makes a letter's case. Inline, where strncasecmp was a call through the
 // locale per field, and byte by byte it was a loop of a dozen instructions a byte.
 namespace iequals_detail {
-
-inline std::uint64_t load_word(const char* at) {
-  std::uint64_t word = 0;
-  std::memcpy(&word, at, sizeof(word));
-  return word;
-}
 
 // Whether the words `a` and `b` hold the same bytes but for the case of letters.
 inline bool words_iequal(std::uint64_t a, std::uint64_t b) {
@@ -96,14 +89,14 @@ inline bool iequals(std::string_view a, std::string_view b) {
   }
   if (n >= 8) {
     for (std::size_t i = 0; i + 8 < n; i += 8) {
-      if (!iequals_detail::words_iequal(iequals_detail::load_word(a.data() + i),
-                                        iequals_detail::load_word(b.data() + i))) {
+      if (!iequals_detail::words_iequal(load_word<std::uint64_t>(a.data() + i),
+                                        load_word<std::uint64_t>(b.data() + i))) {
         return false;
       }
     }
     // The last eight bytes, overlapping the words before.
-    return iequals_detail::words_iequal(iequals_detail::load_word(a.data() + n - 8),
-                                        iequals_detail::load_word(b.data() + n - 8));
+    return iequals_detail::words_iequal(load_word<std::uint64_t>(a.data() + n - 8),
+                                        load_word<std::uint64_t>(b.data() + n - 8));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned x = static_cast<unsigned char>(a[i]);
