@@ -94,9 +94,11 @@ void BM_GlanceWidth(benchmark::State& state) {
     benchmark::DoNotOptimize(text);
   }
   state.SetItemsProcessed(state.iterations() * 256);
-  state.SetLabel(infergate::openai::glance_has_64_byte_blocks() ? "" : "no AVX-512BW: 64 is 16");
+  state.SetLabel(std::string(infergate::openai::glance_has_32_byte_blocks() ? "" : "no AVX2 ") +
+                 (infergate::openai::glance_has_64_byte_blocks() ? "" : "no AVX-512BW: narrower blocks stand in"));
 }
 BENCHMARK(BM_GlanceWidth<infergate::openai::glance_stream_chunk_16>)->Name("BM_Glance16");
+BENCHMARK(BM_GlanceWidth<infergate::openai::glance_stream_chunk_32>)->Name("BM_Glance32");
 BENCHMARK(BM_GlanceWidth<infergate::openai::glance_stream_chunk_64>)->Name("BM_Glance64");
 
 void BM_GlanceScalar(benchmark::State& state) {

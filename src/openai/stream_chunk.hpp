@@ -38,10 +38,13 @@ struct ChunkGlance {
 };
 ChunkGlance glance_stream_chunk(std::string_view data);
 // What glance_stream_chunk picks from, for tests and benchmarks: the bytes 64 at a time (where the
-// CPU has AVX-512BW: glance_has_64_byte_blocks(); else 16), 16 at a time (SSE2, every x86-64), and a
-// memchr per colon (elsewhere; the others' test oracle).
+// CPU has AVX-512BW: glance_has_64_byte_blocks(); else the next narrower), 32 at a time (AVX2:
+// glance_has_32_byte_blocks(); else 16), 16 at a time (SSE2, every x86-64), and a memchr per colon
+// (elsewhere; the others' test oracle).
 bool glance_has_64_byte_blocks();
+bool glance_has_32_byte_blocks();
 ChunkGlance glance_stream_chunk_64(std::string_view data);
+ChunkGlance glance_stream_chunk_32(std::string_view data);
 ChunkGlance glance_stream_chunk_16(std::string_view data);
 ChunkGlance glance_stream_chunk_scalar(std::string_view data);
 
