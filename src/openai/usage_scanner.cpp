@@ -1,8 +1,5 @@
 #include "openai/usage_scanner.hpp"
 
-#include <boost/json.hpp>
-#include <boost/json/basic_parser_impl.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -11,12 +8,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "openai/json_fast_path.hpp"
-#include "openai/json_handler.hpp"
+#include "openai/usage_object.hpp"
 
 namespace infergate::openai {
-
-namespace json = boost::json;
 
 namespace {
 
@@ -36,113 +30,6 @@ constexpr auto kStructural = [] {
 
 bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-// Reads prompt_tokens and completion_tokens from a usage object (`nested`: from the object under
-// "usage" in the object given) in one pass of the validating parser, without building a DOM. A
-// member that is not an integer counts 0, as a missing one does.
-class UsageHandler : public JsonHandlerBase {
- public:
-  explicit UsageHandler(bool nested) : target_depth_(nested ? 2 : 1) {}
-
-  bool on_object_begin(error_code&) {
-    if (depth_ == 0) {
-      root_object_ = true;
-    }
-    if (target_depth_ == 2 && depth_ == 1 && next_ == Next::usage) {
-      usage_is_object_ = true;  // the last "usage" member decides, as in a DOM
-      in_usage_object_ = true;
-      prompt_ = completion_ = 0;
-    }
-    ++depth_;
-    next_ = Next::other;
-    return true;
-  }
-  bool on_object_end(std::size_t, error_code&) { return close(); }
-  bool on_array_begin(error_code&) {
-    member_value();
-    ++depth_;
-    next_ = Next::other;
-    return true;
-  }
-  bool on_array_end(std::size_t, error_code&) { return close(); }
-  bool on_key(json::string_view part, std::size_t, error_code&) {
-    const std::string_view key = member_name(part);
-    next_ = Next::other;
-    if (depth_ == target_depth_ && in_target()) {
-      next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
-    } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
-      next_ = Next::usage;
-    }
-    return true;
-  }
-  bool on_string_part(json::string_view, std::size_t, error_code&) { return true; }
-  bool on_string(json::string_view, std::size_t, error_code&) { return scalar(0, false); }
-  bool on_number_part(json::string_view, error_code&) { return true; }
-  bool on_int64(std::int64_t v, json::string_view, error_code&) { return scalar(v, true); }
-  bool on_uint64(std::uint64_t v, json::string_view, error_code&) { return scalar(static_cast<std::int64_t>(v), true); }
-  bool on_double(double, json::string_view, error_code&) { return scalar(0, false); }
-  bool on_bool(bool, error_code&) { return scalar(0, false); }
-  bool on_null(error_code&) { return scalar(0, false); }
-  [[nodiscard]] std::optional<Usage> result() const {
-    if (!root_object_ || (target_depth_ == 2 && !usage_is_object_)) {
-      return std::nullopt;
-    }
-    return Usage{prompt_, completion_};
-  }
-
- private:
-  enum class Next : std::uint8_t { other, usage, prompt, completion };
-
-  [[nodiscard]] bool in_target() const { return target_depth_ == 1 || in_usage_object_; }
-
-  bool close() {
-    if (--depth_ == 1) {
-      in_usage_object_ = false;
-    }
-    next_ = Next::other;
-    return true;
-  }
-
-  // A value that is not an object ends what a "usage" member could be.
-  void member_value() {
-    if (target_depth_ == 2 && depth_ == 1 && next_ == Next::usage) {
-      usage_is_object_ = false;
-    }
-  }
-
-  bool scalar(std::int64_t value, bool integer) {
-    member_value();
-    if (next_ == Next::prompt) {
-      prompt_ = integer ? value : 0;
-    } else if (next_ == Next::completion) {
-      completion_ = integer ? value : 0;
-    }
-    next_ = Next::other;
-    return true;
-  }
-
-  int target_depth_;
-  int depth_ = 0;
-  bool root_object_ = false;
-  bool usage_is_object_ = false;
-  bool in_usage_object_ = false;
-  Next next_ = Next::other;
-  std::int64_t prompt_ = 0;
-  std::int64_t completion_ = 0;
-};
-
-// Usage read from the captured text of a usage object, or of an object holding one under "usage".
-std::optional<Usage> parse_usage(std::string_view text, bool nested) {
-  if (UsageHandler fast(nested); read_common_json(text, fast)) {
-    return fast.result();
-  }
-  json::basic_parser<UsageHandler> parser(json::parse_options{}, nested);
-  std::size_t consumed = 0;
-  if (parse_whole(parser, text, consumed)) {
-    return std::nullopt;
-  }
-  return parser.handler().result();
 }
 
 // Where the next quote or backslash is, or `end`: the bytes of a string that need a look. Strings
