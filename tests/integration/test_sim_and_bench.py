@@ -162,7 +162,8 @@ class BenchAgainstSim(WorkDirTest):
             self.assertAlmostEqual((due - dues[0]) / 1e9, ramped, delta=1e-5)
 
     def shared_prefix_run(self, *sim_args):
-        sim = Sim("--speedup", "20", *sim_args)
+        # Slowed down enough that a 256-token prefill stands out of the noise of a shared machine.
+        sim = Sim("--speedup", "2", *sim_args)
         try:
             r = bench("--base-url", sim.url, "--prefix-groups", "2", "--prefix-tokens", "256", "--input-tokens", "32",
                       "--output-tokens", "4", "--requests", "20", "--json", self.path("s.json"))
@@ -545,7 +546,8 @@ class Sweeps(unittest.TestCase):
         text, sweep = self.sweep("--sweep", "auto", "--sweep-max", "128", "--slo", "ttft_p99=40ms,tpot_p99=5ms")
         levels = [p["level"] for p in sweep["points"]]
         self.assertEqual(levels[:4], [1, 2, 4, 8])
-        self.assertIn(sweep["knee"]["level"], (4, 6, 8, 12, 16), text)
+        # Within a factor of two of the batch limit, whichever levels the filling in has tried.
+        self.assertTrue(4 <= sweep["knee"]["level"] <= 16, text)
         self.assertLessEqual(max(levels), 64)
         for p in sweep["points"]:
             g = p["goodput"]
