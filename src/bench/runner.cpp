@@ -332,15 +332,12 @@ class LoadRun {
       }
       record.sent_ns = monotonic_ns();
       const std::string_view body[] = {request.body};
-      error_code ec = co_await conn->send("POST", path_, headers_, body);
       std::optional<http::ResponseHead> head;
-      if (!ec) {
-        auto h = co_await conn->read_head();
-        if (h) {
-          head = std::move(*h);
-        } else {
-          ec = h.error();
-        }
+      error_code ec;
+      if (auto h = co_await conn->request("POST", path_, headers_, body)) {
+        head = std::move(*h);
+      } else {
+        ec = h.error();
       }
       if (ec) {
         conn.reset();

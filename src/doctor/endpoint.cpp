@@ -20,7 +20,6 @@
 namespace infergate::doctor {
 
 namespace net = boost::asio;
-using boost::system::error_code;
 using net::awaitable;
 using tcp = net::ip::tcp;
 constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
@@ -255,11 +254,11 @@ class Checker {
     conn.set_io_timeout(o_.timeout);
     const std::string body = chat_body(1, true, false);
     const std::string_view pieces[] = {body};
-    if (auto ec = co_await conn.send("POST", target, headers(), pieces)) {
-      add(Verdict::fail, check, "sending the request failed: " + ec.message());
+    auto head = co_await conn.request("POST", target, headers(), pieces);
+    if (!head && !conn.request_sent()) {
+      add(Verdict::fail, check, "sending the request failed: " + head.error().message());
       co_return false;
     }
-    auto head = co_await conn.read_head();
     if (!head) {
       add(Verdict::fail, check, "no response: " + head.error().message(),
           head.error() == boost::beast::error::timeout

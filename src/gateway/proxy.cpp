@@ -549,17 +549,15 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     ctx.upstream = conn.get();
     conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));
     ctx.upstream_sent_ns = monotonic_ns();
-    error_code ec = co_await conn->send("POST", d.target(ctx.endpoint), headers, body.pieces());
-    if (!ec && !ctx.client_gone) {
-      auto head = co_await conn->read_head();  // the only ResponseHead in this frame: 264 bytes
-      if (head && !ctx.client_gone) {
-        a.head = std::move(*head);
-        a.head_ns = monotonic_ns();
-        a.conn = std::move(conn);
-        co_return;
-      }
-      ec = head ? error_code{} : head.error();
+    // The only ResponseHead in this frame: 264 bytes.
+    auto head = co_await conn->request("POST", d.target(ctx.endpoint), headers, body.pieces());
+    if (head && !ctx.client_gone) {
+      a.head = std::move(*head);
+      a.head_ns = monotonic_ns();
+      a.conn = std::move(conn);
+      co_return;
     }
+    const error_code ec = head ? error_code{} : head.error();
     ctx.upstream = nullptr;  // `conn` ends with this iteration
     if (ctx.client_gone) {
       co_return;

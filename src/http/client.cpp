@@ -111,38 +111,14 @@ class StreamConnection final : public Connection {
     }
   }
 
-  awaitable<error_code> send(std::string_view method, std::string_view target, std::span<const Header> headers,
-                             std::span<const std::string_view> body) override {
-    std::size_t length = 0;
-    for (const std::string_view piece : body) {
-      length += piece.size();
-    }
-    const std::size_t bound =
-        method.size() + target.size() + authority_.size() + kHeadFrame + kDecimalBound + header_lines_bound(headers);
-    head_.clear();
-    append_written(head_, bound, [&](TextWriter& w) {
-      w.text(method);
-      w.put(' ');
-      w.text(target);
-      w.literal(" HTTP/1.1\r\nHost: ");
-      w.text(authority_);
-      w.literal("\r\n");
-      write_header_lines(w, headers);
-      w.literal("Content-Length: ");
-      w.decimal(static_cast<std::int64_t>(length));
-      w.literal("\r\n\r\n");
-    });
-    boost::container::small_vector<net::const_buffer, 6> buffers{net::buffer(head_)};
-    for (const std::string_view piece : body) {
-      buffers.push_back(net::buffer(piece));
-    }
-    head_request_ = method == "HEAD";
-    in_response_ = false;  // the last response is over; the next one has not begun
-    buffer_.consume(handed_out_);
-    handed_out_ = 0;
-    std::span<net::const_buffer> left(buffers.data(), buffers.size());
+  awaitable<result<ResponseHead>> request(std::string_view method, std::string_view target,
+                                          std::span<const Header> headers,
+                                          std::span<const std::string_view> body) override {
+    // What this frame holds is kept small: past 1,020 bytes Asio no longer recycles it, and each
+    // request pays malloc and free for it. What only a step needs lives in that step's function.
+    std::span<net::const_buffer> left = begin_request(method, target, headers, body);
+    error_code ec;
     if constexpr (kPlain) {  // at once when the socket takes it all, as it almost always does
-      error_code ec;
       if (batch_ != nullptr && batch_->holding()) {
         std::size_t sent = 0;
         std::tie(ec, sent) = co_await batch_->async_send(stream_, left, as_tuple);
@@ -150,53 +126,33 @@ class StreamConnection final : public Connection {
       } else {
         left = write_now(stream_, left, ec);
       }
-      if (ec || left.empty()) {
-        co_return ec;
-      }
     }
-    deadline_.begin(timeout_);
-    auto [ec, n] = co_await net::async_write(stream_, left, as_tuple);
-    co_return finished(ec);
-  }
-
-  awaitable<result<ResponseHead>> read_head() override {
+    if (!ec && !left.empty()) {
+      deadline_.begin(timeout_);
+      std::tie(ec, std::ignore) = co_await net::async_write(stream_, left, as_tuple);
+      ec = finished(ec);
+    }
+    if (ec) {
+      co_return ec;
+    }
+    request_sent_ = true;
     in_response_ = true;
     body_done_ = false;
-    std::size_t scanned = 0;
-    for (;;) {
-      const std::string_view data(buffer_.data(), buffer_.size());
-      const std::size_t end = find_head_end(data, scanned);
-      if (end != std::string_view::npos) {
-        if (const error_code ec = parse_response_head(data.substr(0, end), head_request_, parsed_)) {
-          keep_alive_ = false;
+    for (std::size_t scanned = 0;;) {
+      if (take_head(scanned, ec)) {
+        if (ec) {
           co_return ec;
         }
-        if (parsed_.status < 200 && parsed_.status != 101) {  // interim (100 Continue, 103): the real one follows
-          buffer_.consume(end);
-          scanned = 0;
-          continue;
-        }
-        ResponseHead head = to_response_head(parsed_, data.substr(0, end));
-        buffer_.consume(end);
-        keep_alive_ = parsed_.keep_alive;
-        framing_ = parsed_.framing;
-        remaining_ = parsed_.content_length;
-        chunked_.reset();
-        if (framing_ == BodyFraming::none) {
-          complete_body();
-        }
-        co_return head;
-      }
-      if (buffer_.size() >= kMaxHeadBytes) {
-        keep_alive_ = false;
-        co_return error_code(bhttp::error::header_limit);
+        co_return std::move(response_head_);
       }
       const auto read = co_await read_more();
-      if (const error_code ec = read_done(read)) {
-        co_return ec;
+      if (const error_code failed = read_done(read)) {
+        co_return failed;
       }
     }
   }
+
+  bool request_sent() const override { return request_sent_; }
 
   awaitable<result<std::string_view>> read_body_some() override {
     buffer_.consume(handed_out_);  // the caller is done with the last piece
@@ -242,6 +198,78 @@ class StreamConnection final : public Connection {
   }
 
  private:
+  // Writes the request's head and lists what goes out (head, then the body's pieces, not copied);
+  // the last response is then over.
+  std::span<net::const_buffer> begin_request(std::string_view method, std::string_view target,
+                                             std::span<const Header> headers, std::span<const std::string_view> body) {
+    request_sent_ = false;
+    std::size_t length = 0;
+    for (const std::string_view piece : body) {
+      length += piece.size();
+    }
+    const std::size_t bound =
+        method.size() + target.size() + authority_.size() + kHeadFrame + kDecimalBound + header_lines_bound(headers);
+    head_.clear();
+    append_written(head_, bound, [&](TextWriter& w) {
+      w.text(method);
+      w.put(' ');
+      w.text(target);
+      w.literal(" HTTP/1.1\r\nHost: ");
+      w.text(authority_);
+      w.literal("\r\n");
+      write_header_lines(w, headers);
+      w.literal("Content-Length: ");
+      w.decimal(static_cast<std::int64_t>(length));
+      w.literal("\r\n\r\n");
+    });
+    buffers_.assign({net::buffer(head_)});
+    for (const std::string_view piece : body) {
+      buffers_.push_back(net::buffer(piece));
+    }
+    head_request_ = method == "HEAD";
+    in_response_ = false;
+    buffer_.consume(handed_out_);
+    handed_out_ = 0;
+    return {buffers_.data(), buffers_.size()};
+  }
+
+  // The response head, once the buffer holds it: true when it was read (into response_head_) or
+  // found wrong (`ec`), false when more bytes are needed. `scanned`: how far earlier calls looked.
+  bool take_head(std::size_t& scanned, error_code& ec) {
+    for (;;) {
+      const std::string_view data(buffer_.data(), buffer_.size());
+      const std::size_t end = find_head_end(data, scanned);
+      if (end == std::string_view::npos) {
+        if (buffer_.size() >= kMaxHeadBytes) {
+          keep_alive_ = false;
+          ec = bhttp::error::header_limit;
+          return true;
+        }
+        return false;
+      }
+      if (const error_code failed = parse_response_head(data.substr(0, end), head_request_, parsed_)) {
+        keep_alive_ = false;
+        ec = failed;
+        return true;
+      }
+      if (parsed_.status < 200 && parsed_.status != 101) {  // interim (100 Continue, 103): the real one follows
+        buffer_.consume(end);
+        scanned = 0;
+        continue;
+      }
+      response_head_ = to_response_head(parsed_, data.substr(0, end));
+      buffer_.consume(end);
+      keep_alive_ = parsed_.keep_alive;
+      framing_ = parsed_.framing;
+      remaining_ = parsed_.content_length;
+      chunked_.reset();
+      if (framing_ == BodyFraming::none) {
+        complete_body();
+      }
+      return true;
+    }
+  }
+
   // `text`: the head as read, which `parsed`'s fields view.
   static ResponseHead to_response_head(const MessageHead& parsed, std::string_view text) {
     ResponseHead head;
@@ -345,6 +373,8 @@ class StreamConnection final : public Connection {
   bool reports_left_ = false;
   SendBatch* batch_ = nullptr;  // plain TCP: where requests wait for the end of the round, if anywhere
   std::string head_;
+  boost::container::small_vector<net::const_buffer, 6> buffers_;  // the request: head_, then the body's pieces
+  ResponseHead response_head_;                                    // handed out by request()
   // Left uninitialised, so a slow stream that only ever fills its first page costs one page of
   // memory, not four (bench/gateway_memory.py).
   ReadBuffer buffer_{kReadBytes};
@@ -357,6 +387,7 @@ class StreamConnection final : public Connection {
   std::chrono::milliseconds timeout_{std::chrono::minutes(10)};
   IoDeadline deadline_;
   bool head_request_ = false;
+  bool request_sent_ = false;
   bool in_response_ = false;
   bool body_done_ = false;
   bool keep_alive_ = true;

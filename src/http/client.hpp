@@ -70,12 +70,15 @@ class Connection {
       boost::asio::any_io_executor executor, const Url& url, std::chrono::milliseconds timeout, TlsOptions tls = {});
 
   // Sends one request with a Content-Length body, the concatenation of `body` (pieces gathered
-  // by the write, not copied). Host and Content-Length are added here.
-  virtual boost::asio::awaitable<boost::system::error_code> send(std::string_view method, std::string_view target,
-                                                                 std::span<const Header> headers,
-                                                                 std::span<const std::string_view> body) = 0;
+  // by the write, not copied), and reads its response's head. Host and Content-Length are added
+  // here. One call, not a send and a read: each call is a coroutine frame, per request.
+  virtual boost::asio::awaitable<boost::system::result<ResponseHead>> request(
+      std::string_view method, std::string_view target, std::span<const Header> headers,
+      std::span<const std::string_view> body) = 0;
 
-  virtual boost::asio::awaitable<boost::system::result<ResponseHead>> read_head() = 0;
+  // Whether the last request() got the whole request out: when it failed, whether it failed
+  // sending (a refused or broken connection) or waiting for, or reading, the response's head.
+  [[nodiscard]] virtual bool request_sent() const = 0;
 
   // The next piece of the (de-chunked) body as soon as it arrives; empty at the end of the body.
   // The view is valid until the next call.

@@ -28,10 +28,7 @@ net::awaitable<boost::system::result<FetchedResponse, FetchError>> fetch(
   Connection& conn = **opened;
   conn.set_io_timeout(timeout);
   const std::string_view pieces[] = {body};
-  if (auto ec = co_await conn.send(method, target, headers, pieces)) {
-    co_return FetchError{ec, false};
-  }
-  auto head = co_await conn.read_head();
+  auto head = co_await conn.request(method, target, headers, pieces);
   if (!head) {
     co_return FetchError{head.error(), false};
   }

@@ -9,14 +9,11 @@ namespace {
 class IdleConnection : public http::Connection {
  public:
   explicit IdleConnection(bool reusable) : reusable_(reusable) {}
-  boost::asio::awaitable<boost::system::error_code> send(std::string_view, std::string_view,
-                                                         std::span<const http::Header>,
-                                                         std::span<const std::string_view>) override {
-    co_return boost::system::error_code{};
-  }
-  boost::asio::awaitable<boost::system::result<http::ResponseHead>> read_head() override {
+  boost::asio::awaitable<boost::system::result<http::ResponseHead>> request(
+      std::string_view, std::string_view, std::span<const http::Header>, std::span<const std::string_view>) override {
     co_return http::ResponseHead{};
   }
+  [[nodiscard]] bool request_sent() const override { return true; }
   boost::asio::awaitable<boost::system::result<std::string_view>> read_body_some() override {
     co_return std::string_view{};
   }

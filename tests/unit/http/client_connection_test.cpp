@@ -72,6 +72,7 @@ struct Received {
   int status = 0;
   std::string body;
   boost::system::error_code error;
+  bool sent = false;  // request_sent(): the request went out before anything failed
   bool reusable = false;
 };
 
@@ -103,12 +104,8 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
         for (std::size_t i = 0; i < count; ++i) {
           Received r;
           const std::string_view body[] = {"{", "}"};  // gathered into one Content-Length body
-          if (const auto ec = co_await conn.send(method, "/v1/x", {}, body)) {
-            r.error = ec;
-            got.push_back(r);
-            co_return;
-          }
-          auto head = co_await conn.read_head();
+          auto head = co_await conn.request(method, "/v1/x", {}, body);
+          r.sent = conn.request_sent();
           if (!head) {
             r.error = head.error();
             got.push_back(r);
@@ -205,6 +202,7 @@ TEST(ClientConnection, AMalformedHeadIsAnErrorNotAGuess) {
   const auto got = exchange(peer.url, 1);
   ASSERT_EQ(got.size(), 1U);
   EXPECT_EQ(got[0].error, bhttp::error::multiple_content_length);
+  EXPECT_TRUE(got[0].sent);  // the request went out; the answer was wrong
 }
 
 TEST(ClientConnection, AConnectionThatKeepsItsTimerArmedOutlivesAnIdleDeadline) {
