@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/cpu_features.hpp"
+
 namespace infergate::http {
 
 std::size_t first_line_break_memchr(std::string_view bytes) {
@@ -55,18 +57,12 @@ __attribute__((target("avx2"), flatten)) std::size_t first_line_break_avx2(std::
 
 using Finder = std::size_t (*)(std::string_view);
 
-Finder fastest_finder() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();  // may run before the constructors that would have done it
-  if (__builtin_cpu_supports("avx2") != 0) {
-    return first_line_break_avx2;
-  }
-#endif
-  return first_line_break_memchr;
-}
-
 // Chosen once, when the program loads: asking the CPU on every line would cost as much as a block.
-const Finder kFinder = fastest_finder();
+#if defined(__x86_64__)
+const Finder kFinder = cpu_has_avx2() ? first_line_break_avx2 : first_line_break_memchr;
+#else
+const Finder kFinder = first_line_break_memchr;
+#endif
 
 }  // namespace
 

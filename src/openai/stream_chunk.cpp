@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/cpu_features.hpp"
 #include "core/json_error.hpp"
 
 namespace infergate::openai {
@@ -313,21 +314,11 @@ __attribute__((flatten)) ChunkGlance glance_16(std::string_view data) {
 }  // namespace
 
 bool glance_has_64_byte_blocks() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();  // may run before the constructors that would have done it
-  return __builtin_cpu_supports("avx512bw") != 0;
-#else
-  return false;
-#endif
+  return cpu_has_avx512bw();
 }
 
 bool glance_has_32_byte_blocks() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-#else
-  return false;
-#endif
+  return cpu_has_avx2();
 }
 
 ChunkGlance glance_stream_chunk_16(std::string_view data) {
@@ -362,22 +353,12 @@ namespace {
 
 using Glance = ChunkGlance (*)(std::string_view);
 
-Glance widest_glance() {
-#if defined(__x86_64__)
-  if (glance_has_64_byte_blocks()) {
-    return glance_64;
-  }
-  if (glance_has_32_byte_blocks()) {
-    return glance_32;
-  }
-  return glance_16;
-#else
-  return glance_stream_chunk_scalar;
-#endif
-}
-
 // Chosen once, when the program loads: asking the CPU on every event cost as much as a block.
-const Glance kWidestGlance = widest_glance();
+#if defined(__x86_64__)
+const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64 : cpu_has_avx2() ? glance_32 : glance_16;
+#else
+const Glance kWidestGlance = glance_stream_chunk_scalar;
+#endif
 
 }  // namespace
 

@@ -137,11 +137,8 @@ class SimpleUsageReader {
   enum class Role { usage, holder, other };
   // Levels below the top an object may have here; deeper ones are declined.
   static constexpr int kMaxDepth = 4;
-  // Integers of more digits may not fit an int64: the parser's to read.
-  static constexpr std::ptrdiff_t kMaxIntegerDigits = 18;
 
   static bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-  static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
   void skip_blanks() {
     const char* p = p_;
@@ -254,8 +251,8 @@ class SimpleUsageReader {
     const char* const digits = p_;
     const char* p = digits;
     std::int64_t value = 0;
-    for (; p != end_ && is_digit(*p); ++p) {
-      value = p - digits < kMaxIntegerDigits ? value * 10 + (*p - '0') : value;
+    for (; p != end_ && json_fast_path_detail::is_digit(*p); ++p) {
+      value = p - digits < json_fast_path_detail::kMaxIntegerDigits ? value * 10 + (*p - '0') : value;
     }
     p_ = p;
     const std::ptrdiff_t count = p - digits;
@@ -264,13 +261,13 @@ class SimpleUsageReader {
     }
     if (p != end_ && *p == '.') {
       const char* const fraction = ++p;
-      while (p != end_ && is_digit(*p)) {
+      while (p != end_ && json_fast_path_detail::is_digit(*p)) {
         ++p;
       }
       p_ = p;
       return p != fraction && (p == end_ || (*p != 'e' && *p != 'E'));
     }
-    if (count > kMaxIntegerDigits || (p != end_ && (*p == 'e' || *p == 'E'))) {
+    if (count > json_fast_path_detail::kMaxIntegerDigits || (p != end_ && (*p == 'e' || *p == 'E'))) {
       return false;
     }
     integer = value;
