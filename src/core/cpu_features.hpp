@@ -13,6 +13,15 @@ inline bool cpu_has_avx2() {
 #endif
 }
 
+inline bool cpu_has_pclmul() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("pclmul") != 0;
+#else
+  return false;
+#endif
+}
+
 inline bool cpu_has_avx512bw() {
 #if defined(__x86_64__)
   __builtin_cpu_init();

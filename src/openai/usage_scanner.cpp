@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "openai/json_marks.hpp"
 #include "openai/usage_object.hpp"
 
 namespace infergate::openai {
@@ -83,45 +84,6 @@ const char* skip_blanks(const char* p, const char* end) {
     ++p;
   }
   return p;
-}
-
-// After a string's opening quote: past its closing quote, or nullptr when the bytes end first.
-const char* past_string(const char* p, const char* end) {
-  for (;;) {
-    p = next_quote_or_backslash(p, end);
-    if (p == end) {
-      return nullptr;
-    }
-    if (*p == '"') {
-      return p + 1;
-    }
-    if (end - p < 2) {
-      return nullptr;
-    }
-    p += 2;
-  }
-}
-
-// At an object's or array's opening byte: past the byte that closes it, or nullptr.
-const char* past_container(const char* p, const char* end) {
-  int depth = 0;
-  for (;;) {
-    p = next_structural(p, end);
-    if (p == end) {
-      return nullptr;
-    }
-    const char c = *p++;
-    if (c == '"') {
-      p = past_string(p, end);
-      if (p == nullptr) {
-        return nullptr;
-      }
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (--depth == 0) {
-      return p;
-    }
-  }
 }
 
 // Past a number, true, false or null (or any other run of bytes the state machine would take as
@@ -205,7 +167,8 @@ void UsageScanner::feed(std::string_view bytes) {
 // ends inside the object, a malformed member) is left to the state machine, nothing changed. Only
 // called before the object's first byte, so no usage has been kept yet.
 bool UsageScanner::read_whole(std::string_view bytes) {
-  const char* const end = bytes.data() + bytes.size();
+  JsonMarks marks(bytes);
+  const char* const end = marks.end();
   const char* p = skip_blanks(bytes.data(), end);
   if (p == end || *p != '{') {
     return false;
@@ -222,7 +185,7 @@ bool UsageScanner::read_whole(std::string_view bytes) {
       return false;
     }
     const char* const name = p + 1;
-    p = past_string(name, end);
+    p = marks.past_string(name);
     if (p == nullptr) {
       return false;
     }
@@ -237,7 +200,7 @@ bool UsageScanner::read_whole(std::string_view bytes) {
     }
     const char* const value = p;
     if (*p == '{' || *p == '[') {
-      p = past_container(p, end);
+      p = marks.past_container(p);
       if (p == nullptr) {
         return false;
       }
@@ -248,7 +211,7 @@ bool UsageScanner::read_whole(std::string_view bytes) {
             size <= kMaxCapture ? parse_usage(std::string_view(value, size), nested) : std::nullopt;
       }
     } else if (*p == '"') {
-      p = past_string(p + 1, end);
+      p = marks.past_string(p + 1);
       if (p == nullptr) {
         return false;
       }
@@ -266,6 +229,9 @@ bool UsageScanner::read_whole(std::string_view bytes) {
       return false;
     }
     p = skip_blanks(p + 1, end);
+  }
+  if (marks.stray_backslash()) {
+    return false;  // the state machine may find other strings
   }
   usage_.usage = usage;
   groq_.usage = groq;

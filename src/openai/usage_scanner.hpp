@@ -4,8 +4,9 @@
 // Groq's "x_groq": {"usage"}) is kept and parsed; everything else is skipped by a small state
 // machine that knows strings, escapes and nesting. A body of any size costs one pass and no
 // allocation beyond the usage object itself. A body whose first piece holds all of it (most
-// answers that are not long) is read member by member instead, without the state machine's
-// bookkeeping between bytes; both readings agree on every body.
+// answers that are not long) is read member by member instead, passing over each member's value
+// by the body's marks (openai/json_marks.hpp) without the state machine's bookkeeping between
+// bytes; both readings agree on every body.
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -142,6 +142,9 @@ TEST(UsageScanner, ABodyInOnePieceReadsAsInManyPiecesHoweverItIsEdited) {
       "{\n  \"model\" : \"m\",\n  \"usage\" : {\n    \"prompt_tokens\" : 9\n  }\n}\n",
       R"({"a\"usage":{"prompt_tokens":1},"usage" :{"completion_tokens":8},"s":"\\","t":"x\"}"})",
       R"({})",
+      // A run of backslashes across the edge of a 64-byte block; an edit that makes it odd
+      // escapes the quote after it.
+      R"({"id":"a","s":")" + std::string(100, '\\') + R"(","usage":{"prompt_tokens":3},"t":"\\\"}")" + "}",
   };
   std::mt19937 random(20261202);
   const std::string alphabet = "{}[]:,\"\\ \n0123456789-.eusagx_ ";
