@@ -41,21 +41,39 @@ inline bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// The bytes of the 16 at `p` that a string cannot simply continue with (see next_special): a quote,
+// a backslash, or a signed byte below 0x20 (those of 0x80 and above are negative).
+#ifdef __SSE2__
+inline unsigned special_bytes_16(const char* p) {
+  const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i hits =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')), _mm_cmpeq_epi8(block, _mm_set1_epi8('\\'))),
+                   _mm_cmplt_epi8(block, _mm_set1_epi8(0x20)));
+  return static_cast<unsigned>(_mm_movemask_epi8(hits));
+}
+#endif
+
+// The search on from `p`, 16 bytes into a string: long strings (a prompt, an answer) at the widest
+// width the CPU has, behind one call. The 16 bytes before `p` belong to the text, so its last
+// bytes are read as a whole block that ends at `end`, the bytes already seen shifted out.
+const char* next_special_long(const char* p, const char* end);
+
+// Each width of next_special_long, for its test: 16 bytes at a time, and 32 where the CPU has
+// AVX2 (next_special_has_wide(); the 16-byte search where it has not).
+const char* next_special_long_narrow(const char* p, const char* end);
+bool next_special_has_wide();
+const char* next_special_long_wide(const char* p, const char* end);
+
 // Where the next byte a string cannot simply continue with is: a quote, a backslash, a control
 // byte (the parser's to judge) or a byte outside ASCII (the start of a UTF-8 sequence), or `end`.
+// Most strings are names and short values, found here in one block without a call.
 inline const char* next_special(const char* p, const char* end) {
 #ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i space = _mm_set1_epi8(0x20);
-  for (; end - p >= 16; p += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // A signed compare: bytes of 0x80 and above are negative, so below 0x20 as well.
-    const __m128i hits = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
-                                      _mm_cmplt_epi8(block, space));
-    if (const int mask = _mm_movemask_epi8(hits); mask != 0) {
-      return p + __builtin_ctz(static_cast<unsigned>(mask));
+  if (end - p >= 16) {
+    if (const unsigned mask = special_bytes_16(p); mask != 0) {
+      return p + __builtin_ctz(mask);
     }
+    return next_special_long(p + 16, end);
   }
 #endif
   for (; p < end; ++p) {

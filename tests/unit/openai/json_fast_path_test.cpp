@@ -246,5 +246,47 @@ TEST(JsonFastPath, AgreesWithTheParserOnEditedDocuments) {
   EXPECT_GT(accepted, edits / 20);
 }
 
+// The search for a string's next special byte, at each width and through the one-block path, against
+// a byte-by-byte search: every length to a few wide blocks, a special byte (or none) at every
+// place, ordinary look-alikes around it, and special bytes just past the end, which a read past it
+// would find.
+TEST(JsonFastPath, FindsAStringsNextSpecialByteAtEveryWidth) {
+  using namespace json_fast_path_detail;
+  const std::string ordinary = std::string("!#[]~a ") + "\x7f\x21\x5b\x5d\x1f";  // 0x1f: a control
+  const std::string special = std::string("\"\\\x01\x1f\x80\xc3\xff", 7);
+  const auto reference = [](const char* p, const char* end) {
+    while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20 &&
+           static_cast<unsigned char>(*p) < 0x80) {
+      ++p;
+    }
+    return p;
+  };
+  std::mt19937 random(32);
+  for (std::size_t size = 0; size <= 120; ++size) {
+    for (std::size_t place = 0; place <= size; ++place) {
+      // 16 readable bytes before the view (the long search's promise), the view, 16 past it.
+      std::string text(16 + size + 16, 'x');
+      for (std::size_t i = 16; i < 16 + size; ++i) {
+        text[i] = ordinary[random() % (ordinary.size() - 1)];  // no control among the ordinary ones
+      }
+      for (std::size_t i = 16 + size; i < text.size(); ++i) {
+        text[i] = special[random() % special.size()];
+      }
+      if (place < size) {
+        text[16 + place] = special[random() % special.size()];
+      }
+      const char* begin = text.data() + 16;
+      const char* end = begin + size;
+      const char* expected = reference(begin, end);
+      ASSERT_EQ(next_special(begin, end), expected) << size << " " << place;
+      ASSERT_EQ(next_special_long_narrow(begin, end), expected) << size << " " << place;
+      ASSERT_EQ(next_special_long_wide(begin, end), expected) << size << " " << place;
+    }
+  }
+  if (!next_special_has_wide()) {
+    GTEST_SKIP() << "no AVX2 on this CPU: only the 16-byte search was checked";
+  }
+}
+
 }  // namespace
 }  // namespace infergate::openai
