@@ -11,7 +11,8 @@
 // strings than these from there on; stray_backslash() says whether the text read so far had one.
 //
 // The text is read in order, up to 1 KiB at a time, where it lies and never past its end.
-// Questions must go forward: each is about a place at or after the answer to the one before.
+// Questions must go forward: each is about a place at or after the answer to the one before. One
+// about a place already left behind (its window read over) is answered nullptr, not guessed.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -81,9 +82,10 @@ class JsonMarks {
   static constexpr std::size_t kWindow = 16;  // blocks read at a time
 
  private:
-  // Moves the window on to the blocks that hold offset `at` (at or after it); false past the end.
+  // Moves the window on to the blocks that hold offset `at`; false past the end, or before the
+  // window, whose blocks' carries are gone.
   bool reach(std::size_t at) {
-    if (at >= text_.size()) {
+    if (at >= text_.size() || at < window_start_) {
       return false;
     }
     while (at >= window_end_) {

@@ -136,6 +136,20 @@ TEST(JsonMarks, PassesOverStringsAndContainers) {
 // Each width's blocks against a byte-by-byte reading of JSON's rule for escapes: a backslash
 // escapes the next byte unless escaped itself, and every quote not escaped starts or ends a
 // string. Texts of up to three windows, so that escapes and strings cross blocks and windows.
+TEST(JsonMarks, AQuestionAboutAWindowLeftBehindHasNoAnswer) {
+  // Three windows of strings; the last question goes back to the first window.
+  std::string text;
+  while (text.size() < 3 * JsonMarks::kWindow * 64) {
+    text += R"("abc",)";
+  }
+  JsonMarks marks(text);
+  EXPECT_EQ(offset(text, marks.past_string(text.data() + 1)), 5U);
+  const std::size_t far = 2 * JsonMarks::kWindow * 64 + 1;
+  ASSERT_NE(marks.past_string(text.data() + far), nullptr);
+  EXPECT_EQ(marks.past_string(text.data() + 1), nullptr);
+  EXPECT_EQ(marks.past_container(text.data()), nullptr);
+}
+
 TEST(JsonMarks, EachWidthReadsBlocksAsByteByByte) {
   using json_marks_detail::has_read_blocks_wide;
   std::mt19937 random(64);
