@@ -36,16 +36,9 @@ std::uint64_t prefix_xor(std::uint64_t bits) {
   return bits;
 }
 
-// What one block tells the next, kept in registers through a window.
-struct Carried {
-  std::uint64_t escaped = 0;
-  std::uint64_t inside = 0;
-  std::uint64_t stray_backslashes = 0;
-};
-
 // One block's marks from its bytes, given what the block before carried.
 template <class PrefixXor>
-Block marks_of(const Bytes& bytes, Carried& carry, PrefixXor prefix) {
+Block marks_of(const Bytes& bytes, Carry& carry, PrefixXor prefix) {
   // Backslashes are rare outside escaped text: each one, left to right, escapes the byte after it
   // unless it is escaped itself. One in the last byte escapes the next block's first.
   std::uint64_t escaped = carry.escaped;
@@ -68,7 +61,7 @@ Block marks_of(const Bytes& bytes, Carried& carry, PrefixXor prefix) {
 // fewer than 64, are read from a copy padded with zeros, which match nothing.
 template <class Load, class PrefixXor>
 std::size_t read_blocks(const char* at, std::size_t left, Carry& carry, Block* out, Load load, PrefixXor prefix) {
-  Carried c{carry.escaped, carry.inside, 0};
+  Carry c = carry;  // a local: the blocks written through `out` could otherwise alias it
   const std::size_t whole = std::min(JsonMarks::kWindow, left / 64);
   for (std::size_t n = 0; n < whole; ++n) {
     out[n] = marks_of(load(at + 64 * n), c, prefix);
@@ -79,7 +72,7 @@ std::size_t read_blocks(const char* at, std::size_t left, Carry& carry, Block* o
     std::memcpy(padded, at + 64 * n, left % 64);
     out[n++] = marks_of(load(padded), c, prefix);
   }
-  carry = {c.escaped, c.inside, carry.stray_backslash || c.stray_backslashes != 0};
+  carry = c;
   return n;
 }
 

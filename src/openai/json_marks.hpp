@@ -64,7 +64,7 @@ class JsonMarks {
   }
 
   // Whether a backslash stood outside every string in the bytes read so far.
-  [[nodiscard]] bool stray_backslash() const { return carry_.stray_backslash; }
+  [[nodiscard]] bool stray_backslash() const { return carry_.stray_backslashes != 0; }
 
   // 64 bytes, bit i for byte i: the quotes that start or end a string, and the brackets and braces
   // outside strings.
@@ -75,9 +75,9 @@ class JsonMarks {
   };
   // What one block tells the next.
   struct Carry {
-    std::uint64_t escaped = 0;  // 1: its first byte is escaped
-    std::uint64_t inside = 0;   // all ones: it starts inside a string
-    bool stray_backslash = false;
+    std::uint64_t escaped = 0;            // 1: its first byte is escaped
+    std::uint64_t inside = 0;             // all ones: it starts inside a string
+    std::uint64_t stray_backslashes = 0;  // those outside strings, every block ORed in: none is 0
   };
   static constexpr std::size_t kWindow = 16;  // blocks read at a time
 
