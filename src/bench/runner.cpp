@@ -332,14 +332,7 @@ class LoadRun {
       }
       record.sent_ns = monotonic_ns();
       const std::string_view body[] = {request.body};
-      std::optional<http::ResponseHead> head;
-      error_code ec;
-      if (auto h = co_await conn->request("POST", path_, headers_, body)) {
-        head = std::move(*h);
-      } else {
-        ec = h.error();
-      }
-      if (ec) {
+      if (const error_code ec = co_await conn->request("POST", path_, headers_, body)) {
         conn.reset();
         if (reused && failure_class(ec, Phase::request) == "connection_reset") {
           continue;
@@ -348,7 +341,7 @@ class LoadRun {
         record.last_byte_ns = monotonic_ns();
         co_return;
       }
-      co_await read_response(record, *conn, *head);
+      co_await read_response(record, *conn, conn->head());
       if (!conn->reusable()) {
         conn.reset();
       }

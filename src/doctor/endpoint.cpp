@@ -254,26 +254,27 @@ class Checker {
     conn.set_io_timeout(o_.timeout);
     const std::string body = chat_body(1, true, false);
     const std::string_view pieces[] = {body};
-    auto head = co_await conn.request("POST", target, headers(), pieces);
-    if (!head && !conn.request_sent()) {
-      add(Verdict::fail, check, "sending the request failed: " + head.error().message());
+    const auto ec = co_await conn.request("POST", target, headers(), pieces);
+    if (ec && !conn.request_sent()) {
+      add(Verdict::fail, check, "sending the request failed: " + ec.message());
       co_return false;
     }
-    if (!head) {
-      add(Verdict::fail, check, "no response: " + head.error().message(),
-          head.error() == boost::beast::error::timeout
+    if (ec) {
+      add(Verdict::fail, check, "no response: " + ec.message(),
+          ec == boost::beast::error::timeout
               ? fmt::format("nothing in {} ms: the server is stuck or queueing (check its load)", o_.timeout.count())
               : "the server closed the connection: its log says why");
       co_return false;
     }
-    if (head->status != 200) {
+    const http::ResponseHead& head = conn.head();
+    if (head.status != 200) {
       const std::string error_body = co_await http::read_bounded_body(conn);
-      advise_status(check, head->status, *head, error_body);
+      advise_status(check, head.status, head, error_body);
       co_return false;
     }
-    report_rate_limits(*head);
-    if (!head->header("content-type").starts_with("text/event-stream")) {
-      add(Verdict::warn, check, fmt::format("the answer is {}, not text/event-stream", head->header("content-type")),
+    report_rate_limits(head);
+    if (!head.header("content-type").starts_with("text/event-stream")) {
+      add(Verdict::warn, check, fmt::format("the answer is {}, not text/event-stream", head.header("content-type")),
           "the server does not stream: TTFT will equal the whole response time");
     }
     http::SseParser parser;

@@ -39,12 +39,14 @@ constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 struct Proxy::Attempt {
   AttemptOutcome outcome = AttemptOutcome::success;
-  bool refused = false;  // nobody listened: the strongest sign a deployment is down
-  std::unique_ptr<http::Connection> conn;
-  http::ResponseHead head;
+  bool refused = false;                    // nobody listened: the strongest sign a deployment is down
+  std::unique_ptr<http::Connection> conn;  // holding the response's head when there is one
   std::int64_t head_ns = 0;
-  std::string error;       // why the attempt failed, for the client and the log
-  std::string error_body;  // the upstream's own error body (429, 5xx)
+  std::string error;  // why the attempt failed, for the client and the log
+  // The upstream's own refusal (429, 5xx), kept once its connection has gone back to the pool.
+  int status = 0;
+  std::string error_body;
+  std::string retry_after_value;
   std::optional<std::chrono::milliseconds> retry_after;
 };
 
@@ -102,8 +104,8 @@ struct Proxy::Context {
   const ModelRoute* route = nullptr;      // the model now being tried (a fallback after giving up)
   Deployment* deployment = nullptr;
   std::string_view body;  // the client's own bytes; each attempt sends them with its edits
-  // The current attempt's body (here, not in the attempt's frame, which Asio would no longer
-  // recycle).
+  // The current attempt's body (here, not in the attempt's frame, which the frame pool would no
+  // longer hold).
   std::optional<openai::OutgoingBody> outgoing;
   bool strip_usage = false;  // we asked for usage the client did not want
   int attempts = 0;
@@ -339,7 +341,8 @@ std::unique_ptr<Refusal> every_deployment_limited(const ModelRoute& route, std::
 }  // namespace
 
 // Not a coroutine, and its refusal on the heap: a coroutine frame keeps every local of its body
-// (here each kind of refusal) for its whole life, and Asio recycles frames of up to 1 KiB only.
+// (here each kind of refusal) for its whole life, and the frame pool holds frames of up to 2 KiB
+// only.
 std::unique_ptr<Refusal> Proxy::screen(http::Exchange& ex, Context& ctx) {
   if (control_ != nullptr) {
     auto auth = control_->authenticate(ex.header("Authorization"));
@@ -454,19 +457,23 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     if (ctx.client_gone) {
       co_return;
     }
-    record_outcome(*d, a.outcome, a.refused, a.conn ? a.head.status : 0, options_.outlier, *ctx.snapshot->metrics);
+    record_outcome(*d, a.outcome, a.refused, a.conn ? a.conn->head().status : 0, options_.outlier,
+                   *ctx.snapshot->metrics);
     if (a.conn) {
-      if (auto until = provider_rest_until(a.head, coarse_monotonic_ns())) {
+      const http::ResponseHead& head = a.conn->head();
+      if (auto until = provider_rest_until(head, coarse_monotonic_ns())) {
         std::int64_t current = d->limited_until_ns.load(std::memory_order_relaxed);
         while (current < *until && !d->limited_until_ns.compare_exchange_weak(current, *until)) {
         }
         spdlog::debug("{} {} says its rate limit is spent: resting it for {} ms", d->provider, d->upstream_model,
                       (*until - monotonic_ns()) / 1'000'000);
       }
-      const int status = a.head.status;
+      const int status = head.status;
       if (status == 429 || status >= 500) {
         a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
-        a.retry_after = parse_retry_after(a.head.header("Retry-After"));
+        a.status = status;
+        a.retry_after_value = head.header("Retry-After");
+        a.retry_after = parse_retry_after(a.retry_after_value);
         a.error_body = co_await http::read_bounded_body(*a.conn);
         a.error =
             fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
@@ -477,7 +484,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         }
       } else {
         a.outcome = status >= 400 ? AttemptOutcome::client_error : AttemptOutcome::success;
-        co_await relay(ex, ctx, *a.conn, a.head, a.head_ns);
+        co_await relay(ex, ctx, *a.conn, head, a.head_ns);
         ctx.upstream = nullptr;
         pool_.release(d->origin, std::move(a.conn));
         co_return;
@@ -500,7 +507,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     if (a.outcome != AttemptOutcome::client_error && fall_back(elapsed)) {
       continue;
     }
-    co_await respond_failure(ex, ctx, a.outcome, a.head, a.error_body);
+    co_await respond_failure(ex, ctx, a);
     co_return;
   }
 }
@@ -549,15 +556,12 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     ctx.upstream = conn.get();
     conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));
     ctx.upstream_sent_ns = monotonic_ns();
-    // The only ResponseHead in this frame: 264 bytes.
-    auto head = co_await conn->request("POST", d.target(ctx.endpoint), headers, body.pieces());
-    if (head && !ctx.client_gone) {
-      a.head = std::move(*head);
+    const error_code ec = co_await conn->request("POST", d.target(ctx.endpoint), headers, body.pieces());
+    if (!ec && !ctx.client_gone) {
       a.head_ns = monotonic_ns();
       a.conn = std::move(conn);
       co_return;
     }
-    const error_code ec = head ? error_code{} : head.error();
     ctx.upstream = nullptr;  // `conn` ends with this iteration
     if (ctx.client_gone) {
       co_return;
@@ -581,17 +585,15 @@ awaitable<void> Proxy::back_off(Context& ctx, std::chrono::milliseconds delay) {
 }
 
 // The last attempt's failure as the client's answer: the upstream's own 429 or 5xx, or ours.
-awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, AttemptOutcome outcome,
-                                       const http::ResponseHead& head, std::string_view error_body) {
-  if (outcome == AttemptOutcome::rate_limited || outcome == AttemptOutcome::server_error) {
-    ctx.status = head.status;
+awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, const Attempt& a) {
+  if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
+    ctx.status = a.status;
     std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
-    const std::string retry_after(head.header("Retry-After"));
-    if (!retry_after.empty()) {
-      extra.push_back({"Retry-After", retry_after});
+    if (!a.retry_after_value.empty()) {
+      extra.push_back({"Retry-After", a.retry_after_value});
     }
-    co_await ex.respond(head.status, "application/json", error_body, extra);
-  } else if (outcome == AttemptOutcome::first_byte_timeout) {
+    co_await ex.respond(a.status, "application/json", a.error_body, extra);
+  } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
     const openai::ApiError error{504, "server_error", ctx.error, std::nullopt, std::string("upstream_timeout")};
     co_await respond_error(ex, ctx, error);
   } else {
@@ -604,7 +606,7 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, Attempt
 }
 
 // Plain functions beside relay(), a coroutine: its frame keeps every local of its body for the
-// whole response, and Asio recycles frames of up to 1 KiB only.
+// whole response, and each resume touches that frame again.
 
 void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns,
                            bool sse) {

@@ -60,8 +60,7 @@ class Proxy {
   boost::asio::awaitable<void> attempt(Context& ctx, Deployment& d, Attempt& a);
   // Waits out a retry's backoff; a client that leaves cancels the wait.
   static boost::asio::awaitable<void> back_off(Context& ctx, std::chrono::milliseconds delay);
-  static boost::asio::awaitable<void> respond_failure(http::Exchange& ex, Context& ctx, AttemptOutcome outcome,
-                                                      const http::ResponseHead& head, std::string_view error_body);
+  static boost::asio::awaitable<void> respond_failure(http::Exchange& ex, Context& ctx, const Attempt& a);
   boost::asio::awaitable<void> relay(http::Exchange& ex, Context& ctx, http::Connection& conn,
                                      const http::ResponseHead& head, std::int64_t head_ns);
   // The client's response head from the upstream's: status, passed-through headers, ours; and,

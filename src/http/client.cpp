@@ -52,7 +52,7 @@ void ResponseHead::add_header(std::string_view name, std::string_view value) {
 }
 
 void ResponseHead::assign_headers(std::string_view text, std::span<const Header> fields) {
-  text_ = std::string(text);  // constructed: assign() on an empty string goes through _M_replace
+  text_.assign(text);  // a connection's head keeps its storage from one response to the next
   spans_.clear();
   const auto begin = reinterpret_cast<std::uintptr_t>(text.data());
   // Where `part` lies in the copy: at its place in `text`, or appended after it.
@@ -111,11 +111,10 @@ class StreamConnection final : public Connection {
     }
   }
 
-  awaitable<result<ResponseHead>> request(std::string_view method, std::string_view target,
-                                          std::span<const Header> headers,
-                                          std::span<const std::string_view> body) override {
-    // What this frame holds is kept small: past 1,020 bytes Asio no longer recycles it, and each
-    // request pays malloc and free for it. What only a step needs lives in that step's function.
+  awaitable<error_code> request(std::string_view method, std::string_view target, std::span<const Header> headers,
+                                std::span<const std::string_view> body) override {
+    // What this frame holds is kept small (each resume touches it again): what only a step needs
+    // lives in that step's function.
     std::span<net::const_buffer> left = begin_request(method, target, headers, body);
     error_code ec;
     if constexpr (kPlain) {  // at once when the socket takes it all, as it almost always does
@@ -140,10 +139,7 @@ class StreamConnection final : public Connection {
     body_done_ = false;
     for (std::size_t scanned = 0;;) {
       if (take_head(scanned, ec)) {
-        if (ec) {
-          co_return ec;
-        }
-        co_return std::move(response_head_);
+        co_return ec;
       }
       const auto read = co_await read_more();
       if (const error_code failed = read_done(read)) {
@@ -153,6 +149,8 @@ class StreamConnection final : public Connection {
   }
 
   bool request_sent() const override { return request_sent_; }
+
+  const ResponseHead& head() const override { return response_head_; }
 
   awaitable<result<std::string_view>> read_body_some() override {
     buffer_.consume(handed_out_);  // the caller is done with the last piece
@@ -257,7 +255,7 @@ class StreamConnection final : public Connection {
         scanned = 0;
         continue;
       }
-      response_head_ = to_response_head(parsed_, data.substr(0, end));
+      fill_head(parsed_, data.substr(0, end));
       buffer_.consume(end);
       keep_alive_ = parsed_.keep_alive;
       framing_ = parsed_.framing;
@@ -271,15 +269,14 @@ class StreamConnection final : public Connection {
   }
 
   // `text`: the head as read, which `parsed`'s fields view.
-  static ResponseHead to_response_head(const MessageHead& parsed, std::string_view text) {
-    ResponseHead head;
-    head.status = parsed.status;
-    head.keep_alive = parsed.keep_alive;
+  void fill_head(const MessageHead& parsed, std::string_view text) {
+    response_head_.status = parsed.status;
+    response_head_.keep_alive = parsed.keep_alive;
+    response_head_.content_length.reset();
     if (parsed.framing == BodyFraming::length) {
-      head.content_length = parsed.content_length;
+      response_head_.content_length = parsed.content_length;
     }
-    head.assign_headers(text, std::span<const Header>(parsed.fields.data(), parsed.fields.size()));
-    return head;
+    response_head_.assign_headers(text, std::span<const Header>(parsed.fields.data(), parsed.fields.size()));
   }
 
   // The body bytes in the buffer, as one piece handed out until the next call; nothing when they
@@ -374,7 +371,7 @@ class StreamConnection final : public Connection {
   SendBatch* batch_ = nullptr;  // plain TCP: where requests wait for the end of the round, if anywhere
   std::string head_;
   boost::container::small_vector<net::const_buffer, 6> buffers_;  // the request: head_, then the body's pieces
-  ResponseHead response_head_;                                    // handed out by request()
+  ResponseHead response_head_;                                    // read by request(), kept for head()
   // Left uninitialised, so a slow stream that only ever fills its first page costs one page of
   // memory, not four (bench/gateway_memory.py).
   ReadBuffer buffer_{kReadBytes};

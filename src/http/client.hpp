@@ -70,11 +70,17 @@ class Connection {
       boost::asio::any_io_executor executor, const Url& url, std::chrono::milliseconds timeout, TlsOptions tls = {});
 
   // Sends one request with a Content-Length body, the concatenation of `body` (pieces gathered
-  // by the write, not copied), and reads its response's head. Host and Content-Length are added
-  // here. One call, not a send and a read: each call is a coroutine frame, per request.
-  virtual boost::asio::awaitable<boost::system::result<ResponseHead>> request(
-      std::string_view method, std::string_view target, std::span<const Header> headers,
-      std::span<const std::string_view> body) = 0;
+  // by the write, not copied), and reads its response's head into head(). Host and
+  // Content-Length are added here. One call, not a send and a read: each call is a coroutine
+  // frame, per request.
+  virtual boost::asio::awaitable<boost::system::error_code> request(std::string_view method, std::string_view target,
+                                                                    std::span<const Header> headers,
+                                                                    std::span<const std::string_view> body) = 0;
+
+  // The head the last successful request() read. It stays with the connection, and the next
+  // request() overwrites it (reusing its storage: no allocation per response), so a caller that
+  // hands the connection on copies what it still needs first.
+  [[nodiscard]] virtual const ResponseHead& head() const = 0;
 
   // Whether the last request() got the whole request out: when it failed, whether it failed
   // sending (a refused or broken connection) or waiting for, or reading, the response's head.

@@ -28,11 +28,10 @@ net::awaitable<boost::system::result<FetchedResponse, FetchError>> fetch(
   Connection& conn = **opened;
   conn.set_io_timeout(timeout);
   const std::string_view pieces[] = {body};
-  auto head = co_await conn.request(method, target, headers, pieces);
-  if (!head) {
-    co_return FetchError{head.error(), false};
+  if (const auto ec = co_await conn.request(method, target, headers, pieces)) {
+    co_return FetchError{ec, false};
   }
-  FetchedResponse response{std::move(*head), {}};
+  FetchedResponse response{conn.head(), {}};
   response.body = co_await read_bounded_body(conn, max_body);
   co_return response;
 }

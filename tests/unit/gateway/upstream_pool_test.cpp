@@ -9,11 +9,13 @@ namespace {
 class IdleConnection : public http::Connection {
  public:
   explicit IdleConnection(bool reusable) : reusable_(reusable) {}
-  boost::asio::awaitable<boost::system::result<http::ResponseHead>> request(
-      std::string_view, std::string_view, std::span<const http::Header>, std::span<const std::string_view>) override {
-    co_return http::ResponseHead{};
+  boost::asio::awaitable<boost::system::error_code> request(std::string_view, std::string_view,
+                                                            std::span<const http::Header>,
+                                                            std::span<const std::string_view>) override {
+    co_return boost::system::error_code{};
   }
   [[nodiscard]] bool request_sent() const override { return true; }
+  [[nodiscard]] const http::ResponseHead& head() const override { return head_; }
   boost::asio::awaitable<boost::system::result<std::string_view>> read_body_some() override {
     co_return std::string_view{};
   }
@@ -25,6 +27,7 @@ class IdleConnection : public http::Connection {
 
  private:
   bool reusable_;
+  http::ResponseHead head_;
 };
 
 TEST(UpstreamPool, AnOriginIsItsSchemeHostPortAndVerificationNotItsPath) {

@@ -11,7 +11,9 @@
 #include <boost/beast/http/error.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,6 +72,8 @@ class ScriptedPeer {
 
 struct Received {
   int status = 0;
+  std::optional<std::uint64_t> content_length;
+  std::string retry_after;
   std::string body;
   boost::system::error_code error;
   bool sent = false;  // request_sent(): the request went out before anything failed
@@ -104,14 +108,16 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
         for (std::size_t i = 0; i < count; ++i) {
           Received r;
           const std::string_view body[] = {"{", "}"};  // gathered into one Content-Length body
-          auto head = co_await conn.request(method, "/v1/x", {}, body);
+          const auto ec = co_await conn.request(method, "/v1/x", {}, body);
           r.sent = conn.request_sent();
-          if (!head) {
-            r.error = head.error();
+          if (ec) {
+            r.error = ec;
             got.push_back(r);
             co_return;
           }
-          r.status = head->status;
+          r.status = conn.head().status;
+          r.content_length = conn.head().content_length;
+          r.retry_after = conn.head().header("Retry-After");
           for (;;) {
             auto piece = co_await conn.read_body_some();
             if (!piece) {
@@ -147,18 +153,25 @@ const std::string kLength = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\
 
 TEST(ClientConnection, ReadsChunkedAndSizedBodiesOnOneKeptAliveConnection) {
   for (const std::size_t step : {std::size_t{1}, std::size_t{3}, std::size_t{4096}}) {
-    ScriptedPeer peer({kChunked, kLength, "HTTP/1.1 100 Continue\r\n\r\n" + kLength}, step);
-    const auto got = exchange(peer.url, 3);
-    ASSERT_EQ(got.size(), 3U) << "step " << step;
+    ScriptedPeer peer({kChunked, kLength, "HTTP/1.1 100 Continue\r\n\r\n" + kLength, kChunked}, step);
+    const auto got = exchange(peer.url, 4);
+    ASSERT_EQ(got.size(), 4U) << "step " << step;
     EXPECT_FALSE(got[0].error) << got[0].error.message();
     EXPECT_EQ(got[0].status, 200);
     EXPECT_EQ(got[0].body, "data: {\"a\":1}\n\ndata: {\"bb\":22}\n\n");
+    EXPECT_EQ(got[0].content_length, std::nullopt);
     EXPECT_TRUE(got[0].reusable);
     EXPECT_EQ(got[1].status, 429);
     EXPECT_EQ(got[1].body, "slow!");
+    EXPECT_EQ(got[1].content_length, 5U);
+    EXPECT_EQ(got[1].retry_after, "1");
     EXPECT_TRUE(got[1].reusable);
     EXPECT_EQ(got[2].status, 429);  // after the interim 100 Continue
     EXPECT_EQ(got[2].body, "slow!");
+    // The connection's head is read anew for each response: nothing of the one before stays.
+    EXPECT_EQ(got[3].status, 200);
+    EXPECT_EQ(got[3].content_length, std::nullopt);
+    EXPECT_EQ(got[3].retry_after, "");
   }
 }
 
