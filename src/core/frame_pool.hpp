@@ -10,8 +10,9 @@
 // thread; beyond that, and for larger frames, it goes back to malloc.
 //
 // A frame freed on another thread than the one it came from joins that thread's lists, as Asio's
-// own cache does. Blocks are separate mallocs, so none belongs to a thread. A thread's lists are
-// emptied when it exits; frames freed after that go to free().
+// own cache does, once that thread has pooled a frame of its own (which registers the emptying
+// of its lists at its exit); before that, and after the thread's lists are emptied, a freed frame
+// goes to free(). Blocks are separate mallocs, so none belongs to a thread.
 //
 // The frames reach these functions through asio_frame_hook.hpp, which every translation unit
 // that links infergate_core includes first.

@@ -46,8 +46,7 @@ struct Proxy::Attempt {
   // The upstream's own refusal (429, 5xx), kept once its connection has gone back to the pool.
   int status = 0;
   std::string error_body;
-  std::string retry_after_value;
-  std::optional<std::chrono::milliseconds> retry_after;
+  std::string retry_after;  // its Retry-After header, as sent
 };
 
 namespace {
@@ -472,8 +471,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       if (status == 429 || status >= 500) {
         a.outcome = status == 429 ? AttemptOutcome::rate_limited : AttemptOutcome::server_error;
         a.status = status;
-        a.retry_after_value = head.header("Retry-After");
-        a.retry_after = parse_retry_after(a.retry_after_value);
+        a.retry_after = head.header("Retry-After");
         a.error_body = co_await http::read_bounded_body(*a.conn);
         a.error =
             fmt::format("{} answered HTTP {}: {}", d->provider, status, openai::error_message_from_body(a.error_body));
@@ -494,7 +492,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::nanoseconds(monotonic_ns() - ctx.received_ns));
     const RetryDecision decision =
-        decide_retry(ctx.route->retry, a.outcome, route_attempts, elapsed, a.retry_after, jitter());
+        decide_retry(ctx.route->retry, a.outcome, route_attempts, elapsed, parse_retry_after(a.retry_after), jitter());
     if (decision.retry) {
       spdlog::debug("{} attempt {} failed ({}); retrying in {} ms", ctx.request_id.view(), ctx.attempts, a.error,
                     decision.delay.count());
@@ -589,8 +587,8 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, const A
   if (a.outcome == AttemptOutcome::rate_limited || a.outcome == AttemptOutcome::server_error) {
     ctx.status = a.status;
     std::vector<http::Header> extra{{"X-Request-Id", ctx.request_id}};
-    if (!a.retry_after_value.empty()) {
-      extra.push_back({"Retry-After", a.retry_after_value});
+    if (!a.retry_after.empty()) {
+      extra.push_back({"Retry-After", a.retry_after});
     }
     co_await ex.respond(a.status, "application/json", a.error_body, extra);
   } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
