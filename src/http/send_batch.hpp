@@ -98,7 +98,7 @@ class SendBatch final : public boost::asio::detail::execution_context_service_ba
   // holding it would only cost a suspension.
   [[nodiscard]] bool holding() const { return holding_; }
 
-  // One non-blocking sendmsg of `buffers` on `socket` (both must outlive it), at the end of this
+  // One non-blocking send of `buffers` on `socket` (both must outlive it), at the end of this
   // round; completes with the error and the bytes sent (0 when the socket would block), or with
   // operation_aborted when the socket was closed first.
   template <class Token>

@@ -30,6 +30,68 @@ TEST(WriteNow, SendsEveryPieceInOrderWhenTheSocketTakesThem) {
   EXPECT_EQ(got, "HTTP/1.1 200 OK\r\n");
 }
 
+// Pieces are copied together up to kGatherBytes and gathered by the kernel beyond: both ways
+// must send every byte once, in order, and say how many went.
+TEST(WriteNow, SendsPiecesWholeOnEitherSideOfTheCopyLimit) {
+  for (const std::size_t total : {std::size_t{1}, kGatherBytes - 1, kGatherBytes, kGatherBytes + 1, 3 * kGatherBytes}) {
+    net::io_context io;
+    SocketPair pair(io);
+    std::string text(total, '\0');
+    for (std::size_t i = 0; i < total; ++i) {
+      text[i] = static_cast<char>('a' + i % 23);
+    }
+    // Three pieces of uneven sizes, and an empty one, which is skipped.
+    const std::size_t first = total / 3;
+    const std::size_t second = total / 2;
+    std::array<net::const_buffer, 4> buffers{net::buffer(text.data(), first), net::const_buffer(),
+                                             net::buffer(text.data() + first, second - first),
+                                             net::buffer(text.data() + second, total - second)};
+    boost::system::error_code ec;
+    EXPECT_EQ(send_some(pair.server.native_handle(), buffers, ec), total) << total;
+    EXPECT_FALSE(ec);
+    std::string got(total, '\0');
+    net::read(pair.client, net::buffer(got));
+    EXPECT_EQ(got, text) << total;
+  }
+}
+
+TEST(WriteNow, SendsOnePieceAsItIs) {
+  net::io_context io;
+  SocketPair pair(io);
+  const std::string text(5000, 'x');
+  std::array<net::const_buffer, 2> buffers{net::const_buffer(), net::buffer(text)};
+  boost::system::error_code ec;
+  EXPECT_TRUE(write_now(pair.server, buffers, ec).empty());
+  EXPECT_FALSE(ec);
+  std::string got(text.size(), '\0');
+  net::read(pair.client, net::buffer(got));
+  EXPECT_EQ(got, text);
+}
+
+TEST(WriteNow, WhatIsLeftStartsAtTheFirstByteNotSent) {
+  const std::string text = "abcdefghijkl";
+  const auto pieces = [&] {
+    return std::array<net::const_buffer, 4>{net::buffer(text.data(), 3), net::const_buffer(),
+                                            net::buffer(text.data() + 3, 5), net::buffer(text.data() + 8, 4)};
+  };
+  const auto joined = [](std::span<const net::const_buffer> left) {
+    std::string out;
+    for (const auto& b : left) {
+      EXPECT_NE(b.size(), 0u);
+      out.append(static_cast<const char*>(b.data()), b.size());
+    }
+    return out;
+  };
+  for (std::size_t sent = 0; sent <= text.size(); ++sent) {
+    auto buffers = pieces();
+    const auto left = drop_sent(buffers, sent);
+    EXPECT_EQ(joined(left), text.substr(sent)) << sent;
+    if (!left.empty()) {
+      EXPECT_EQ(left[0].data(), text.data() + sent) << sent;  // a view of the caller's bytes, not a copy
+    }
+  }
+}
+
 TEST(WriteNow, LeavesWhatAFullSocketCannotTakeWithoutWaiting) {
   net::io_context io;
   SocketPair pair(io);
