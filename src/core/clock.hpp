@@ -15,13 +15,33 @@ inline std::int64_t monotonic_ns() {
 }
 
 // CLOCK_MONOTONIC as of the kernel's last tick: a few nanoseconds to read where the precise clock
-// costs twenty or more, and never ahead of it, but behind by a tick (4 ms) or, on an idle tickless
-// machine, more. For checks that may come a little late (is a cooldown over, how much of a total
+// costs twenty or more, and never ahead of it, but behind by a tick (4 ms) or more
+// (kCoarseLagNs). For checks that may come a little late (is a cooldown over, how much of a total
 // timeout is left), never for measurements or for a deadline that must not fire early.
 inline std::int64_t coarse_monotonic_ns() {
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The coarse clock's step (a tick), read once.
+inline const std::int64_t kCoarseStepNs = [] {
+  timespec ts{};
+  ::clock_getres(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}();
+
+// How far the coarse clock can trail the precise one: a step, and on virtual machines seen here
+// a second one besides (3 to 8 ms behind with 4 ms steps, sampled continuously). One more keeps
+// deadlines from it from falling early.
+inline const std::int64_t kCoarseLagNs = 3 * kCoarseStepNs;
+
+// CLOCK_MONOTONIC `timeout` from now, read on the coarse clock and put late by its largest lag,
+// so that it does not fall before the precise now + timeout: for I/O time limits, which may
+// expire a few milliseconds late but should not expire early, on paths that set one per read
+// (a precise read costs twenty-odd nanoseconds, several times per proxied request).
+inline std::int64_t coarse_deadline_ns(std::chrono::nanoseconds timeout) {
+  return coarse_monotonic_ns() + kCoarseLagNs + timeout.count();
 }
 
 // CLOCK_REALTIME_COARSE in milliseconds: Unix time as of the kernel's last tick, for decisions

@@ -30,7 +30,7 @@ IoDeadline::~IoDeadline() {
 }
 
 void IoDeadline::begin(std::chrono::milliseconds timeout) {
-  begin_until(monotonic_ns() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count());
+  begin_until(coarse_deadline_ns(timeout));
 }
 
 void IoDeadline::begin_until(std::int64_t deadline_ns) {

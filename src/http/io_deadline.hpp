@@ -22,8 +22,9 @@ class IoDeadline {
   IoDeadline(const IoDeadline&) = delete;
   IoDeadline& operator=(const IoDeadline&) = delete;
 
-  // Brackets one operation: it must end within `timeout` of begin(), or by CLOCK_MONOTONIC
-  // `deadline_ns` (a limit on several operations together, such as the reads of one request head).
+  // Brackets one operation: it must end within `timeout` of begin() (measured on the coarse clock,
+  // so a few milliseconds more: core/clock.hpp), or by CLOCK_MONOTONIC `deadline_ns` (a limit on several
+  // operations together, such as the reads of one request head).
   void begin(std::chrono::milliseconds timeout);
   void begin_until(std::int64_t deadline_ns);
   void end();

@@ -46,10 +46,6 @@ namespace {
 // (the buffer grows when a request needs more).
 constexpr std::size_t kReadBufferBytes = std::size_t{4} << 10;
 
-std::int64_t nanoseconds(std::chrono::milliseconds ms) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(ms).count();
-}
-
 // A response head's fixed text (status line, Content-Type, framing and Connection without their
 // values) is shorter.
 constexpr std::size_t kHeadFrame = 128;
@@ -295,14 +291,14 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     ReadAhead ahead;
     std::string head;
     for (;;) {
-      std::int64_t deadline_ns = monotonic_ns() + nanoseconds(limits.header_timeout);
+      std::int64_t deadline_ns = coarse_deadline_ns(limits.header_timeout);
       error_code ec;
       bool reading_body = false;
       RequestReader::Status status = RequestReader::Status::need_more;
       while ((status = reader.advance()) == RequestReader::Status::need_more) {
         if (reader.head_ready() && !reading_body) {
           reading_body = true;
-          deadline_ns = monotonic_ns() + nanoseconds(limits.body_timeout);
+          deadline_ns = coarse_deadline_ns(limits.body_timeout);
           if (reader.expect_continue()) {
             co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
           }
