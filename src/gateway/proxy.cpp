@@ -654,19 +654,23 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
                              std::int64_t head_ns) {
   const bool sse = head.header("Content-Type").find("text/event-stream") != std::string_view::npos;
   begin_response(ex, ctx, head, head_ns, sse);
+  // When the last read from the upstream ended: the head's, for body bytes that came with it.
+  std::int64_t now = head_ns;
   // What is read on the way: the events of a stream, or a non-streamed body's usage.
   std::variant<SseRelay, openai::UsageScanner> reader =
       sse ? std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<SseRelay>, ctx.strip_usage)
           : std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<openai::UsageScanner>);
-  std::int64_t now = 0;
   // Each read from the upstream becomes one write to the client; the last one carries the
   // terminating chunk too.
   for (;;) {
     // The wait for the next bytes ends at the idle timeout or at the request's total deadline.
     const auto left = remaining(ctx.received_ns, *ctx.deployment);
     conn.set_io_timeout(std::min(ctx.deployment->idle_timeout, left));
+    const std::uint64_t reads = conn.socket_reads();
     const auto piece = co_await conn.read_body_some();
-    now = monotonic_ns();
+    if (conn.socket_reads() != reads) {
+      now = monotonic_ns();
+    }
     if (ctx.client_gone) {
       co_return;
     }
@@ -774,7 +778,7 @@ void Proxy::settle(Context& ctx) {
 
 void Proxy::finish(Context& ctx) {
   const std::int64_t now = monotonic_ns();
-  const std::int64_t ended_ms = unix_ms();  // the ledger row's and the access log's
+  const std::int64_t ended_ms = unix_ms_at(now);  // the ledger row's and the access log's
   if (ctx.key) {
     settle(ctx);
     const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);

@@ -180,6 +180,8 @@ class StreamConnection final : public Connection {
     co_return std::string_view{};
   }
 
+  std::uint64_t socket_reads() const override { return socket_reads_; }
+
   void set_io_timeout(std::chrono::milliseconds timeout) override { timeout_ = timeout; }
 
   void keep_timer_armed() override { keep_timer_armed_ = true; }
@@ -332,6 +334,7 @@ class StreamConnection final : public Connection {
   auto read_more() {
     const std::span<char> room = buffer_.prepare(kReadBytes);
     deadline_.begin(timeout_);
+    ++socket_reads_;
     if constexpr (kPlain) {
       return async_receive_some(*reactor_, stream_, room, reports_left_, as_tuple);
     } else {
@@ -380,6 +383,7 @@ class StreamConnection final : public Connection {
   BodyFraming framing_ = BodyFraming::none;
   std::uint64_t remaining_ = 0;
   std::size_t handed_out_ = 0;  // buffer bytes behind the last piece, released at the next call
+  std::uint64_t socket_reads_ = 0;
   error_code failed_;
   std::chrono::milliseconds timeout_{std::chrono::minutes(10)};
   IoDeadline deadline_;

@@ -90,6 +90,11 @@ class Connection {
   // The view is valid until the next call.
   virtual boost::asio::awaitable<boost::system::result<std::string_view>> read_body_some() = 0;
 
+  // How many reads this connection has made from its socket. A piece of the body that came with
+  // no new read arrived with what was read before it, so a caller timing each piece need not
+  // read the clock again.
+  [[nodiscard]] virtual std::uint64_t socket_reads() const = 0;
+
   // Applies to each read and write from now on: the longest wait for the peer.
   virtual void set_io_timeout(std::chrono::milliseconds timeout) = 0;
 

@@ -37,5 +37,23 @@ TEST(Clock, CoarseDeadlineIsNeverBeforeThePreciseOne) {
   }
 }
 
+std::int64_t system_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST(Clock, UnixTimeFromAMonotonicReadingMatchesTheWallClock) {
+  for (int i = 0; i < 3; ++i) {
+    const std::int64_t before = system_ms();
+    const std::int64_t at = unix_ms_at(monotonic_ns());
+    const std::int64_t after = system_ms();
+    EXPECT_GE(at, before - 1);
+    EXPECT_LE(at, after + 1);
+  }
+  // A reading a second old is a second earlier.
+  const std::int64_t now = monotonic_ns();
+  EXPECT_NEAR(unix_ms_at(now) - unix_ms_at(now - 1'000'000'000), 1000, 1);
+}
+
 }  // namespace
 }  // namespace infergate

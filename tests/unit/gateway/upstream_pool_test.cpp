@@ -19,6 +19,7 @@ class IdleConnection : public http::Connection {
   boost::asio::awaitable<boost::system::result<std::string_view>> read_body_some() override {
     co_return std::string_view{};
   }
+  [[nodiscard]] std::uint64_t socket_reads() const override { return 0; }
   void set_io_timeout(std::chrono::milliseconds) override {}
   void keep_timer_armed() override {}
   [[nodiscard]] bool body_complete() const override { return true; }

@@ -78,6 +78,7 @@ struct Received {
   boost::system::error_code error;
   bool sent = false;  // request_sent(): the request went out before anything failed
   bool reusable = false;
+  std::uint64_t body_reads = 0;  // socket reads while reading the body, after the head
 };
 
 // How exchange() uses its connection.
@@ -118,6 +119,7 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
           r.status = conn.head().status;
           r.content_length = conn.head().content_length;
           r.retry_after = conn.head().header("Retry-After");
+          const std::uint64_t head_reads = conn.socket_reads();
           for (;;) {
             auto piece = co_await conn.read_body_some();
             if (!piece) {
@@ -130,6 +132,7 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
             r.body.append(*piece);
           }
           r.reusable = conn.reusable();
+          r.body_reads = conn.socket_reads() - head_reads;
           got.push_back(r);
           if (options.idle > 0ms) {
             net::steady_timer idle(io, options.idle);
@@ -173,6 +176,21 @@ TEST(ClientConnection, ReadsChunkedAndSizedBodiesOnOneKeptAliveConnection) {
     EXPECT_EQ(got[3].content_length, std::nullopt);
     EXPECT_EQ(got[3].retry_after, "");
   }
+}
+
+// A body that came in the head's read needs no read of its own; one sent a byte at a time does.
+TEST(ClientConnection, CountsTheReadsABodyNeeded) {
+  ScriptedPeer whole({kLength}, 4096);
+  const auto at_once = exchange(whole.url, 1);
+  ASSERT_EQ(at_once.size(), 1U);
+  EXPECT_EQ(at_once[0].body, "slow!");
+  EXPECT_EQ(at_once[0].body_reads, 0U);
+
+  ScriptedPeer bytewise({kLength}, 1);
+  const auto trickled = exchange(bytewise.url, 1);
+  ASSERT_EQ(trickled.size(), 1U);
+  EXPECT_EQ(trickled[0].body, "slow!");
+  EXPECT_GE(trickled[0].body_reads, 5U);
 }
 
 TEST(ClientConnection, ABodyWithoutLengthEndsWithTheConnection) {
