@@ -17,7 +17,7 @@ after a pause of two ledger flush intervals, so the rows it writes after the loa
 
 Usage: /usr/bin/python3 bench/gateway_versions.py --baseline /tmp/base/build/src/cli/infergate
            [--candidate build/src/cli/infergate] [--seconds 3] [--rounds 6] [--connections 16] [--auth | --redis]
-           [--load wrk|bench [--client BUILD]]
+           [--load wrk|bench [--client BUILD]] [--candidate-server 'busy_poll_us: 0']
 Needs nginx and wrk (apt-get install nginx-light wrk)."""
 import argparse
 import json
@@ -61,6 +61,9 @@ def main():
                    help="--auth with the rate-limit state in a redis-server (on core 0, beside the upstream)")
     p.add_argument("--load", choices=("wrk", "bench"), default="wrk",
                    help="load generator: wrk, or `infergate bench` (closed loop, below saturation) run by --client")
+    p.add_argument("--candidate-server", default="", metavar="SETTINGS",
+                   help="more of the candidate's `server:` settings, as YAML flow items (e.g. 'busy_poll_us: 0'): "
+                   "to compare a setting with one build as both --baseline and --candidate")
     p.add_argument("--client", help="the infergate build that runs --load bench (default: --baseline), the same "
                    "for both gateways")
     args = p.parse_args()
@@ -82,15 +85,16 @@ def main():
         gateways = {}
         for name, binary in (("baseline", args.baseline), ("candidate", args.candidate)):
             port = free_port()
+            server = ", " + args.candidate_server if name == "candidate" and args.candidate_server else ""
             config = os.path.join(tmp, name + ".yaml")
             auth = ("auth: {master_key: %s, keys_db: '%s/%s.db', ledger_flush_ms: %d%s}\n"
                     % (MASTER, tmp, name, LEDGER_FLUSH_MS, state)) if args.auth else ""
             with open(config, "w") as f:
-                f.write("server: {access_log: '%s/%s.jsonl', threads: 1}\n%s"
+                f.write("server: {access_log: '%s/%s.jsonl', threads: 1%s}\n%s"
                         "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
                         "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
                         "models:\n  plain: {deployments: [{provider: plain, model: bench}], price: {input: 0.1, output: 0.2}}\n"
-                        "  sse: {deployments: [{provider: sse, model: bench}], price: {input: 0.1, output: 0.2}}\n" % (tmp, name, auth, upstream, upstream))
+                        "  sse: {deployments: [{provider: sse, model: bench}], price: {input: 0.1, output: 0.2}}\n" % (tmp, name, server, auth, upstream, upstream))
             proc = subprocess.Popen(["taskset", "-c", "1", binary, "serve", "--config", config, "--port", str(port)],
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             procs.append(proc)

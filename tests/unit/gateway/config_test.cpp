@@ -154,7 +154,7 @@ TEST(Config, ServerSectionAndDefaults) {
       "g.yaml", &kEnv);
   EXPECT_EQ(c.server.port, 9000);
   EXPECT_EQ(c.server.threads, 2);
-  EXPECT_EQ(c.server.busy_poll, std::chrono::microseconds(10));
+  EXPECT_EQ(c.server.busy_poll, std::chrono::microseconds(5));
   EXPECT_EQ(c.models[0].strategy, "least_in_flight");
   EXPECT_EQ(c.models[0].retry.max_attempts, 3);
   EXPECT_EQ(c.providers.at("p").base.path, "/v1");
