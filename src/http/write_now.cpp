@@ -31,7 +31,7 @@ ssize_t send_pieces(int fd, std::span<iovec> iov) {
 std::size_t send_some(int fd, std::span<const net::const_buffer> buffers, boost::system::error_code& ec) {
   // Past this many pieces the rest goes in the asynchronous write that follows.
   constexpr std::size_t kMaxPieces = 64;
-  std::array<iovec, kMaxPieces> iov{};
+  std::array<iovec, kMaxPieces> iov;  // NOLINT(cppcoreguidelines-pro-type-member-init): the first `count` are set
   std::size_t count = 0;
   std::size_t total = 0;
   for (const net::const_buffer& b : buffers) {
