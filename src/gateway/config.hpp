@@ -53,7 +53,7 @@ struct ServerConfig {
   int threads = 0;
   std::string access_log;
   std::chrono::milliseconds drain{30'000};  // SIGTERM: how long requests in flight may take to finish
-  std::chrono::microseconds busy_poll{5};  // the longest an I/O thread waits before it sleeps (0: never)
+  std::chrono::microseconds busy_poll{5};   // the longest an I/O thread waits before it sleeps (0: never)
 };
 
 // Virtual keys and their limits. Without this section the gateway asks callers for no key.
