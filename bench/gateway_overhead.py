@@ -81,6 +81,29 @@ def write_upstream(tmp, port):
     return conf
 
 
+def write_haproxy(tmp, port, upstream):
+    """haproxy's config as the proxy under test (one thread, kept-alive upstream connections)
+    listening on `port` in front of the upstream on `upstream`; its path."""
+    path = os.path.join(tmp, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write("""global
+  nbthread 1
+  maxconn 4096
+defaults
+  mode http
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+  http-reuse always
+frontend f
+  bind 127.0.0.1:%d
+  default_backend b
+backend b
+  server up 127.0.0.1:%d maxconn 1024
+""" % (port, upstream))
+    return path
+
+
 def stop_all(procs):
     """Terminates every process, then kills those still running after 10 s."""
     for proc in procs:
@@ -171,12 +194,13 @@ def run_wrk(url, lua, connections, seconds):
             "p50": parse_latency(out, "50%"), "p99": parse_latency(out, "99%")}
 
 
-def run_bench(binary, url, model, mode, connections, seconds, key=None):
+def run_bench(binary, url, model, mode, connections, seconds, key=None, wrapper=()):
     """One `infergate bench` run on core 0, closed loop with `connections` requests in flight, as
     run_wrk; its latencies are whole responses (E2E). It sleeps in epoll between events
-    (--no-busy-poll): spinning would take core 0 from the upstream that shares it."""
+    (--no-busy-poll): spinning would take core 0 from the upstream that shares it. `wrapper`
+    comes first on the command line (perf stat, to count the client's own events)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        cmd = ["taskset", "-c", "0", binary, "bench", "--base-url", url, "--model", model,
+        cmd = list(wrapper) + ["taskset", "-c", "0", binary, "bench", "--base-url", url, "--model", model,
                "--concurrency", str(connections), "--duration", str(seconds), "--input-tokens", "100",
                "--output-tokens", "64", "--no-busy-poll", "--json", out.name]
         if mode == "plain":
@@ -288,23 +312,7 @@ def main():
   }
 }
 """ % {"tmp": tmp, "port": ports["nginx"], "up": ports["upstream"]})
-    haproxy_conf = os.path.join(tmp, "haproxy.cfg")
-    with open(haproxy_conf, "w") as f:
-        f.write("""global
-  nbthread 1
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-  http-reuse always
-frontend f
-  bind 127.0.0.1:%d
-  default_backend b
-backend b
-  server up 127.0.0.1:%d maxconn 1024
-""" % (ports["haproxy"], ports["upstream"]))
+    haproxy_conf = write_haproxy(tmp, ports["haproxy"], ports["upstream"])
     gateway_conf = os.path.join(tmp, "gateway.yaml")
     with open(gateway_conf, "w") as f:
         f.write("server: {access_log: '%s/access.jsonl', threads: 1}\n"

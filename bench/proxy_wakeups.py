@@ -12,7 +12,6 @@ Usage: /usr/bin/python3 bench/proxy_wakeups.py [--bin build/src/cli/infergate] [
            [--seconds 3] [--busy-poll 0,5,10,20]
 Needs nginx, haproxy and perf (apt-get install nginx-light haproxy linux-perf)."""
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -20,7 +19,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import children, free_port, stop_all, wait_port, write_upstream  # noqa: E402
+from gateway_overhead import (children, free_port, run_bench, stop_all, wait_port, write_haproxy,  # noqa: E402
+                              write_upstream)
 
 
 def switches(pid):
@@ -34,16 +34,11 @@ def switches(pid):
 
 def bench(binary, url, model, connections, seconds):
     """requests completed, requests/s, and the client's context switches."""
-    with tempfile.NamedTemporaryFile(suffix=".json") as out, tempfile.NamedTemporaryFile(suffix=".txt") as stat:
-        subprocess.run(["perf", "stat", "-x,", "-o", stat.name, "-e", "context-switches", "taskset", "-c", "0", binary,
-                        "bench", "--base-url", url, "--model", model, "--concurrency", str(connections), "--duration",
-                        str(seconds), "--input-tokens", "100", "--output-tokens", "64", "--no-busy-poll", "--no-stream",
-                        "--json", out.name], capture_output=True, check=True,
-                       env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"})
-        summary = json.load(out)["summary"]
-        client = int([line for line in open(stat.name).read().splitlines() if "context-switches" in line][0]
-                     .split(",")[0])
-    return summary["completed"], summary["requests_per_s"], client
+    with tempfile.NamedTemporaryFile(suffix=".txt") as stat:
+        r = run_bench(binary, url, model, "plain", connections, seconds,
+                      wrapper=["perf", "stat", "-x,", "-o", stat.name, "-e", "context-switches"])
+        counted = [line for line in open(stat.name).read().splitlines() if "context-switches" in line]
+    return r["requests"], r["rps"], int(counted[0].split(",")[0])
 
 
 def main():
@@ -68,12 +63,8 @@ def main():
         worker = children(start(["nginx", "-c", write_upstream(tmp, upstream)], upstream).pid)[-1]
         targets = []
         haproxy_port = free_port()
-        config = os.path.join(tmp, "haproxy.cfg")
-        with open(config, "w") as f:
-            f.write("global\n  nbthread 1\n  maxconn 4096\ndefaults\n  mode http\n  timeout connect 5s\n"
-                    "  timeout client 60s\n  timeout server 60s\n  http-reuse always\nfrontend f\n  bind 127.0.0.1:%d\n"
-                    "  default_backend b\nbackend b\n  server up 127.0.0.1:%d maxconn 1024\n" % (haproxy_port, upstream))
-        targets.append(("haproxy", ["haproxy", "-f", config, "-db"], haproxy_port, "/plain/v1", "bench"))
+        targets.append(("haproxy", ["haproxy", "-f", write_haproxy(tmp, haproxy_port, upstream), "-db"], haproxy_port,
+                        "/plain/v1", "bench"))
         for limit in args.busy_poll.split(","):
             port = free_port()
             config = os.path.join(tmp, "gateway-%s.yaml" % limit)

@@ -71,6 +71,11 @@ inline std::int64_t unix_ms_at(std::int64_t now_ns) {
   return (now_ns + offset.realtime_minus_monotonic_ns) / 1'000'000;
 }
 
+// Unix time in milliseconds, now.
+inline std::int64_t unix_ms() {
+  return unix_ms_at(monotonic_ns());
+}
+
 inline std::chrono::steady_clock::time_point to_time_point(std::int64_t ns) {
   return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(ns));
 }

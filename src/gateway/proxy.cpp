@@ -51,11 +51,6 @@ struct Proxy::Attempt {
 
 namespace {
 
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 bool is_timeout(const error_code& ec) {
   return ec == boost::beast::error::timeout || ec == net::error::timed_out;
 }

@@ -14,7 +14,7 @@
 namespace infergate::http {
 
 // Pieces of up to this many bytes in all are copied into one buffer and sent with send(): on
-// loopback that costs 3-5% less than sendmsg gathering them (its message header and iovecs copied
+// loopback that costs 5-7% less than sendmsg gathering them (its message header and iovecs copied
 // in, each piece appended to the socket on its own); by 8 kB the copy costs as much as it saves
 // (bench/socket_send_benchmark.cpp), and sendmsg is kept for more.
 inline constexpr std::size_t kGatherBytes = 4096;

@@ -259,11 +259,6 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     return views;
   }
 
-  static std::int64_t unix_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-
   // Waits `duration` (a stall fault) or until the client leaves. The engine's wake-ups in between
   // do not end it.
   static awaitable<void> pause(Sink& sink, std::chrono::milliseconds duration) {

@@ -49,6 +49,9 @@ TEST(Clock, UnixTimeFromAMonotonicReadingMatchesTheWallClock) {
     const std::int64_t after = system_ms();
     EXPECT_GE(at, before - 1);
     EXPECT_LE(at, after + 1);
+    const std::int64_t now = unix_ms();
+    EXPECT_GE(now, before - 1);
+    EXPECT_LE(now, system_ms() + 1);
   }
   // A reading a second old is a second earlier.
   const std::int64_t now = monotonic_ns();
