@@ -16,10 +16,10 @@ namespace infergate::gateway {
 
 namespace {
 
-// Journal bytes per batch (about 900 rows), written in one transaction: about a tenth of a
-// millisecond of the ledger thread's time on this machine, the longest it keeps a core from an
-// I/O thread that shares it.
-constexpr std::size_t kBatchBytes = std::size_t{256} << 10;
+// Rows per batch (about 256 KiB of journal), formatted and written in one transaction: a few
+// tenths of a millisecond of the ledger thread's time on this machine, the longest it keeps a
+// core from an I/O thread that shares it.
+constexpr std::size_t kBatchRows = 900;
 // Emptied batches kept for reuse: a few megabytes of line buffers that the I/O threads would
 // otherwise allocate (and fault in) again every interval.
 constexpr std::size_t kSpareBatches = 32;
@@ -136,8 +136,26 @@ Ledger::~Ledger() {
   }
 }
 
+void Ledger::Batch::queue(const LedgerRow& row) {
+  queued.append(row);
+  ++rows;
+}
+
+void Ledger::Batch::format() {
+  LedgerRow row;
+  for (std::size_t at = 0; queued.next(at, row);) {
+    lines += journal_line(row);
+    sum(row);
+  }
+  queued.clear();
+}
+
 void Ledger::Batch::add(const LedgerRow& row) {
   ++rows;
+  sum(row);
+}
+
+void Ledger::Batch::sum(const LedgerRow& row) {
   const GroupView group{day_of(row.ts_ms), row.key_id, row.model};
   if (last == nullptr || std::get<0>(last->first) != std::get<0>(group) ||
       std::get<1>(last->first) != std::get<1>(group) || std::get<2>(last->first) != std::get<2>(group)) {
@@ -170,6 +188,7 @@ Ledger::Batch::LinesRead Ledger::Batch::add_lines(std::string_view text) {
 }
 
 void Ledger::Batch::clear() {
+  queued.clear();
   lines.clear();
   rows = 0;
   sums.clear();
@@ -177,10 +196,8 @@ void Ledger::Batch::clear() {
 }
 
 void Ledger::append(const LedgerRow& row) {
-  // Formatted before taking the lock the other I/O threads queue under, and copied once.
-  const std::string_view line = journal_line(row);
   const std::lock_guard lock(queue_mutex_);
-  if (queue_.empty() || queue_.back().lines.size() >= kBatchBytes) {
+  if (queue_.empty() || queue_.back().rows >= kBatchRows) {
     if (spare_.empty()) {
       queue_.emplace_back();
     } else {
@@ -188,9 +205,7 @@ void Ledger::append(const LedgerRow& row) {
       spare_.pop_back();
     }
   }
-  Batch& batch = queue_.back();
-  batch.lines += line;
-  batch.add(row);
+  queue_.back().queue(row);
   ++rows_appended_;
   if (row.cost_usd > 0) {
     if (auto it = queued_cost_.find(row.key_id); it != queued_cost_.end()) {
@@ -277,6 +292,7 @@ void Ledger::forget(const WrittenBatch& batch) {
 }
 
 std::int64_t Ledger::write(Batch& batch) {
+  batch.format();
   writer_.exec("BEGIN IMMEDIATE");
   std::optional<JournalFile> journal;
   std::int64_t counted = -1;  // the journal's size before this batch, once known

@@ -1,11 +1,11 @@
 #pragma once
 // The usage and cost ledger: one row per finished request of a known key (success, error,
-// refusal or cancellation). The I/O threads format each row as its usage-journal line (one JSON
-// line, ledger_journal.hpp) and add it to per-day sums in memory, without touching the disk; every
-// `flush` interval a background thread appends the lines to the journal and adds the sums to
-// those in SQLite beside the keys, one transaction per batch of lines, so a SIGKILL loses at most
-// the rows of the last interval; destruction (a graceful shutdown) writes everything queued. The
-// sums answer /admin/usage and the budgets.
+// refusal or cancellation). The I/O threads copy each row into a queue in memory, without touching
+// the disk; every `flush` interval a background thread formats the queued rows as usage-journal
+// lines (one JSON line each, ledger_journal.hpp), sums them per key, model and day, appends the
+// lines to the journal and adds the sums to those in SQLite beside the keys, one transaction per
+// batch of rows, so a SIGKILL loses at most the rows of the last interval; destruction (a graceful
+// shutdown) writes everything queued. The sums answer /admin/usage and the budgets.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +26,7 @@
 #include "gateway/config.hpp"
 #include "gateway/key_record.hpp"
 #include "gateway/ledger_row.hpp"
+#include "gateway/packed_rows.hpp"
 #include "gateway/sqlite_db.hpp"
 
 namespace infergate::gateway {
@@ -101,18 +102,21 @@ class Ledger {
              GroupView(std::get<0>(b), std::get<1>(b), std::get<2>(b));
     }
   };
-  // Rows on their way to disk: their journal lines and what they add to each group's sums.
+  // Rows on their way to disk: as the I/O threads queued them, then (once the ledger thread has
+  // formatted them) their journal lines and what they add to each group's sums.
   struct Batch {
     Batch() = default;
     // Moved, never copied: `last` points into `sums`, whose nodes a move hands over.
     Batch(const Batch&) = delete;
     Batch& operator=(const Batch&) = delete;
     Batch(Batch&& other) noexcept
-        : lines(std::move(other.lines)),
+        : queued(std::move(other.queued)),
+          lines(std::move(other.lines)),
           rows(other.rows),
           sums(std::move(other.sums)),
           last(std::exchange(other.last, nullptr)) {}
     Batch& operator=(Batch&& other) noexcept {
+      queued = std::move(other.queued);
       lines = std::move(other.lines);
       rows = other.rows;
       sums = std::move(other.sums);
@@ -121,13 +125,20 @@ class Ledger {
     }
     ~Batch() = default;
 
+    PackedRows queued;  // not yet formatted
     std::string lines;
-    std::size_t rows = 0;
+    std::size_t rows = 0;  // queued or in the lines
     std::map<Group, Sums, GroupLess> sums;
     // The group the last row added to: rows come mostly from the key and model of the row before.
     std::map<Group, Sums, GroupLess>::value_type* last = nullptr;
 
+    // Queues a row (an I/O thread).
+    void queue(const LedgerRow& row);
+    // Formats the queued rows into the lines and the sums (the ledger thread).
+    void format();
+    // Adds a row to the sums and the count, not to the lines.
     void add(const LedgerRow& row);
+    void sum(const LedgerRow& row);
     struct LinesRead {
       std::size_t bytes = 0;       // of the whole lines, each with its newline
       std::size_t unreadable = 0;  // lines that were not rows, skipped
@@ -149,8 +160,8 @@ class Ledger {
   void loop();
   // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
   void forget(const WrittenBatch& batch);
-  // Appends the batch's lines to the journal and adds its sums to those on disk in one
-  // transaction; returns the batch's number.
+  // Formats the batch's queued rows, appends its lines to the journal and adds its sums to those
+  // on disk in one transaction; returns the batch's number.
   std::int64_t write(Batch& batch);
   // After a failed write whose lines could not be cut back off the journal: the whole lines that
   // made it in are left to the next write's catch_up (numbered `number`), and `batch` keeps only

@@ -1,6 +1,6 @@
 #pragma once
 // One finished request of a known key, as the usage ledger records it. The texts are views into
-// the request's own state: the ledger formats the row as it is handed over and keeps no view.
+// the request's own state: the ledger copies the row as it is handed over and keeps no view.
 #include <cstdint>
 #include <optional>
 #include <string_view>

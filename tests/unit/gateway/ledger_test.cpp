@@ -503,6 +503,36 @@ TEST(RequestCost, PricesArePerMillionTokens) {
   EXPECT_DOUBLE_EQ(request_cost(1000, 1000, std::nullopt), 0.0);
 }
 
+TEST(JournalLine, EachLineHoldsItsOwnRowsNamesWhicheverOfThemChangedFromTheLineBefore) {
+  // A line reuses the previous line's key, model, upstream model and provider when all four are
+  // the same: rows changing one of them at a time, back and forth, must each read back as they are.
+  const std::vector<std::string> keys = {"key-a", "key-b", ""};
+  const std::vector<std::string> models = {"m", "model-two", "m\"quoted\""};
+  LedgerRow r;
+  r.request_id = "req";
+  r.upstream_model = "up";
+  r.provider = "p";
+  r.status = 200;
+  r.duration_ms = 1;
+  std::vector<LedgerRow> rows;
+  for (int i = 0; i < 24; ++i) {
+    r.key_id = keys[static_cast<std::size_t>(i) % keys.size()];
+    r.model = models[static_cast<std::size_t>(i / 2) % models.size()];
+    r.upstream_model = i % 4 < 2 ? "up" : "up-2";
+    r.provider = i % 5 == 0 ? "p" : "provider";
+    r.ts_ms = i;
+    rows.push_back(r);
+    rows.push_back(r);  // the same names again
+  }
+  for (const LedgerRow& row : rows) {
+    boost::json::value storage;
+    const std::string line(journal_line(row));
+    const auto read = parse_journal_line(std::string_view(line).substr(0, line.size() - 1), storage);
+    ASSERT_TRUE(read.has_value()) << line;
+    EXPECT_EQ(*read, row) << line;
+  }
+}
+
 TEST(JournalLine, TheLongestValuesOfEveryFieldFitTheSpaceSetAsideForThem) {
   // The line is written into space sized from its fields first, and a line longer than that space
   // stops the program (append_written): every number at its widest, every string escaped to six
