@@ -125,6 +125,25 @@ constexpr FieldName field_name(std::string_view name) {
   return f;
 }
 
+// A limit's number as last written on this thread: a key's limits are the same on every
+// response, and most responses in a row are of the same few keys. Copied whole, like a FieldName.
+struct WrittenLimit {
+  std::int64_t value = 0;
+  std::array<char, kDecimalBound> text{};
+  std::size_t size = 0;  // 0: nothing written yet
+
+  char* write(char* out, std::int64_t limit) {
+    if (size == 0 || limit != value) {
+      size = static_cast<std::size_t>(write_decimal(text.data(), limit) - text.data());
+      value = limit;
+    }
+    std::memcpy(out, text.data(), text.size());
+    return out + size;
+  }
+};
+
+thread_local std::array<WrittenLimit, 2> written_limits;  // requests, tokens
+
 constexpr RateLimitHeaders::Names kRequestNames{field_name("x-ratelimit-limit-requests"),
                                                 field_name("x-ratelimit-remaining-requests"),
                                                 field_name("x-ratelimit-reset-requests")};
@@ -158,7 +177,7 @@ void RateLimitHeaders::add(const Names& names, const Quota& quota, std::string_v
     *out++ = '\r';
     *out++ = '\n';
   };
-  line(names.limit, [&](char* at) { return write_decimal(at, quota.limit); });
+  line(names.limit, [&](char* at) { return written_limits[&names == &kRequestNames ? 0 : 1].write(at, quota.limit); });
   line(names.remaining, [&](char* at) { return write_decimal(at, quota.remaining); });
   line(names.reset, [&](char* at) {
     if (same_reset.empty()) {

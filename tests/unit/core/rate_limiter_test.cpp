@@ -110,6 +110,25 @@ TEST(RateLimiter, HeadersOfOneLimitAndTheLongestValuesFitTheirStorage) {
   EXPECT_TRUE(RateLimitHeaders(std::nullopt, std::nullopt).fields().empty());
 }
 
+TEST(RateLimiter, HeadersOfKeysWithDifferentLimitsInTurnEachShowTheirOwn) {
+  // A thread keeps each limit's number as it wrote it last: every change, back and forth, and
+  // every width must show, in each field.
+  const std::vector<std::int64_t> limits = {60, 60, 1'000'000, 7, 60, 0, 0, 123'456'789'012, 60};
+  for (std::size_t i = 0; i < limits.size(); ++i) {
+    const std::int64_t tokens = limits[limits.size() - 1 - i];
+    const RateLimitHeaders headers(Quota{limits[i], 1, std::chrono::milliseconds(5)},
+                                   Quota{tokens, 2, std::chrono::milliseconds(5)});
+    EXPECT_EQ(headers.lines(), "x-ratelimit-limit-requests: " + std::to_string(limits[i]) +
+                                   "\r\nx-ratelimit-remaining-requests: 1\r\nx-ratelimit-reset-requests: 5ms\r\n"
+                                   "x-ratelimit-limit-tokens: " +
+                                   std::to_string(tokens) +
+                                   "\r\nx-ratelimit-remaining-tokens: 2\r\nx-ratelimit-reset-tokens: 5ms\r\n")
+        << i;
+    EXPECT_EQ(headers.fields()[0].second, std::to_string(limits[i]));
+    EXPECT_EQ(headers.fields()[3].second, std::to_string(tokens));
+  }
+}
+
 // The fields as a head's lines, which the gateway copies into its responses whole.
 TEST(RateLimiter, HeadersAsLinesOfAHead) {
   const RateLimitHeaders both(Quota{60, 49, std::chrono::milliseconds(30'000)},
