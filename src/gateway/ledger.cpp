@@ -20,8 +20,8 @@ namespace {
 // tenths of a millisecond of the ledger thread's time on this machine, the longest it keeps a
 // core from an I/O thread that shares it.
 constexpr std::size_t kBatchRows = 900;
-// Emptied batches kept for reuse: a few megabytes of line buffers that the I/O threads would
-// otherwise allocate (and fault in) again every interval.
+// Emptied batches kept for reuse: a few megabytes of row and line buffers that would otherwise
+// be allocated (and faulted in) again every interval.
 constexpr std::size_t kSpareBatches = 32;
 constexpr std::int64_t kDayMs = 86'400'000;
 
