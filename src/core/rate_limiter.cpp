@@ -96,103 +96,131 @@ void LocalRateLimits::reconcile(const Reservation& reservation, std::int64_t act
 
 namespace {
 
-// A field name with the ": " that follows it in a head, in 32 zero-padded bytes: copied whole,
-// a copy of a constant size is a few moves, where one of the name's own size is a call.
-struct FieldName {
-  std::array<char, 32> text{};
-  std::size_t size = 0;
-};
+// The field names, requests' then tokens', each limit's in the order a head lists them.
+constexpr std::array<std::array<std::string_view, 3>, 2> kNames{{
+    {"x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"},
+    {"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
+}};
 
-}  // namespace
+// The longest piece of a template: CRLF, the requests' reset line (a name of 26 bytes, ": ", at
+// most 24 for the duration, CRLF), the tokens' limit line (24, ": ", 20 digits, CRLF) and the
+// remaining tokens' name and ": " (30): 134 bytes, rounded up to whole vector stores.
+constexpr std::size_t kPieceSize = 160;
 
-// One limit's three field names.
-struct RateLimitHeaders::Names {
-  FieldName limit;
-  FieldName remaining;
-  FieldName reset;
-};
-
-namespace {
-
-constexpr std::size_t kResetBound = 24;  // what write_reset writes at most
-
-constexpr FieldName field_name(std::string_view name) {
-  FieldName f;
-  std::copy(name.begin(), name.end(), f.text.begin());
-  f.text[name.size()] = ':';
-  f.text[name.size() + 1] = ' ';
-  f.size = name.size() + 2;
-  return f;
+// Whether two limits print the same but for their remaining count.
+bool same_but_remaining(const std::optional<Quota>& a, const std::optional<Quota>& b) {
+  return a.has_value() == b.has_value() && (!a || (a->limit == b->limit && a->reset == b->reset));
 }
 
-// A limit's number as last written on this thread: a key's limits are the same on every
-// response, and most responses in a row are of the same few keys. Copied whole, like a FieldName.
-struct WrittenLimit {
-  std::int64_t value = 0;
-  std::array<char, kDecimalBound> text{};
-  std::size_t size = 0;  // 0: nothing written yet
+// A response's rate-limit lines differ from the last ones a thread wrote only in the two
+// remaining counts until the key's limits change or its reset moves on, one tick of the coarse
+// clock later: hundreds of responses at full load. The lines around the counts are kept as
+// written last, in pieces copied whole (a copy of a constant size is a few vector moves, where one
+// of the piece's own size is a call).
+struct Template {
+  struct Piece {
+    std::array<char, kPieceSize> text{};
+    std::size_t size = 0;
+  };
+  bool built = false;
+  std::optional<Quota> requests;  // their remaining counts are not in the pieces
+  std::optional<Quota> tokens;
+  std::array<Piece, 3> pieces{};  // before the first count, between the two, after the last
+  std::size_t counts = 0;         // a count after each piece but the last
 
-  char* write(char* out, std::int64_t limit) {
-    if (size == 0 || limit != value) {
-      size = static_cast<std::size_t>(write_decimal(text.data(), limit) - text.data());
-      value = limit;
+  [[nodiscard]] bool fits(const std::optional<Quota>& r, const std::optional<Quota>& t) const {
+    return built && same_but_remaining(requests, r) && same_but_remaining(tokens, t);
+  }
+
+  void build(const std::optional<Quota>& r, const std::optional<Quota>& t) {
+    built = true;
+    requests = r;
+    tokens = t;
+    counts = 0;
+    char* out = pieces[0].text.data();
+    const auto append = [&](std::string_view text) {
+      std::memcpy(out, text.data(), text.size());
+      out += text.size();
+    };
+    const auto end_piece = [&] { pieces[counts].size = static_cast<std::size_t>(out - pieces[counts].text.data()); };
+    for (std::size_t i = 0; i < kNames.size(); ++i) {
+      const std::optional<Quota>& quota = i == 0 ? r : t;
+      if (!quota) {
+        continue;
+      }
+      const auto& names = kNames[i];
+      append(names[0]);
+      append(": ");
+      out = write_decimal(out, quota->limit);
+      append("\r\n");
+      append(names[1]);
+      append(": ");
+      end_piece();
+      out = pieces[++counts].text.data();
+      append("\r\n");
+      append(names[2]);
+      append(": ");
+      out = write_reset(out, quota->reset);
+      append("\r\n");
     }
-    std::memcpy(out, text.data(), text.size());
-    return out + size;
+    end_piece();
   }
 };
 
-thread_local std::array<WrittenLimit, 2> written_limits;  // requests, tokens
-
-constexpr RateLimitHeaders::Names kRequestNames{field_name("x-ratelimit-limit-requests"),
-                                                field_name("x-ratelimit-remaining-requests"),
-                                                field_name("x-ratelimit-reset-requests")};
-constexpr RateLimitHeaders::Names kTokenNames{field_name("x-ratelimit-limit-tokens"),
-                                              field_name("x-ratelimit-remaining-tokens"),
-                                              field_name("x-ratelimit-reset-tokens")};
+thread_local Template last_template;
 
 }  // namespace
 
 // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): text_ is written before it is read.
 RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const std::optional<Quota>& tokens) {
+  Template& t = last_template;
+  if (!t.fits(requests, tokens)) {
+    t.build(requests, tokens);
+  }
+  std::array<std::int64_t, 2> remaining{};
+  std::size_t n = 0;
   if (requests) {
-    add(kRequestNames, *requests, {});
+    remaining[n++] = requests->remaining;
   }
   if (tokens) {
-    // Both limits count in the same window, so their resets are mostly the same text.
-    add(kTokenNames, *tokens, requests && requests->reset == tokens->reset ? fields_[2].second : std::string_view());
+    remaining[n++] = tokens->remaining;
   }
+  // At most 82 + 20 + 134 + 20 bytes before the last piece's copy of 160: within kTextSize.
+  char* out = text_.data();
+  for (std::size_t i = 0;; ++i) {
+    std::memcpy(out, t.pieces[i].text.data(), kPieceSize);
+    out += t.pieces[i].size;
+    if (i == t.counts) {
+      break;
+    }
+    out = write_decimal(out, remaining[i]);
+  }
+  size_ = static_cast<std::size_t>(out - text_.data());
 }
 
-void RateLimitHeaders::add(const Names& names, const Quota& quota, std::string_view same_reset) {
-  char* out = text_.data() + size_;
-  const auto line = [&](const FieldName& name, auto write_value) {
-    std::memcpy(out, name.text.data(), name.text.size());
-    out += name.size;
-    char* const value = out;
-    out = write_value(out);
+std::vector<RateLimitHeaders::Field> RateLimitHeaders::fields() const {
+  std::vector<Field> fields;
+  std::string_view rest = lines();
+  while (!rest.empty()) {
+    const std::size_t colon = rest.find(": ");
+    const std::size_t end = rest.find("\r\n", colon);
+    const std::string_view name = rest.substr(0, colon);
     // The name viewed where it is constant: a header list outlives these headers.
-    fields_[count_++] = Field(std::string_view(name.text.data(), name.size - 2),
-                              std::string_view(value, static_cast<std::size_t>(out - value)));
-    *out++ = '\r';
-    *out++ = '\n';
-  };
-  line(names.limit, [&](char* at) { return written_limits[&names == &kRequestNames ? 0 : 1].write(at, quota.limit); });
-  line(names.remaining, [&](char* at) { return write_decimal(at, quota.remaining); });
-  line(names.reset, [&](char* at) {
-    if (same_reset.empty()) {
-      return write_reset(at, quota.reset);
+    for (const auto& names : kNames) {
+      for (const std::string_view constant : names) {
+        if (constant == name) {
+          fields.emplace_back(constant, rest.substr(colon + 2, end - colon - 2));
+        }
+      }
     }
-    std::memcpy(at, same_reset.data(), kResetBound);  // it lies in this storage, with room after it
-    return at + same_reset.size();
-  });
-  size_ = static_cast<std::size_t>(out - text_.data());
+    rest.remove_prefix(end + 2);
+  }
+  return fields;
 }
 
 HeaderList rate_limit_headers(const Admission& admission) {
   const RateLimitHeaders built(admission);
   HeaderList headers;
-  headers.reserve(built.fields().size());
   for (const auto& [name, value] : built.fields()) {
     headers.emplace_back(name, std::string(value));
   }

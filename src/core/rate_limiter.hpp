@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -109,23 +108,16 @@ class RateLimitHeaders {
 
   // Each field as "name: value" and CRLF.
   [[nodiscard]] std::string_view lines() const { return {text_.data(), size_}; }
-  // The same fields, their values viewing the lines.
-  [[nodiscard]] std::span<const Field> fields() const { return {fields_.data(), count_}; }
+  // The same fields, their values viewing the lines and their names constant text.
+  [[nodiscard]] std::vector<Field> fields() const;
 
-  struct Names;  // one limit's three field names
+  // The longest text the constructor writes, and what its copies may write past that end.
+  static constexpr std::size_t kTextSize = 512;
 
  private:
-  // `same_reset`: an earlier field's reset value, to copy when this one's is the same.
-  void add(const Names& names, const Quota& quota, std::string_view same_reset);
-
-  // Six lines of a name (at most 30 bytes), ": ", a value (an int64's 20 digits, or a reset
-  // duration of at most 24) and CRLF; the number writers may write a few bytes past their ends.
-  static constexpr std::size_t kTextSize = std::size_t{6} * 64;
   // Written before they are viewed, and not cleared first: on every response.
   std::array<char, kTextSize> text_;
   std::size_t size_ = 0;
-  std::array<Field, 6> fields_{};
-  std::size_t count_ = 0;
 };
 
 HeaderList rate_limit_headers(const Admission& admission);

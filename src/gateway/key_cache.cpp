@@ -36,6 +36,19 @@ bool matches(std::string_view presented, const KeyHash& stored) {
   return true;
 }
 
+// The key this thread let in last and its record, in the snapshot numbered `generation`: most
+// requests on a thread in a row carry the same key, and one comparison in constant time stands
+// in for checking its shape, looking up its id and comparing its hash. A revocation or any other
+// change of the key comes in a new snapshot, whose number no longer matches. The record lies in
+// `keys`, the snapshot the thread holds while it and the number match.
+struct LastKey {
+  std::uint64_t generation = 0;
+  const void* keys = nullptr;
+  std::array<char, kKeyLength> key{};
+  const std::shared_ptr<const KeyRecord>* record = nullptr;
+};
+thread_local LastKey last_key;
+
 // Every KeyCache's snapshots are numbered from this one count: a number is never reused, so the one
 // a thread remembers cannot name another cache's snapshot.
 std::atomic<std::uint64_t> last_generation{0};
@@ -107,11 +120,6 @@ AuthResult KeyCache::authenticate(std::string_view authorization, std::int64_t n
   }
   constexpr std::string_view kBearer = "Bearer ";
   const std::string_view key = authorization.starts_with(kBearer) ? authorization.substr(kBearer.size()) : "";
-  const auto id = key_id(key);
-  if (!id) {
-    result.status = AuthStatus::malformed;
-    return result;
-  }
   // The snapshot this thread read last, kept until a refresh numbers a new one.
   thread_local std::uint64_t seen_generation = 0;
   thread_local std::shared_ptr<const Keys> seen_keys;
@@ -119,18 +127,30 @@ AuthResult KeyCache::authenticate(std::string_view authorization, std::int64_t n
     seen_keys = keys_.load();
     seen_generation = generation;
   }
-  const Keys* keys = seen_keys.get();
-  const auto it = keys->find(*id);
-  if (it == keys->end()) {
-    (void)hash_key(key);  // as much work as a known id's first check, so that timing tells nothing
-    result.status = AuthStatus::unknown;
-    return result;
+  if (last_key.generation != seen_generation || last_key.keys != seen_keys.get() || key.size() != kKeyLength ||
+      !same_key(last_key.key.data(), key.data())) {
+    const auto id = key_id(key);
+    if (!id) {
+      result.status = AuthStatus::malformed;
+      return result;
+    }
+    const Keys* keys = seen_keys.get();
+    const auto it = keys->find(*id);
+    if (it == keys->end()) {
+      (void)hash_key(key);  // as much work as a known id's first check, so that timing tells nothing
+      result.status = AuthStatus::unknown;
+      return result;
+    }
+    if (!matches(key, it->second->hash)) {
+      result.status = AuthStatus::unknown;
+      return result;
+    }
+    std::copy_n(key.data(), kKeyLength, last_key.key.data());
+    last_key.record = &it->second;
+    last_key.generation = seen_generation;
+    last_key.keys = keys;
   }
-  if (!matches(key, it->second->hash)) {
-    result.status = AuthStatus::unknown;
-    return result;
-  }
-  const auto& record = it->second;
+  const std::shared_ptr<const KeyRecord>& record = *last_key.record;
   if (record->revoked_at) {
     result.status = AuthStatus::revoked;
   } else if (record->expired(now_unix)) {

@@ -111,8 +111,8 @@ TEST(RateLimiter, HeadersOfOneLimitAndTheLongestValuesFitTheirStorage) {
 }
 
 TEST(RateLimiter, HeadersOfKeysWithDifferentLimitsInTurnEachShowTheirOwn) {
-  // A thread keeps each limit's number as it wrote it last: every change, back and forth, and
-  // every width must show, in each field.
+  // A thread keeps the lines around the remaining counts as it wrote them last: every change of
+  // a limit, back and forth, and every width must show, in each field.
   const std::vector<std::int64_t> limits = {60, 60, 1'000'000, 7, 60, 0, 0, 123'456'789'012, 60};
   for (std::size_t i = 0; i < limits.size(); ++i) {
     const std::int64_t tokens = limits[limits.size() - 1 - i];
@@ -126,6 +126,38 @@ TEST(RateLimiter, HeadersOfKeysWithDifferentLimitsInTurnEachShowTheirOwn) {
         << i;
     EXPECT_EQ(headers.fields()[0].second, std::to_string(limits[i]));
     EXPECT_EQ(headers.fields()[3].second, std::to_string(tokens));
+  }
+}
+
+TEST(RateLimiter, HeadersFollowEachChangeOfResetCountsAndLimitsThatApply) {
+  // Every pair in turn on one thread: the kept lines must never show what the pair before had.
+  const auto lines = [](const std::optional<Quota>& requests, const std::optional<Quota>& tokens) {
+    std::string text;
+    for (const auto& [limit, quota] : {std::pair{"requests", requests}, std::pair{"tokens", tokens}}) {
+      if (quota) {
+        text += std::string("x-ratelimit-limit-") + limit + ": " + std::to_string(quota->limit) + "\r\n";
+        text += std::string("x-ratelimit-remaining-") + limit + ": " + std::to_string(quota->remaining) + "\r\n";
+        text += std::string("x-ratelimit-reset-") + limit + ": " + format_reset(quota->reset) + "\r\n";
+      }
+    }
+    return text;
+  };
+  const std::vector<std::pair<std::optional<Quota>, std::optional<Quota>>> turns = {
+      {Quota{60, 59, std::chrono::milliseconds(30'000)}, Quota{1000, 900, std::chrono::milliseconds(30'000)}},
+      {Quota{60, 58, std::chrono::milliseconds(30'000)}, Quota{1000, 9, std::chrono::milliseconds(30'000)}},
+      {Quota{60, 57, std::chrono::milliseconds(29'996)}, Quota{1000, 123'456, std::chrono::milliseconds(29'996)}},
+      {Quota{60, 56, std::chrono::milliseconds(29'996)}, Quota{1000, 0, std::chrono::milliseconds(61'000)}},
+      {std::nullopt, Quota{1000, 5, std::chrono::milliseconds(61'000)}},
+      {Quota{60, 5, std::chrono::milliseconds(61'000)}, std::nullopt},
+      {std::nullopt, std::nullopt},
+      {Quota{60, 55, std::chrono::milliseconds(7)}, std::nullopt},
+      {Quota{60, 55, std::chrono::milliseconds(7)}, Quota{1000, 1, std::chrono::milliseconds(7)}},
+      {Quota{60, 54, std::chrono::milliseconds(7)}, Quota{1000, 2, std::chrono::milliseconds(7)}},
+  };
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    const RateLimitHeaders headers(turns[i].first, turns[i].second);
+    EXPECT_EQ(headers.lines(), lines(turns[i].first, turns[i].second)) << i;
+    EXPECT_EQ(headers.fields().size(), (turns[i].first ? 3u : 0u) + (turns[i].second ? 3u : 0u)) << i;
   }
 }
 

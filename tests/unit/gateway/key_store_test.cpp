@@ -139,6 +139,38 @@ TEST_F(KeyStoreTest, AKeyVerifiedBeforeStillMatchesOnlyItself) {
   }
 }
 
+// A thread remembers the key it let in last: the same key again is still judged by its newest
+// record (a change of settings, expiry, revocation), and any other key goes the whole way.
+TEST_F(KeyStoreTest, TheKeyLetInLastIsStillJudgedByItsNewestRecord) {
+  KeyStore store(path);
+  KeySettings expiring;
+  expiring.expires_at = now() + 100;
+  const auto key = store.create(expiring);
+  const auto other = store.create(KeySettings{});
+  KeyCache cache(store, std::chrono::hours(1));
+  for (int i = 0; i < 2; ++i) {
+    const AuthResult r = cache.authenticate(bearer(key.key), now());
+    ASSERT_EQ(r.status, AuthStatus::ok);
+    EXPECT_EQ(r.key->id, key.record.id);
+    EXPECT_FALSE(r.key->settings.rpm);
+  }
+  EXPECT_EQ(cache.authenticate(bearer(key.key), now() + 200).status, AuthStatus::expired);
+  EXPECT_EQ(cache.authenticate(bearer(other.key), now()).key->id, other.record.id);
+  EXPECT_EQ(cache.authenticate(bearer(key.key), now()).key->id, key.record.id);
+
+  KeySettings changed = expiring;
+  changed.rpm = 5;
+  ASSERT_TRUE(store.update(key.record.id, changed));
+  cache.refresh();
+  const AuthResult after = cache.authenticate(bearer(key.key), now());
+  ASSERT_EQ(after.status, AuthStatus::ok);
+  EXPECT_EQ(after.key->settings.rpm, 5);
+  store.revoke(key.record.id);
+  cache.refresh();
+  EXPECT_EQ(cache.authenticate(bearer(key.key), now()).status, AuthStatus::revoked);
+  EXPECT_EQ(cache.authenticate(bearer(other.key), now()).status, AuthStatus::ok);
+}
+
 TEST_F(KeyStoreTest, ARevocationElsewhereReachesTheCacheWithinItsInterval) {
   KeyStore store(path);
   const auto key = store.create(KeySettings{});
