@@ -12,7 +12,9 @@ are interleaved (off, local, redis, lease, then local, redis, lease, off, ...) s
 hits each alike; the median over rounds is reported with the added latency over direct and the
 ratio to "off", and the difference and CPU ratio to "off" as medians of each round's pair.
 A gateway's CPU is read two ledger flush intervals after its run, so the rows its ledger and
-access log write after the load count too.
+access log write after the load count too; after each table, that CPU split by thread (the I/O
+thread "infergate", the ledger's, the access log's) and into user and system time, over all rounds,
+tells where keys on spend theirs.
 
 Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
            [--loads wrk,bench] [--modes plain,stream] [--connections 1,16,64] [--variants local,redis,lease]
@@ -26,8 +28,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import (LOAD_NAMES, children, cpu_seconds, create_unlimited_key, free_port,  # noqa: E402
-                              run_load, stop_all, wait_port, write_upstream)
+from gateway_overhead import (LOAD_NAMES, children, create_unlimited_key, free_port, run_load,  # noqa: E402
+                              stop_all, thread_cpu, wait_port, write_upstream)
 
 MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500  # the gateway's default
@@ -57,6 +59,18 @@ def report(runs, load, mode, connections, variants, rounds):
             variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
             median(variant, "cpu"), ratio, paired(variant, lambda v, o: v["p50"] - o["p50"]),
             paired(variant, lambda v, o: v["cpu"] / o["cpu"])))
+    print("  CPU by thread, us per request (user + system), all rounds:")
+    for variant in variants:
+        requests = sum(r["requests"] for r in runs[(load, variant)])
+        threads = {}
+        for r in runs[(load, variant)]:
+            for name, (user, system) in r["threads"].items():
+                total = threads.setdefault(name, [0.0, 0.0])
+                total[0] += user
+                total[1] += system
+        print("    %-6s " % variant + ", ".join(
+            "%s %.2f + %.2f" % (name, user * 1e6 / requests, system * 1e6 / requests)
+            for name, (user, system) in sorted(threads.items()) if user + system > 0))
     sys.stdout.flush()
 
 
@@ -126,13 +140,16 @@ def main():
                         for variant in variants[shift:] + variants[:shift]:
                             pid, base, key = gateways[variant]
                             pids = children(pid)
-                            before = cpu_seconds(pids)
+                            before = thread_cpu(pids)
                             r = run_load(load, args.bin, tmp, variant, base, mode, connections, args.seconds, key)
                             # The ledger and the access log write a run's last rows after it: their
                             # CPU counts too (a ledger that fell behind the load would otherwise
                             # look free).
                             time.sleep(2 * LEDGER_FLUSH_MS / 1000)
-                            r["cpu"] = (cpu_seconds(pids) - before) * 1e6 / r["requests"]
+                            after = thread_cpu(pids)
+                            r["threads"] = {name: [t - b for t, b in zip(times, before.get(name, [0.0, 0.0]))]
+                                            for name, times in after.items()}
+                            r["cpu"] = sum(sum(t) for t in r["threads"].values()) * 1e6 / r["requests"]
                             runs[(load, variant)].append(r)
                 for load in loads:
                     report(runs, load, mode, connections, variants, args.rounds)

@@ -132,20 +132,28 @@ def wait_port(port, seconds=10):
     raise RuntimeError("nothing listens on %d" % port)
 
 
-def cpu_split(pids):
-    """(user, system) CPU seconds of every thread of `pids`."""
-    user = system = 0.0
+def thread_cpu(pids):
+    """{thread name: [user, system] CPU seconds} over every thread of `pids`."""
+    cpu = {}
     for pid in pids:
         for task in os.listdir("/proc/%d/task" % pid):
-            with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            user += int(fields[11]) / os.sysconf("SC_CLK_TCK")
-            system += int(fields[12]) / os.sysconf("SC_CLK_TCK")
-    return user, system
+            try:
+                with open("/proc/%d/task/%s/comm" % (pid, task)) as f:
+                    name = f.read().strip()
+                with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # a thread that ended between the listing and the read
+            times = cpu.setdefault(name, [0.0, 0.0])
+            times[0] += int(fields[11]) / os.sysconf("SC_CLK_TCK")
+            times[1] += int(fields[12]) / os.sysconf("SC_CLK_TCK")
+    return cpu
 
 
-def cpu_seconds(pids):
-    return sum(cpu_split(pids))
+def cpu_split(pids):
+    """(user, system) CPU seconds of every thread of `pids`."""
+    threads = thread_cpu(pids).values()
+    return sum(t[0] for t in threads), sum(t[1] for t in threads)
 
 
 def core_busy_seconds(core):
