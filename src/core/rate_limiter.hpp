@@ -111,10 +111,9 @@ class RateLimitHeaders {
   // The same fields, their values viewing the lines and their names constant text.
   [[nodiscard]] std::vector<Field> fields() const;
 
+ private:
   // The longest text the constructor writes, and what its copies may write past that end.
   static constexpr std::size_t kTextSize = 512;
-
- private:
   // Written before they are viewed, and not cleared first: on every response.
   std::array<char, kTextSize> text_;
   std::size_t size_ = 0;
