@@ -29,20 +29,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import (create_unlimited_key, free_port, run_bench, run_wrk, stop_all,  # noqa: E402
-                              wait_port, write_upstream)
-
-
-def cpu_split(pid):
-    """User and system CPU seconds of every thread of `pid`."""
-    user = system = 0
-    for task in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/stat" % (pid, task)) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        user += int(fields[11])
-        system += int(fields[12])
-    tick = os.sysconf("SC_CLK_TCK")
-    return user / tick, system / tick
+from gateway_overhead import (cpu_split, create_unlimited_key, free_port, run_bench, run_wrk,  # noqa: E402
+                              stop_all, wait_port, write_upstream)
 
 
 MASTER = "bench-master-key-0123456789"
@@ -116,7 +104,7 @@ def main():
             for r in range(args.rounds):
                 for name in (("baseline", "candidate") if r % 2 == 0 else ("candidate", "baseline")):
                     pid, port, key = gateways[name]
-                    user0, system0 = cpu_split(pid)
+                    user0, system0 = cpu_split([pid])
                     if args.load == "bench":
                         w = run_bench(args.client or args.baseline, "http://127.0.0.1:%d/v1" % port, body["model"], mode,
                                       args.connections, args.seconds, key)
@@ -124,7 +112,7 @@ def main():
                         w = run_wrk("http://127.0.0.1:%d" % port, scripts[name], args.connections, args.seconds)
                     if args.auth:
                         time.sleep(2 * LEDGER_FLUSH_MS / 1000)
-                    user1, system1 = cpu_split(pid)
+                    user1, system1 = cpu_split([pid])
                     n = w["requests"]
                     runs[name].append({"user": (user1 - user0) * 1e6 / n, "system": (system1 - system0) * 1e6 / n,
                                        "rps": w["rps"], "p50": w["p50"], "p99": w["p99"]})

@@ -102,10 +102,15 @@ constexpr std::array<std::array<std::string_view, 3>, 2> kNames{{
     {"x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"},
 }};
 
-// The longest piece of a template: CRLF, the requests' reset line (a name of 26 bytes, ": ", at
-// most 24 for the duration, CRLF), the tokens' limit line (24, ": ", 20 digits, CRLF) and the
-// remaining tokens' name and ": " (30): 134 bytes, rounded up to whole vector stores.
+// The longest first piece: the requests' limit line and the remaining requests' name.
+constexpr std::size_t kLongestFirstPiece = kNames[0][0].size() + 2 + kDecimalBound + 2 + kNames[0][1].size() + 2;
+// The longest piece between two counts: CRLF, the requests' reset line, the tokens' limit line and
+// the remaining tokens' name (the one after the last count, a reset line, is shorter).
+constexpr std::size_t kLongestPiece = 2 + kNames[0][2].size() + 2 + kResetBound + 2 + kNames[1][0].size() + 2 +
+                                      kDecimalBound + 2 + kNames[1][1].size() + 2;
+// Rounded up to whole vector stores.
 constexpr std::size_t kPieceSize = 160;
+static_assert(kLongestPiece <= kPieceSize && kLongestFirstPiece <= kLongestPiece);
 
 // Whether two limits print the same but for their remaining count.
 bool same_but_remaining(const std::optional<Quota>& a, const std::optional<Quota>& b) {
@@ -122,18 +127,17 @@ struct Template {
     std::array<char, kPieceSize> text{};
     std::size_t size = 0;
   };
-  bool built = false;
+  // As built, or as it starts: no limits and an empty first piece, which is right for none.
   std::optional<Quota> requests;  // their remaining counts are not in the pieces
   std::optional<Quota> tokens;
   std::array<Piece, 3> pieces{};  // before the first count, between the two, after the last
   std::size_t counts = 0;         // a count after each piece but the last
 
   [[nodiscard]] bool fits(const std::optional<Quota>& r, const std::optional<Quota>& t) const {
-    return built && same_but_remaining(requests, r) && same_but_remaining(tokens, t);
+    return same_but_remaining(requests, r) && same_but_remaining(tokens, t);
   }
 
   void build(const std::optional<Quota>& r, const std::optional<Quota>& t) {
-    built = true;
     requests = r;
     tokens = t;
     counts = 0;
@@ -185,7 +189,8 @@ RateLimitHeaders::RateLimitHeaders(const std::optional<Quota>& requests, const s
   if (tokens) {
     remaining[n++] = tokens->remaining;
   }
-  // At most 82 + 20 + 134 + 20 bytes before the last piece's copy of 160: within kTextSize.
+  static_assert(kLongestFirstPiece + kDecimalBound + kLongestPiece + kDecimalBound + kPieceSize <= kTextSize,
+                "the last piece's whole copy must fit");
   char* out = text_.data();
   for (std::size_t i = 0;; ++i) {
     std::memcpy(out, t.pieces[i].text.data(), kPieceSize);
@@ -228,7 +233,7 @@ HeaderList rate_limit_headers(const Admission& admission) {
 }
 
 std::string format_reset(std::chrono::milliseconds duration) {
-  char text[24];
+  char text[kResetBound];
   return std::string(text, write_reset(text, duration));
 }
 
@@ -253,7 +258,7 @@ char* write_reset(char* out, std::chrono::milliseconds duration) {
   }
   // Seconds with up to three decimals and no trailing zeros: 1.5s, 47.62s, 6m0s.
   if (ms >= 60'000) {
-    out = write_decimal(out, ms / 60'000);  // at most 15 digits, in the 24 bytes' first 20
+    out = write_decimal(out, ms / 60'000);  // at most 15 digits, in kResetBound's first 20
     *out++ = 'm';
   }
   const std::int64_t part = ms % 60'000;

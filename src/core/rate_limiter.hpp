@@ -123,7 +123,9 @@ HeaderList rate_limit_headers(const Admission& admission);
 
 // "20ms", "1.5s", "6m0s": the duration format of OpenAI's and Groq's reset headers.
 std::string format_reset(std::chrono::milliseconds duration);
-// The same into `out`, which has room for 24 characters; returns the end.
+// The most write_reset writes.
+inline constexpr std::size_t kResetBound = 24;
+// The same into `out`, which has room for kResetBound characters; returns the end.
 char* write_reset(char* out, std::chrono::milliseconds duration);
 // The inverse, also taking "1h2m3.5s" and plain seconds ("7.66"); nullopt for anything else.
 std::optional<std::chrono::milliseconds> parse_reset(std::string_view text);

@@ -43,7 +43,7 @@ bool matches(std::string_view presented, const KeyHash& stored) {
 // `keys`, the snapshot the thread holds while it and the number match.
 struct LastKey {
   std::uint64_t generation = 0;
-  const void* keys = nullptr;
+  const void* keys = nullptr;  // only compared: the snapshot's own type is KeyCache's
   std::array<char, kKeyLength> key{};
   const std::shared_ptr<const KeyRecord>* record = nullptr;
 };
