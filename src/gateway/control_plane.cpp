@@ -119,7 +119,7 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
     return model_not_allowed(key, model);
   }
   if (key.settings.budget_usd) {
-    const double spent = ledger_.spend(key.id, key.settings.budget_period);
+    const double spent = spend_of(key).in(key.settings.budget_period);
     if (spent >= *key.settings.budget_usd) {
       return over_budget(key, spent);
     }
@@ -144,6 +144,18 @@ std::variant<Ticket, Refusal> ControlPlane::admit(std::shared_ptr<const KeyRecor
     return std::move(*refusal);
   }
   return ticket;
+}
+
+KeySpend& ControlPlane::spend_of(const KeyRecord& key) {
+  if (key.state == nullptr) {
+    return ledger_.slot(key.id);
+  }
+  if (KeySpend* spend = key.state->spend.load(std::memory_order_acquire)) {
+    return *spend;
+  }
+  KeySpend& spend = ledger_.slot(key.id);
+  key.state->spend.store(&spend, std::memory_order_release);
+  return spend;
 }
 
 std::string ControlPlane::bucket(const KeyRecord& key, std::string_view model) {

@@ -83,14 +83,18 @@ class ControlPlane {
   // Whether `authorization` is "Bearer <master key>" (compared in constant time).
   [[nodiscard]] bool is_master(std::string_view authorization) const;
 
-  // Queues the request's ledger row (its cost counts against the key's budget at once).
-  void record(const LedgerRow& row) { ledger_.append(row); }
+  // Queues the request's ledger row (its cost counts against the key's budget at once); `key` is
+  // the row's.
+  void record(const LedgerRow& row, const KeyRecord& key) { ledger_.append(row, &spend_of(key)); }
 
   KeyStore& store() { return store_; }
   KeyCache& cache() { return cache_; }
   Ledger& ledger() { return ledger_; }
 
  private:
+  // The key's slot in the ledger, looked up once per key and kept in its state.
+  KeySpend& spend_of(const KeyRecord& key);
+
   AuthConfig config_;
   bool shared_state_;
   KeyHash master_hash_;

@@ -16,9 +16,13 @@
 
 namespace infergate::gateway {
 
+class KeySpend;
+
 class KeyState {
  public:
   std::atomic<std::int64_t> parallel{0};
+  // The key's slot in the ledger (Ledger::slot), once a request of it needed one.
+  std::atomic<KeySpend*> spend{nullptr};
 
   // Counts one request of `tokens` against `model`'s window when `limits` allow it; `window` is
   // set to the counters to reconcile with (they live as long as this state).

@@ -80,7 +80,6 @@ Ledger::Ledger(const std::string& db, std::string journal, std::chrono::millisec
       std::make_unique<Statement>(writer_,
                                   "INSERT INTO ledger_key_total VALUES (?1, ?2) ON CONFLICT (key_id) DO UPDATE SET"
                                   " cost_usd = cost_usd + excluded.cost_usd");
-  spend_ = std::make_unique<const Spend>();
   refresh_spend();
   thread_ = std::thread([this] {
     become_background_thread("ig-ledger");
@@ -195,7 +194,7 @@ void Ledger::Batch::clear() {
   last = nullptr;
 }
 
-void Ledger::append(const LedgerRow& row) {
+void Ledger::append(const LedgerRow& row, KeySpend* spend) {
   const std::lock_guard lock(queue_mutex_);
   if (queue_.empty() || queue_.back().rows >= kBatchRows) {
     if (spare_.empty()) {
@@ -208,12 +207,21 @@ void Ledger::append(const LedgerRow& row) {
   queue_.back().queue(row);
   ++rows_appended_;
   if (row.cost_usd > 0) {
-    if (auto it = queued_cost_.find(row.key_id); it != queued_cost_.end()) {
-      it->second += row.cost_usd;
-    } else {
-      queued_cost_.emplace(row.key_id, row.cost_usd);
-    }
+    (spend != nullptr ? *spend : slot_locked(row.key_id)).add_unsaved(row.cost_usd);
   }
+}
+
+KeySpend& Ledger::slot(std::string_view key_id) {
+  const std::lock_guard lock(queue_mutex_);
+  return slot_locked(key_id);
+}
+
+KeySpend& Ledger::slot_locked(std::string_view key_id) {
+  auto it = spend_.find(key_id);
+  if (it == spend_.end()) {
+    it = spend_.emplace(std::string(key_id), std::make_unique<KeySpend>()).first;
+  }
+  return *it->second;
 }
 
 void Ledger::loop() {
@@ -277,18 +285,14 @@ void Ledger::counted_on_disk(const Batch& batch, std::int64_t number) {
     }
   }
   const std::lock_guard lock(queue_mutex_);
-  if (number <= spend_->batches) {
+  if (number <= spend_batches_) {
     // A refresh between the commit and now read this batch in the sums already.
-    forget(*written);
+    for (const auto& [key, cost] : written->cost) {
+      slot_locked(key).add_unsaved(-cost);
+    }
     return;
   }
   written_.push_back(std::move(written));
-}
-
-void Ledger::forget(const WrittenBatch& batch) {
-  for (const auto& [key, cost] : batch.cost) {
-    queued_cost_[key] -= cost;
-  }
 }
 
 std::int64_t Ledger::write(Batch& batch) {
@@ -432,7 +436,8 @@ std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
 
 void Ledger::refresh_spend() {
   const std::string today = utc_day(day_of(now_ms()));
-  auto next = std::make_unique<Spend>();
+  std::int64_t batches = 0;
+  std::unordered_map<std::string, PeriodSums, TextHash, std::equal_to<>> sums;
   {
     const std::lock_guard lock(reader_mutex_);
     // One read transaction: the sums and the batch count agree.
@@ -441,21 +446,21 @@ void Ledger::refresh_spend() {
       {
         Statement state(reader_, "SELECT batches FROM ledger_journal");
         state.step();
-        next->batches = state.integer(0).value_or(0);
+        batches = state.integer(0).value_or(0);
       }
-      auto sums = [&](const std::string& since, CostByKey& out) {
+      auto read = [&](const std::string& since, double PeriodSums::*period) {
         Statement s(reader_,
                     "SELECT key_id, sum(cost_usd) FROM ledger_daily WHERE day >= ?1 AND cost_usd > 0 GROUP BY key_id");
         s.bind(1, since);
         while (s.step()) {
-          out[s.text(0)] = s.real(1).value_or(0);
+          sums[s.text(0)].*period = s.real(1).value_or(0);
         }
       };
-      sums(today, next->day);
-      sums(today.substr(0, 8) + "01", next->month);
+      read(today, &PeriodSums::day);
+      read(today.substr(0, 8) + "01", &PeriodSums::month);
       Statement totals(reader_, "SELECT key_id, cost_usd FROM ledger_key_total WHERE cost_usd > 0");
       while (totals.step()) {
-        next->total[totals.text(0)] = totals.real(1).value_or(0);
+        sums[totals.text(0)].total = totals.real(1).value_or(0);
       }
     } catch (...) {
       reader_.exec("ROLLBACK");
@@ -463,18 +468,29 @@ void Ledger::refresh_spend() {
     }
     reader_.exec("COMMIT");
   }
-  // The snapshot and the costs it now holds change together, under the lock spend() reads both by.
-  // The old one is let go after the lock (declared before it).
-  std::unique_ptr<const Spend> previous;
+  // The written costs these sums now hold leave each key's unsaved cost in the same change that
+  // brings in the sums: a budget check never counts them twice, nor not at all.
+  CostByKey counted;
   const std::lock_guard queue_lock(queue_mutex_);
   std::erase_if(written_, [&](const std::shared_ptr<const WrittenBatch>& batch) {
-    if (batch->number > next->batches) {
+    if (batch->number > batches) {
       return false;
     }
-    forget(*batch);
+    for (const auto& [key, cost] : batch->cost) {
+      counted[key] += cost;
+    }
     return true;
   });
-  previous = std::exchange(spend_, std::move(next));
+  for (const auto& [key, period_sums] : sums) {
+    slot_locked(key);  // a key that spent through another replica
+  }
+  for (auto& [key, key_spend] : spend_) {
+    const auto found = sums.find(key);
+    const auto taken = counted.find(key);
+    key_spend->refresh(found == sums.end() ? PeriodSums{} : found->second,
+                       taken == counted.end() ? 0.0 : -taken->second);
+  }
+  spend_batches_ = batches;
 }
 
 LedgerStats Ledger::stats() const {
@@ -483,17 +499,10 @@ LedgerStats Ledger::stats() const {
   return LedgerStats{written, rows_appended_ - written, write_failures_.load(std::memory_order_relaxed)};
 }
 
-double Ledger::spend(const std::string& key_id, BudgetPeriod period) const {
+double Ledger::spend(std::string_view key_id, BudgetPeriod period) const {
   const std::lock_guard lock(queue_mutex_);
-  const auto& map = period == BudgetPeriod::day     ? spend_->day
-                    : period == BudgetPeriod::month ? spend_->month
-                                                    : spend_->total;
-  const auto it = map.find(key_id);
-  double total = it == map.end() ? 0.0 : it->second;
-  if (const auto queued = queued_cost_.find(key_id); queued != queued_cost_.end()) {
-    total += queued->second;
-  }
-  return total;
+  const auto it = spend_.find(key_id);
+  return it == spend_.end() ? 0.0 : it->second->in(period);
 }
 
 }  // namespace infergate::gateway

@@ -25,6 +25,7 @@
 #include "core/text_hash.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_record.hpp"
+#include "gateway/key_spend.hpp"
 #include "gateway/ledger_row.hpp"
 #include "gateway/packed_rows.hpp"
 #include "gateway/sqlite_db.hpp"
@@ -58,8 +59,9 @@ class Ledger {
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
 
-  // Queues a row; never waits for the disk.
-  void append(const LedgerRow& row);
+  // Queues a row; never waits for the disk. `spend`: the row's key's slot (slot(row.key_id)), when
+  // the caller holds it.
+  void append(const LedgerRow& row, KeySpend* spend = nullptr);
   // Writes every queued row now.
   void flush();
 
@@ -68,8 +70,10 @@ class Ledger {
 
   // What `key_id` spent in the budget period that contains now: the sums as of the last
   // refresh_spend(), plus this process's rows those sums lack (queued, or written since): exact
-  // for the rows of this process.
-  [[nodiscard]] double spend(const std::string& key_id, BudgetPeriod period) const;
+  // for the rows of this process. slot(key_id).in(period) is the same without a lookup.
+  [[nodiscard]] double spend(std::string_view key_id, BudgetPeriod period) const;
+  // The key's spending, which stays at this address as long as the ledger.
+  KeySpend& slot(std::string_view key_id);
   // Reads each key's spending per period from the sums (the key cache's thread calls it).
   void refresh_spend();
 
@@ -78,12 +82,6 @@ class Ledger {
 
  private:
   using CostByKey = std::unordered_map<std::string, double, TextHash, std::equal_to<>>;
-  struct Spend {
-    CostByKey day;
-    CostByKey month;
-    CostByKey total;
-    std::int64_t batches = 0;  // the sums hold the batches numbered up to this one
-  };
   struct Sums {
     std::int64_t requests = 0;
     std::int64_t prompt_tokens = 0;
@@ -148,7 +146,7 @@ class Ledger {
     // Empty, its line buffer's capacity kept.
     void clear();
   };
-  // Costs written that the spend snapshot does not hold yet: they stay counted from the queue
+  // Costs written that the slots' sums do not hold yet: they stay in their keys' unsaved cost
   // until a refresh has read the sums as of batch `number` or later.
   struct WrittenBatch {
     std::int64_t number = 0;
@@ -158,8 +156,8 @@ class Ledger {
   // sums are carried over once, and the table is kept under another name.
   void carry_over_row_table();
   void loop();
-  // Takes a counted batch's costs out of queued_cost_ (queue_mutex_ held).
-  void forget(const WrittenBatch& batch);
+  // slot() with queue_mutex_ held.
+  KeySpend& slot_locked(std::string_view key_id);
   // Formats the batch's queued rows, appends its lines to the journal and adds its sums to those
   // on disk in one transaction; returns the batch's number.
   std::int64_t write(Batch& batch);
@@ -187,13 +185,14 @@ class Ledger {
   std::vector<Batch> queue_;  // the last one fills; the next begins when its lines pass a size
   std::vector<Batch> spare_;  // written and emptied, for the queue to fill again
   std::uint64_t rows_appended_ = 0;
-  CostByKey queued_cost_;                                     // per key, rows the spend snapshot lacks
-  std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of those, the ones on disk, oldest first
+  // Per key; a slot's unsaved cost is that of the rows the sums it holds lack.
+  std::unordered_map<std::string, std::unique_ptr<KeySpend>, TextHash, std::equal_to<>> spend_;
+  std::int64_t spend_batches_ = 0;  // the slots' sums hold the batches numbered up to this one
+  std::vector<std::shared_ptr<const WrittenBatch>> written_;  // of the unsaved rows, those on disk, oldest first
   std::mutex write_mutex_;                                    // one flush at a time
   std::vector<Batch> writing_;                                // the batches of the flush in progress
   std::condition_variable wake_;
   bool stopping_ = false;
-  std::unique_ptr<const Spend> spend_;  // under queue_mutex_, read in place: no count of references to keep
   std::atomic<std::uint64_t> rows_written_{0};
   std::atomic<std::uint64_t> write_failures_{0};
   std::thread thread_;

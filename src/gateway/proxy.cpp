@@ -795,7 +795,7 @@ void Proxy::finish(Context& ctx) {
       row.ttft_ms = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e6;
     }
     row.duration_ms = static_cast<double>(now - ctx.received_ns) / 1e6;
-    control_->record(row);
+    control_->record(row, *ctx.key);
   }
   RequestObservation o;
   o.route = ctx.requested;

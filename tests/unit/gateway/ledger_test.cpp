@@ -381,6 +381,27 @@ TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
   EXPECT_DOUBLE_EQ(ledger.spend("nobody", BudgetPeriod::total), 0.0);
 }
 
+// The slot a caller keeps for a key (the proxy's, in the key's state) reads what spend() reads,
+// whether the caller hands it to append or the ledger finds it by the row's key.
+TEST_F(LedgerTest, AKeysSlotStaysPutAndReadsWhatSpendReads) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  KeySpend& a = ledger.slot("a");
+  ledger.append(row("a", "m", 1, 1, 2.0), &a);
+  ledger.append(row("a", "m", 1, 1, 3.0));
+  ledger.append(row("b", "m", 1, 1, 7.0));
+  EXPECT_EQ(&ledger.slot("a"), &a);
+  EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::day), 5.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("b").in(BudgetPeriod::month), 7.0);
+  ledger.flush();
+  EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::total), 5.0);
+  ledger.refresh_spend();
+  EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::total), 5.0);
+  ledger.append(row("a", "m", 1, 1, 1.0), &a);
+  EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::day), 6.0);
+  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 6.0);
+  EXPECT_EQ(&ledger.slot("a"), &a);
+}
+
 TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
   Ledger a(path, journal, std::chrono::hours(1));
   Ledger b(path, journal, std::chrono::hours(1));
