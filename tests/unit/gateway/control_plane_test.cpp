@@ -103,6 +103,15 @@ TEST_F(ControlPlaneTest, RpmAndTpmCountPerModelAcrossRefreshesAndSettleToRealUse
   auto other = control.admit(again(control), "gemma", 900);  // another model has its own window
   ASSERT_TRUE(std::holds_alternative<Ticket>(other));
   EXPECT_EQ(std::get<Ticket>(other).requests()->remaining, 2);
+  // Back to the first model: its window again, not the one used last.
+  auto c = control.admit(again(control), "llama", 100);
+  ASSERT_TRUE(std::holds_alternative<Ticket>(c));
+  EXPECT_EQ(std::get<Ticket>(c).requests()->remaining, 0);
+  EXPECT_EQ(std::get<Ticket>(c).tokens()->remaining, 200);
+  auto d = control.admit(again(control), "gemma", 50);
+  ASSERT_TRUE(std::holds_alternative<Ticket>(d));
+  EXPECT_EQ(std::get<Ticket>(d).requests()->remaining, 1);
+  EXPECT_EQ(std::get<Ticket>(d).tokens()->remaining, 50);
 }
 
 TEST_F(ControlPlaneTest, AKeyWithoutRateLimitsReportsNone) {
