@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/background_thread.hpp"
+#include "core/repeated_json_fields.hpp"
 #include "core/text_writer.hpp"
 
 namespace infergate::gateway {
@@ -31,12 +32,14 @@ void write_optional(TextWriter& w, const std::optional<double>& value) {
 // through a JSON DOM, a format string or a string append per piece: this runs once per request on
 // an I/O thread.
 std::string_view access_line(const AccessRecord& r) {
-  std::size_t bound = kRecordFrame + 7 * kDecimalBound + 3 * kFixedBound;
-  for (const std::string_view text :
-       {r.request_id, r.key_id, r.method, r.path, r.model, r.upstream_model, r.provider, r.error}) {
+  // Requests mostly repeat the route of the one before.
+  thread_local RepeatedJsonFields<5> route_fields({"method", "path", "model", "upstream_model", "provider"});
+  const std::string_view route = route_fields.text({r.method, r.path, r.model, r.upstream_model, r.provider});
+  std::size_t bound = kRecordFrame + route.size() + 7 * kDecimalBound + 3 * kFixedBound;
+  for (const std::string_view text : {r.request_id, r.key_id, r.error}) {
     bound += json_string_bound(text.size());
   }
-  return write_scratch(bound, [&r](TextWriter& w) {
+  return write_scratch(bound, [&r, route](TextWriter& w) {
     w.literal(R"({"ts_ms":)");
     w.decimal(r.ts_ms);
     w.literal(R"(,"request_id":)");
@@ -45,16 +48,7 @@ std::string_view access_line(const AccessRecord& r) {
       w.literal(R"(,"key_id":)");
       w.json_string(r.key_id);
     }
-    w.literal(R"(,"method":)");
-    w.json_string(r.method);
-    w.literal(R"(,"path":)");
-    w.json_string(r.path);
-    w.literal(R"(,"model":)");
-    w.json_string(r.model);
-    w.literal(R"(,"upstream_model":)");
-    w.json_string(r.upstream_model);
-    w.literal(R"(,"provider":)");
-    w.json_string(r.provider);
+    w.text(route);
     w.literal(R"(,"status":)");
     w.decimal(r.status);
     w.literal(R"(,"attempts":)");

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/repeated_json_fields.hpp"
 #include "core/text_writer.hpp"
 
 namespace infergate::gateway {
@@ -23,50 +24,13 @@ namespace {
 // The field names and punctuation of a line take fewer bytes than this.
 constexpr std::size_t kLineFrame = 256;
 
-// The fields from "key_id" to "provider", as the line before wrote them: a batch's rows come
-// mostly from a few keys and routes, and comparing four short texts costs a fraction of escaping
-// them again.
-class NamesField {
- public:
-  std::string_view text_for(const LedgerRow& r) {
-    if (text_.empty() || r.key_id != key_id_ || r.model != model_ || r.upstream_model != upstream_model_ ||
-        r.provider != provider_) {
-      key_id_.assign(r.key_id);
-      model_.assign(r.model);
-      upstream_model_.assign(r.upstream_model);
-      provider_.assign(r.provider);
-      std::size_t bound = kLineFrame;
-      for (const std::string_view name : {r.key_id, r.model, r.upstream_model, r.provider}) {
-        bound += json_string_bound(name.size());
-      }
-      text_.assign(write_scratch(bound, [&r](TextWriter& w) {
-        w.literal(R"(,"key_id":)");
-        w.json_string(r.key_id);
-        w.literal(R"(,"model":)");
-        w.json_string(r.model);
-        w.literal(R"(,"upstream_model":)");
-        w.json_string(r.upstream_model);
-        w.literal(R"(,"provider":)");
-        w.json_string(r.provider);
-      }));
-    }
-    return text_;
-  }
-
- private:
-  std::string key_id_;
-  std::string model_;
-  std::string upstream_model_;
-  std::string provider_;
-  std::string text_;
-};
-
 }  // namespace
 
 // Formatted by hand, as the access log's lines are: a batch formats thousands of them.
 std::string_view journal_line(const LedgerRow& r) {
-  thread_local NamesField names_field;
-  const std::string_view names = names_field.text_for(r);
+  // A batch's rows come mostly from a few keys and routes.
+  thread_local RepeatedJsonFields<4> names_fields({"key_id", "model", "upstream_model", "provider"});
+  const std::string_view names = names_fields.text({r.key_id, r.model, r.upstream_model, r.provider});
   std::size_t bound = kLineFrame + names.size() + 4 * kDecimalBound + kShortestBound + 2 * kFixedBound;
   for (const std::string_view text : {r.request_id, r.token_source}) {
     bound += json_string_bound(text.size());
