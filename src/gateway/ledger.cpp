@@ -481,8 +481,8 @@ void Ledger::refresh_spend() {
     }
     return true;
   });
-  for (const auto& [key, period_sums] : sums) {
-    slot_locked(key);  // a key that spent through another replica
+  for (const auto& entry : sums) {
+    slot_locked(entry.first);  // a key that spent through another replica
   }
   for (auto& [key, key_spend] : spend_) {
     const auto found = sums.find(key);
@@ -497,12 +497,6 @@ LedgerStats Ledger::stats() const {
   const std::lock_guard lock(queue_mutex_);
   const std::uint64_t written = rows_written_.load(std::memory_order_relaxed);
   return LedgerStats{written, rows_appended_ - written, write_failures_.load(std::memory_order_relaxed)};
-}
-
-double Ledger::spend(std::string_view key_id, BudgetPeriod period) const {
-  const std::lock_guard lock(queue_mutex_);
-  const auto it = spend_.find(key_id);
-  return it == spend_.end() ? 0.0 : it->second->in(period);
 }
 
 }  // namespace infergate::gateway

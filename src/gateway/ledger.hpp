@@ -68,11 +68,9 @@ class Ledger {
   // Aggregates by key, model and UTC day; `key_id` empty: every key.
   std::vector<UsageGroup> usage(const std::string& key_id);
 
-  // What `key_id` spent in the budget period that contains now: the sums as of the last
-  // refresh_spend(), plus this process's rows those sums lack (queued, or written since): exact
-  // for the rows of this process. slot(key_id).in(period) is the same without a lookup.
-  [[nodiscard]] double spend(std::string_view key_id, BudgetPeriod period) const;
-  // The key's spending, which stays at this address as long as the ledger.
+  // What `key_id` spends, at an address that stays as long as the ledger: in(period) is the sums
+  // as of the last refresh_spend() plus this process's rows those sums lack (queued, or written
+  // since), exact for the rows of this process.
   KeySpend& slot(std::string_view key_id);
   // Reads each key's spending per period from the sums (the key cache's thread calls it).
   void refresh_spend();

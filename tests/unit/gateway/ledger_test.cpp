@@ -227,7 +227,7 @@ TEST_F(LedgerTest, RowsAWriterAppendedButDidNotLiveToCountAreCountedByTheNextWri
   EXPECT_EQ(next.usage("k")[0].requests, 4);
   EXPECT_EQ(next.usage("k")[0].prompt_tokens, 116);
   next.refresh_spend();
-  EXPECT_DOUBLE_EQ(next.spend("k", BudgetPeriod::total), 5111.0);
+  EXPECT_DOUBLE_EQ(next.slot("k").in(BudgetPeriod::total), 5111.0);
   const auto rows = journal_rows();  // the half line is gone: every line parses
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows.back().prompt_tokens, 5);
@@ -260,7 +260,7 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   EXPECT_EQ(stats.rows_queued, 1u);
   EXPECT_EQ(stats.write_failures, 1u);
   EXPECT_TRUE(ledger.usage("k").empty());
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2.0);
   std::filesystem::create_directories(dir / "not-yet");
   ledger.flush();
   EXPECT_EQ(ledger.rows_written(), 1u);
@@ -271,7 +271,7 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   ASSERT_EQ(ledger.usage("k").size(), 1u);
   EXPECT_EQ(ledger.usage("k")[0].requests, 1);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2.0);
 }
 
 TEST_F(LedgerTest, RowsAFailedWriteCouldNotCutBackOffTheJournalAreCountedOnceAndNotQueuedAgain) {
@@ -293,7 +293,7 @@ TEST_F(LedgerTest, RowsAFailedWriteCouldNotCutBackOffTheJournalAreCountedOnceAnd
   EXPECT_EQ(ledger.usage("k")[0].requests, 1);
   EXPECT_EQ(ledger.stats().rows_queued, 0u);
   EXPECT_EQ(ledger.stats().write_failures, 1u);
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 111.0);
 
   db.exec("DROP TRIGGER refuse");
   ledger.flush();  // nothing new to write: the next interval counts what the journal holds
@@ -306,9 +306,9 @@ TEST_F(LedgerTest, RowsAFailedWriteCouldNotCutBackOffTheJournalAreCountedOnceAnd
   ASSERT_EQ(ledger.usage("k").size(), 1u);
   EXPECT_EQ(ledger.usage("k")[0].requests, 4);
   EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 1111);
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 1111.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 1111.0);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 1111.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 1111.0);
 }
 
 TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotInTheJournal) {
@@ -335,7 +335,7 @@ TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotI
     std::signal(SIGXFSZ, old_handler);
   }
   EXPECT_EQ(ledger.stats().rows_queued, 1u);
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 111.0);
 
   ASSERT_TRUE(set_append_only(journal, false));  // the next write cuts the half line off
   ledger.flush();
@@ -348,7 +348,7 @@ TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotI
   EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 111);
   EXPECT_EQ(ledger.stats().rows_queued, 0u);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::total), 111.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 111.0);
 }
 
 TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
@@ -361,9 +361,9 @@ TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
   other.append(row("k", "m", 1, 1, 0.5));
   other.flush();
   EXPECT_EQ(ledger.rows_written(), 2500u);
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2500.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2500.0);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("k", BudgetPeriod::day), 2500.5);
+  EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2500.5);
   ASSERT_EQ(ledger.usage("k").size(), 1u);
   EXPECT_EQ(ledger.usage("k")[0].requests, 2501);
   EXPECT_EQ(journal_rows().size(), 2501u);
@@ -372,18 +372,18 @@ TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
 TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
   Ledger ledger(path, journal, std::chrono::hours(1));
   ledger.append(row("a", "m", 1, 1, 2.0));
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 2.0);
   ledger.flush();  // on disk, not yet in the snapshot
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 2.0);
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 2.0);
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::total), 2.0);
-  EXPECT_DOUBLE_EQ(ledger.spend("nobody", BudgetPeriod::total), 0.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::total), 2.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("nobody").in(BudgetPeriod::total), 0.0);
 }
 
-// The slot a caller keeps for a key (the proxy's, in the key's state) reads what spend() reads,
-// whether the caller hands it to append or the ledger finds it by the row's key.
-TEST_F(LedgerTest, AKeysSlotStaysPutAndReadsWhatSpendReads) {
+// The slot a caller keeps for a key (the proxy's, in the key's state) stays where it is, and counts
+// a row whether the caller hands it to append or the ledger finds it by the row's key.
+TEST_F(LedgerTest, AKeysSlotStaysPutAndCountsRowsHandedWithOrWithoutIt) {
   Ledger ledger(path, journal, std::chrono::hours(1));
   KeySpend& a = ledger.slot("a");
   ledger.append(row("a", "m", 1, 1, 2.0), &a);
@@ -398,7 +398,7 @@ TEST_F(LedgerTest, AKeysSlotStaysPutAndReadsWhatSpendReads) {
   EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::total), 5.0);
   ledger.append(row("a", "m", 1, 1, 1.0), &a);
   EXPECT_DOUBLE_EQ(a.in(BudgetPeriod::day), 6.0);
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 6.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 6.0);
   EXPECT_EQ(&ledger.slot("a"), &a);
 }
 
@@ -416,29 +416,29 @@ TEST_F(LedgerTest, ReplicasSharingTheFileCountEveryRowOnce) {
   a.flush();
   b.append(row("k", "m", 1, 1, 1000.0));
   b.flush();
-  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::total), 5101.0);  // its own, before any refresh
+  EXPECT_DOUBLE_EQ(a.slot("k").in(BudgetPeriod::total), 5101.0);  // its own, before any refresh
   a.refresh_spend();
   b.refresh_spend();
   for (Ledger* ledger : {&a, &b}) {
-    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::total), 6111.0);
-    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::month), 1111.0);
-    EXPECT_DOUBLE_EQ(ledger->spend("k", BudgetPeriod::day), 1111.0);
+    EXPECT_DOUBLE_EQ(ledger->slot("k").in(BudgetPeriod::total), 6111.0);
+    EXPECT_DOUBLE_EQ(ledger->slot("k").in(BudgetPeriod::month), 1111.0);
+    EXPECT_DOUBLE_EQ(ledger->slot("k").in(BudgetPeriod::day), 1111.0);
   }
   // Written, queued and refreshed again: still once each.
   a.append(row("k", "m", 1, 1, 10000.0));
   a.flush();
   a.append(row("k", "m", 1, 1, 100000.0));
   b.refresh_spend();
-  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
-  EXPECT_DOUBLE_EQ(b.spend("k", BudgetPeriod::day), 11111.0);
+  EXPECT_DOUBLE_EQ(a.slot("k").in(BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(b.slot("k").in(BudgetPeriod::day), 11111.0);
   a.refresh_spend();
   a.refresh_spend();
-  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(a.slot("k").in(BudgetPeriod::day), 111111.0);
   a.flush();
   a.refresh_spend();
   b.refresh_spend();
-  EXPECT_DOUBLE_EQ(a.spend("k", BudgetPeriod::day), 111111.0);
-  EXPECT_DOUBLE_EQ(b.spend("k", BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(a.slot("k").in(BudgetPeriod::day), 111111.0);
+  EXPECT_DOUBLE_EQ(b.slot("k").in(BudgetPeriod::day), 111111.0);
 }
 
 TEST_F(LedgerTest, ARefreshTakesEachKeysSpendingFromTheSumsOnDisk) {
@@ -454,8 +454,8 @@ TEST_F(LedgerTest, ARefreshTakesEachKeysSpendingFromTheSumsOnDisk) {
   db.exec("UPDATE ledger_daily SET cost_usd = cost_usd * 2");
   db.exec("UPDATE ledger_key_total SET cost_usd = cost_usd * 2");
   own.refresh_spend();
-  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::total), 22.0);
-  EXPECT_DOUBLE_EQ(own.spend("k", BudgetPeriod::day), 22.0);
+  EXPECT_DOUBLE_EQ(own.slot("k").in(BudgetPeriod::total), 22.0);
+  EXPECT_DOUBLE_EQ(own.slot("k").in(BudgetPeriod::day), 22.0);
 }
 
 TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
@@ -464,9 +464,9 @@ TEST_F(LedgerTest, OldRowsCountOnlyInTheirPeriod) {
   ledger.append(row("a", "m", 1, 1, 1.0));
   ledger.flush();
   ledger.refresh_spend();
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 1.0);
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::month), 1.0);
-  EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::total), 6.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 1.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::month), 1.0);
+  EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::total), 6.0);
 }
 
 TEST_F(LedgerTest, DestructionWritesWhatIsQueuedAndTheBackgroundThreadWritesOnItsOwn) {
@@ -509,9 +509,9 @@ TEST_F(LedgerTest, TheRowsOfALedgerFromBeforeTheJournalAreCarriedOverOnce) {
     EXPECT_DOUBLE_EQ(a[0].cost_usd, 4.0);
     ASSERT_EQ(ledger.usage("b").size(), 1u);
     EXPECT_EQ(ledger.usage("b")[0].day, "1970-01-01");
-    EXPECT_DOUBLE_EQ(ledger.spend("a", BudgetPeriod::day), 4.0);
-    EXPECT_DOUBLE_EQ(ledger.spend("b", BudgetPeriod::total), 7.0);
-    EXPECT_DOUBLE_EQ(ledger.spend("b", BudgetPeriod::month), 0.0);
+    EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 4.0);
+    EXPECT_DOUBLE_EQ(ledger.slot("b").in(BudgetPeriod::total), 7.0);
+    EXPECT_DOUBLE_EQ(ledger.slot("b").in(BudgetPeriod::month), 0.0);
   }
   SqliteDb db(path, "the test's view of the key database");
   Statement kept(db, "SELECT count(*) FROM ledger_rows_before_journal");
