@@ -94,18 +94,26 @@ struct Framing {
 // can, not byte by byte through the table.
 std::size_t end_of_text(std::string_view s, std::size_t from) {
 #ifdef __SSE2__
-  const __m128i control_max = _mm_set1_epi8(0x1f);
-  const __m128i tab = _mm_set1_epi8('\t');
-  const __m128i del = _mm_set1_epi8(0x7f);
-  for (; from + 16 <= s.size(); from += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + from));
+  const auto stops_at = [](const char* p) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Unsigned x <= 0x1f is max(x, 0x1f) == 0x1f.
+    const __m128i control_max = _mm_set1_epi8(0x1f);
     const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(block, control_max), control_max);
-    const __m128i stops =
-        _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(block, tab), control), _mm_cmpeq_epi8(block, del));
-    if (const int mask = _mm_movemask_epi8(stops); mask != 0) {
-      return from + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+    const __m128i stops = _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\t')), control),
+                                       _mm_cmpeq_epi8(block, _mm_set1_epi8(0x7f)));
+    return static_cast<unsigned>(_mm_movemask_epi8(stops));
+  };
+  for (; from + 16 <= s.size(); from += 16) {
+    if (const unsigned mask = stops_at(s.data() + from); mask != 0) {
+      return from + static_cast<std::size_t>(__builtin_ctz(mask));
     }
+  }
+  // The last value of a head nearly always ends within 16 bytes of the head's end: those bytes
+  // are read as the head's last whole block, the ones already passed shifted out.
+  if (from < s.size() && s.size() >= 16) {
+    const std::size_t last = s.size() - 16;
+    const unsigned mask = stops_at(s.data() + last) >> (from - last);
+    return mask != 0 ? from + static_cast<std::size_t>(__builtin_ctz(mask)) : s.size();
   }
 #endif
   while (from < s.size() && kText[static_cast<unsigned char>(s[from])]) {
@@ -120,20 +128,32 @@ std::size_t end_of_text(std::string_view s, std::size_t from) {
 std::size_t end_of_name(std::string_view s) {
   std::size_t i = 0;
 #ifdef __SSE2__
-  const __m128i case_bit = _mm_set1_epi8(0x20);
-  const __m128i before_a = _mm_set1_epi8('a' - 1);
-  const __m128i after_z = _mm_set1_epi8('z' + 1);
-  const __m128i before_0 = _mm_set1_epi8('0' - 1);
-  const __m128i after_9 = _mm_set1_epi8('9' + 1);
-  const __m128i hyphen = _mm_set1_epi8('-');
-  for (; i + 16 <= s.size(); i += 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+  // Bit j is set where byte j of the 16 at `p` is not a letter, a digit or a hyphen.
+  const auto unusual_at = [](const char* p) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Signed comparisons: the bytes from 0x80 up are negative, below every range here.
-    const __m128i lower = _mm_or_si128(block, case_bit);
-    const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, before_a), _mm_cmplt_epi8(lower, after_z));
-    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(block, before_0), _mm_cmplt_epi8(block, after_9));
-    const __m128i usual = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(block, hyphen));
-    if (const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(usual)) & 0xffffU; other != 0) {
+    const __m128i lower = _mm_or_si128(block, _mm_set1_epi8(0x20));
+    const __m128i letter =
+        _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)), _mm_cmplt_epi8(lower, _mm_set1_epi8('z' + 1)));
+    const __m128i digit =
+        _mm_and_si128(_mm_cmpgt_epi8(block, _mm_set1_epi8('0' - 1)), _mm_cmplt_epi8(block, _mm_set1_epi8('9' + 1)));
+    const __m128i usual = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(block, _mm_set1_epi8('-')));
+    return ~static_cast<unsigned>(_mm_movemask_epi8(usual)) & 0xffffU;
+  };
+  for (;; i += 16) {
+    unsigned other = 0;
+    if (i + 16 <= s.size()) {
+      other = unusual_at(s.data() + i);
+    } else if (i < s.size() && s.size() >= 16) {
+      // The head's last whole block, the bytes already passed shifted out: no read past the end.
+      other = unusual_at(s.data() + s.size() - 16) >> (i + 16 - s.size());
+      if (other == 0) {
+        return s.size();
+      }
+    } else {
+      break;
+    }
+    if (other != 0) {
       i += static_cast<std::size_t>(__builtin_ctz(other));
       break;
     }

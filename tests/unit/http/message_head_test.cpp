@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -190,6 +191,46 @@ TEST(MessageHead, ReadsEveryTokenCharacterAndRefusesOthersAnywhereInALongName) {
       std::string name(40, 'n');
       name[at] = bad;
       EXPECT_NE(request("GET / HTTP/1.1\r\n" + name + ": v\r\n\r\n"), error_code{}) << at << " " << int{bad};
+    }
+  }
+}
+
+// The head in memory of exactly its size, so that a read past its end is one that ASan reports.
+struct ExactHead {
+  explicit ExactHead(const std::string& text) : bytes(std::make_unique<char[]>(text.size())), size(text.size()) {
+    std::copy(text.begin(), text.end(), bytes.get());
+  }
+  [[nodiscard]] std::string_view view() const { return {bytes.get(), size}; }
+  std::unique_ptr<char[]> bytes;
+  std::size_t size;
+};
+
+TEST(MessageHead, ReadsTheLastFieldOfAHeadToItsEndWithoutReadingPastIt) {
+  // The last field's name and value lie in the head's last 16 bytes, which are read as one block
+  // ending at the head's end: a bad byte or a tab at every place of every length of either, up to
+  // past a block, is seen where it is, and nothing after the head is read.
+  for (std::size_t size = 1; size <= 40; ++size) {
+    for (std::size_t at = 0; at < size; ++at) {
+      std::string value(size, 'v');
+      value[at] = '\x01';
+      const ExactHead bad("GET / HTTP/1.1\r\nX-Long: " + value + "\r\n\r\n");
+      MessageHead head;
+      EXPECT_EQ(request(bad.view(), head), bhttp::error::bad_value) << size << " " << at;
+      value[at] = '\t';
+      const ExactHead tab("GET / HTTP/1.1\r\nX-Long: " + value + "\r\n\r\n");
+      ASSERT_FALSE(request(tab.view(), head)) << size << " " << at;
+      const bool trimmed = at == 0 || at == size - 1;
+      EXPECT_EQ(head.header("x-long").size(), size == 1 ? 0U : trimmed ? size - 1 : size) << size << " " << at;
+
+      std::string name(size, 'n');
+      name[at] = '@';
+      const ExactHead bad_name("GET / HTTP/1.1\r\n" + name + ":\r\n\r\n");
+      EXPECT_EQ(request(bad_name.view(), head), bhttp::error::bad_field) << size << " " << at;
+      name[at] = '_';
+      const ExactHead token_name("GET / HTTP/1.1\r\n" + name + ":\r\n\r\n");
+      ASSERT_FALSE(request(token_name.view(), head)) << size << " " << at;
+      ASSERT_EQ(head.fields.size(), 1U);
+      EXPECT_EQ(head.fields[0].name, name);
     }
   }
 }
