@@ -29,15 +29,16 @@ using net::ip::tcp;
 using namespace std::chrono_literals;
 
 // A peer on loopback that answers each request on one connection with the next of `responses`,
-// each written in pieces of `step` bytes with a pause between them, so that the client sees
+// each written in pieces of `step` bytes with `pause` between them, so that the client sees
 // framing cut at many places.
 class ScriptedPeer {
  public:
-  ScriptedPeer(std::vector<std::string> responses, std::size_t step)
+  ScriptedPeer(std::vector<std::string> responses, std::size_t step,
+               std::chrono::microseconds pause = std::chrono::microseconds(200))
       : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
     url.host = "127.0.0.1";
     url.port = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this, responses = std::move(responses), step] {
+    thread_ = std::thread([this, responses = std::move(responses), step, pause] {
       tcp::socket socket(io_);
       acceptor_.accept(socket);
       socket.set_option(tcp::no_delay(true));
@@ -51,7 +52,7 @@ class ScriptedPeer {
         request.erase(0, n);
         for (std::size_t at = 0; at < response.size(); at += step) {
           net::write(socket, net::buffer(response.substr(at, step)), ec);
-          std::this_thread::sleep_for(200us);
+          std::this_thread::sleep_for(pause);
         }
       }
       socket.shutdown(tcp::socket::shutdown_send);
@@ -186,7 +187,9 @@ TEST(ClientConnection, CountsTheReadsABodyNeeded) {
   EXPECT_EQ(at_once[0].body, "slow!");
   EXPECT_EQ(at_once[0].body_reads, 0U);
 
-  ScriptedPeer bytewise({kLength}, 1);
+  // Each byte must reach a read of its own: the pause between them is long against how long a
+  // loaded machine keeps the reading thread from running (200 µs was not, once).
+  ScriptedPeer bytewise({kLength}, 1, 5ms);
   const auto trickled = exchange(bytewise.url, 1);
   ASSERT_EQ(trickled.size(), 1U);
   EXPECT_EQ(trickled[0].body, "slow!");
