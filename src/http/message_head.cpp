@@ -88,48 +88,71 @@ struct Framing {
   bool other_coding = false;
 };
 
+#ifdef __SSE2__
+// Where the first byte at or after `from` lies that `flags` marks (flags(p) sets bit j for byte j
+// of the 16 at p), searched 16 bytes at a time; the size of `s` when there is none. The last bytes
+// are read as the last whole block of `s`, the bytes already passed shifted out, so nothing past
+// it is read (a head's last field ends within 16 bytes of its end); an `s` shorter than a block is
+// left to `byte_by_byte(from)`.
+template <class Flags, class Bytes>
+std::size_t first_flagged(std::string_view s, std::size_t from, Flags flags, Bytes byte_by_byte) {
+  for (; from + 16 <= s.size(); from += 16) {
+    if (const unsigned mask = flags(s.data() + from); mask != 0) {
+      return from + static_cast<std::size_t>(__builtin_ctz(mask));
+    }
+  }
+  if (from >= s.size()) {
+    return s.size();
+  }
+  if (s.size() < 16) {
+    return byte_by_byte(from);
+  }
+  const std::size_t last = s.size() - 16;
+  const unsigned mask = flags(s.data() + last) >> (from - last);
+  return mask != 0 ? from + static_cast<std::size_t>(__builtin_ctz(mask)) : s.size();
+}
+#endif
+
 // Where the first byte at or after `from` is that may not stand in a field value (a control
 // character other than HTAB, or DEL), or the size of `s`. A value's end, its CR, is the first such
 // byte; the heads of every request and response are searched 16 bytes at a time where the machine
 // can, not byte by byte through the table.
 std::size_t end_of_text(std::string_view s, std::size_t from) {
+  const auto by_table = [s](std::size_t at) {
+    while (at < s.size() && kText[static_cast<unsigned char>(s[at])]) {
+      ++at;
+    }
+    return at;
+  };
 #ifdef __SSE2__
-  const auto stops_at = [](const char* p) {
+  const auto stops = [](const char* p) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Unsigned x <= 0x1f is max(x, 0x1f) == 0x1f.
     const __m128i control_max = _mm_set1_epi8(0x1f);
     const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(block, control_max), control_max);
-    const __m128i stops = _mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\t')), control),
-                                       _mm_cmpeq_epi8(block, _mm_set1_epi8(0x7f)));
-    return static_cast<unsigned>(_mm_movemask_epi8(stops));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('\t')), control),
+                                       _mm_cmpeq_epi8(block, _mm_set1_epi8(0x7f)))));
   };
-  for (; from + 16 <= s.size(); from += 16) {
-    if (const unsigned mask = stops_at(s.data() + from); mask != 0) {
-      return from + static_cast<std::size_t>(__builtin_ctz(mask));
-    }
-  }
-  // The last value of a head nearly always ends within 16 bytes of the head's end: those bytes
-  // are read as the head's last whole block, the ones already passed shifted out.
-  if (from < s.size() && s.size() >= 16) {
-    const std::size_t last = s.size() - 16;
-    const unsigned mask = stops_at(s.data() + last) >> (from - last);
-    return mask != 0 ? from + static_cast<std::size_t>(__builtin_ctz(mask)) : s.size();
-  }
+  return first_flagged(s, from, stops, by_table);
+#else
+  return by_table(from);
 #endif
-  while (from < s.size() && kText[static_cast<unsigned char>(s[from])]) {
-    ++from;
-  }
-  return from;
 }
 
 // Where the field name at the start of `s` ends: the first byte that is not a token's, or the
 // size of `s`. Names are letters, digits and hyphens nearly always: those are passed over 16 bytes
 // at a time, and the table decides from the first other byte on.
 std::size_t end_of_name(std::string_view s) {
-  std::size_t i = 0;
+  const auto by_table = [s](std::size_t at) {
+    while (at < s.size() && kToken[static_cast<unsigned char>(s[at])]) {
+      ++at;
+    }
+    return at;
+  };
 #ifdef __SSE2__
-  // Bit j is set where byte j of the 16 at `p` is not a letter, a digit or a hyphen.
-  const auto unusual_at = [](const char* p) {
+  // The bytes that are not letters, digits or hyphens.
+  const auto unusual = [](const char* p) {
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // Signed comparisons: the bytes from 0x80 up are negative, below every range here.
     const __m128i lower = _mm_or_si128(block, _mm_set1_epi8(0x20));
@@ -140,29 +163,10 @@ std::size_t end_of_name(std::string_view s) {
     const __m128i usual = _mm_or_si128(_mm_or_si128(letter, digit), _mm_cmpeq_epi8(block, _mm_set1_epi8('-')));
     return ~static_cast<unsigned>(_mm_movemask_epi8(usual)) & 0xffffU;
   };
-  for (;; i += 16) {
-    unsigned other = 0;
-    if (i + 16 <= s.size()) {
-      other = unusual_at(s.data() + i);
-    } else if (i < s.size() && s.size() >= 16) {
-      // The head's last whole block, the bytes already passed shifted out: no read past the end.
-      other = unusual_at(s.data() + s.size() - 16) >> (i + 16 - s.size());
-      if (other == 0) {
-        return s.size();
-      }
-    } else {
-      break;
-    }
-    if (other != 0) {
-      i += static_cast<std::size_t>(__builtin_ctz(other));
-      break;
-    }
-  }
+  return by_table(first_flagged(s, 0, unusual, [](std::size_t at) { return at; }));
+#else
+  return by_table(0);
 #endif
-  while (i < s.size() && kToken[static_cast<unsigned char>(s[i])]) {
-    ++i;
-  }
-  return i;
 }
 
 // Whether the token `name` is `lower` (lower-case letters, digits and hyphens) in any case. Setting

@@ -33,8 +33,7 @@ using namespace std::chrono_literals;
 // framing cut at many places.
 class ScriptedPeer {
  public:
-  ScriptedPeer(std::vector<std::string> responses, std::size_t step,
-               std::chrono::microseconds pause = std::chrono::microseconds(200))
+  ScriptedPeer(std::vector<std::string> responses, std::size_t step, std::chrono::microseconds pause = 200us)
       : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
     url.host = "127.0.0.1";
     url.port = acceptor_.local_endpoint().port();
