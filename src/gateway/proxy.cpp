@@ -601,8 +601,7 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, const A
 // Plain functions beside relay(), a coroutine: its frame keeps every local of its body for the
 // whole response, and each resume touches that frame again.
 
-void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns,
-                           bool sse) {
+bool Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns) {
   ctx.status = head.status;
   ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
   char overhead[24];
@@ -623,10 +622,12 @@ void Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::Respons
     }
   }
   const std::string_view content_type = head.header("Content-Type");
+  const bool sse = content_type.find("text/event-stream") != std::string_view::npos;
   // A stream's length can change on the way (its usage chunk may be removed); a body relayed
   // whole keeps the upstream's, as nginx and haproxy pass it on, so clients read it unframed.
   ex.begin_stream(head.status, content_type.empty() ? "application/json" : content_type, headers,
                   sse ? std::nullopt : head.content_length, limits ? limits->lines() : std::string_view());
+  return sse;
 }
 
 std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_code& ec,
@@ -647,8 +648,7 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
 
 awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
                              std::int64_t head_ns) {
-  const bool sse = head.header("Content-Type").find("text/event-stream") != std::string_view::npos;
-  begin_response(ex, ctx, head, head_ns, sse);
+  const bool sse = begin_response(ex, ctx, head, head_ns);
   // When the last read from the upstream ended: the head's, for body bytes that came with it.
   std::int64_t now = head_ns;
   // What is read on the way: the events of a stream, or a non-streamed body's usage.

@@ -64,9 +64,9 @@ class Proxy {
   boost::asio::awaitable<void> relay(http::Exchange& ex, Context& ctx, http::Connection& conn,
                                      const http::ResponseHead& head, std::int64_t head_ns);
   // The client's response head from the upstream's: status, passed-through headers, ours; and,
-  // for a body relayed whole (not `sse`), the upstream's Content-Length.
-  static void begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns,
-                             bool sse);
+  // for a body relayed whole (not an event stream), the upstream's Content-Length. Returns whether
+  // the body is an event stream.
+  static bool begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns);
   // Notes why the upstream failed after the response began; the SSE error event to end a stream with.
   static std::string failed_mid_response(Context& ctx, const boost::system::error_code& ec,
                                          std::chrono::milliseconds left, bool sse);

@@ -169,10 +169,10 @@ std::size_t end_of_name(std::string_view s) {
 #endif
 }
 
-// Whether the token `name` is `lower` (lower-case letters, digits and hyphens) in any case. Setting
-// a token byte's 0x20 bit folds the case of a letter and changes nothing else that could match:
-// the bytes it would map onto a digit or a hyphen are controls, which tokens never hold. So names
-// are compared eight bytes at a time.
+// Whether the token or field value `name` is `lower` (lower-case letters, digits and hyphens) in
+// any case. Setting a byte's 0x20 bit folds the case of a letter and changes nothing else that
+// could match: the bytes it would map onto a digit or a hyphen are controls other than HTAB, which
+// neither tokens nor values hold. So names are compared eight bytes at a time.
 template <std::size_t N>
 bool token_is(std::string_view name, const char (&lower)[N]) {
   constexpr std::size_t n = N - 1;
@@ -234,10 +234,20 @@ constexpr char kTransferEncoding[] = "transfer-encoding";
 constexpr char kConnection[] = "connection";
 constexpr char kExpect[] = "expect";
 
-// Whether a field name of `size` bytes could be one of them: the others need no closer look.
-constexpr bool may_frame(std::size_t size) {
-  return size == sizeof(kContentLength) - 1 || size == sizeof(kTransferEncoding) - 1 ||
-         size == sizeof(kConnection) - 1 || size == sizeof(kExpect) - 1;
+// The first letter (lower case) of the framing field of each name size, or 0 for none.
+constexpr std::array<char, 32> kFramingInitial = [] {
+  std::array<char, 32> t{};
+  for (const std::string_view name : {kContentLength, kTransferEncoding, kConnection, kExpect}) {
+    t[name.size()] = name[0];
+  }
+  return t;
+}();
+
+// Whether a field name could be one of them, by its size and first letter: the others (Server and
+// Accept have an Expect's size) need no closer look.
+bool may_frame(std::string_view name) {
+  return name.size() < kFramingInitial.size() &&
+         kFramingInitial[name.size()] == static_cast<char>(static_cast<unsigned char>(name[0]) | 0x20U);
 }
 
 // What a field says of the message's framing or the connection, into `out` and `framing`; any
@@ -268,6 +278,9 @@ constexpr bool may_frame(std::size_t size) {
       return bhttp::error::bad_transfer_encoding;
     }
   } else if (token_is(name, kConnection)) {
+    if (token_is(value, "keep-alive") && out.minor_version >= 1) {
+      return {};  // what HTTP/1.1 does anyway, and what nearly every upstream sends
+    }
     for_each_element(value, [&](std::string_view option) {
       if (iequals(option, "close")) {
         out.keep_alive = false;
@@ -315,7 +328,7 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
     rest.remove_prefix(eol + 2);
     out.fields.push_back(Header{name, value});
     // The closer look at the few fields that frame the message is kept out of this loop's code.
-    if (may_frame(name.size())) {
+    if (may_frame(name)) {
       if (const error_code ec = read_framing_field(name, value, out, framing)) {
         return ec;
       }
@@ -370,9 +383,17 @@ error_code parse_request_head(std::string_view head, MessageHead& out) {
   out.clear();
   const std::size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
-  const std::size_t sp1 = line.find(' ');
-  if (sp1 == std::string_view::npos || !is_token(line.substr(0, sp1))) {
-    return bhttp::error::bad_method;
+  // The methods of nearly every request here are known tokens: no look at each byte.
+  std::size_t sp1 = 0;
+  if (line.starts_with("POST ")) {
+    sp1 = 4;
+  } else if (line.starts_with("GET ")) {
+    sp1 = 3;
+  } else {
+    sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || !is_token(line.substr(0, sp1))) {
+      return bhttp::error::bad_method;
+    }
   }
   const std::size_t sp2 = line.find(' ', sp1 + 1);
   if (sp2 == std::string_view::npos) {

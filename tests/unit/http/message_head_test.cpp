@@ -52,6 +52,23 @@ TEST(MessageHead, ParsesARequestIntoViewsOfItsText) {
   EXPECT_LT(head.method.data(), text.data() + text.size());
 }
 
+TEST(MessageHead, ReadsEveryMethodWholeWhetherCommonOrNot) {
+  for (const std::string_view method : {"POST", "GET", "post", "get", "PUT", "DELETE", "POSTS", "GETS", "POS", "GE",
+                                        "P", "PATCH", "M-SEARCH", "GET_"}) {
+    MessageHead head;
+    const std::string text = std::string(method) + " /a HTTP/1.1\r\n\r\n";
+    ASSERT_FALSE(request(text, head)) << method;
+    EXPECT_EQ(head.method, method);
+    EXPECT_EQ(head.target, "/a");
+  }
+  for (const std::string_view method : {"POS(", "GE:", "P\x01ST", "G\xffT", "POST\t", "GET\t", ""}) {
+    EXPECT_EQ(request(std::string(method) + " /a HTTP/1.1\r\n\r\n"), bhttp::error::bad_method) << method;
+  }
+  EXPECT_EQ(request("POST  /a HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  EXPECT_EQ(request("POST\r\n\r\n"), bhttp::error::bad_method);
+  EXPECT_EQ(request("GET \r\n\r\n"), bhttp::error::bad_target);
+}
+
 TEST(MessageHead, KeepAliveFollowsTheVersionAndTheConnectionField) {
   MessageHead head;
   ASSERT_FALSE(request("GET / HTTP/1.0\r\n\r\n", head));
@@ -60,6 +77,14 @@ TEST(MessageHead, KeepAliveFollowsTheVersionAndTheConnectionField) {
   EXPECT_TRUE(head.keep_alive);
   ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: upgrade, close\r\n\r\n", head));
   EXPECT_FALSE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: KEEP-alive\r\n\r\n", head));
+  EXPECT_TRUE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n", head));
+  EXPECT_FALSE(head.keep_alive);
+  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", head));
+  EXPECT_FALSE(head.keep_alive);
+  ASSERT_FALSE(response("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", head));
+  EXPECT_TRUE(head.keep_alive);
   ASSERT_FALSE(request("GET / HTTP/1.1\r\n\r\n", head));
   EXPECT_TRUE(head.keep_alive);
   EXPECT_EQ(head.framing, BodyFraming::none);
