@@ -294,33 +294,37 @@ bool may_frame(std::string_view name) {
   return {};
 }
 
-// Reads the header fields after the start line, through the empty line that ends the head. Each
-// line is read in one pass: its name up to the first byte that is not a token's, which must be the
-// colon, then its value up to the first control character, which must be the CR of its CRLF.
-error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framing) {
+// Reads the header fields after the start line, through the empty line that ends the head, and
+// sets `used` to their size with that line. `rest` may hold more (a body, the next message) or
+// less: need_more when it ends before the empty line. Each line is read in one pass: its name up
+// to the first byte that is not a token's, which must be the colon, then its value up to the
+// first control character, which must be the CR of its CRLF.
+error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framing, std::size_t& used) {
   out.keep_alive = out.minor_version >= 1;
+  const std::size_t size = rest.size();
   for (;;) {
     if (rest.starts_with("\r\n")) {
-      return rest.size() == 2 ? error_code{} : error_code(bhttp::error::bad_line_ending);
+      used = size - rest.size() + 2;
+      return {};
     }
-    if (rest.empty()) {
-      return bhttp::error::bad_line_ending;
+    if (rest.empty() || rest == "\r") {
+      return bhttp::error::need_more;
     }
     if (rest.front() == ' ' || rest.front() == '\t') {
       return bhttp::error::bad_obs_fold;
     }
     const std::size_t colon = end_of_name(rest);
     if (colon == rest.size()) {
-      return bhttp::error::bad_line_ending;
+      return bhttp::error::need_more;
     }
     if (colon == 0 || rest[colon] != ':') {
       return bhttp::error::bad_field;
     }
     const std::size_t eol = end_of_text(rest, colon + 1);
-    if (eol == rest.size()) {
-      return bhttp::error::bad_line_ending;
+    if (eol == rest.size() || (rest[eol] == '\r' && eol + 1 == rest.size())) {
+      return bhttp::error::need_more;
     }
-    if (rest[eol] != '\r' || eol + 1 == rest.size() || rest[eol + 1] != '\n') {
+    if (rest[eol] != '\r' || rest[eol + 1] != '\n') {
       return bhttp::error::bad_value;
     }
     const std::string_view name = rest.substr(0, colon);
@@ -334,6 +338,106 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
       }
     }
   }
+}
+
+error_code read_request_head(std::string_view data, MessageHead& out, std::size_t& head_size) {
+  out.clear();
+  const std::size_t eol = data.find("\r\n");
+  if (eol == std::string_view::npos) {
+    return bhttp::error::need_more;
+  }
+  const std::string_view line = data.substr(0, eol);
+  // The methods of nearly every request here are known tokens: no look at each byte.
+  std::size_t sp1 = 0;
+  if (line.starts_with("POST ")) {
+    sp1 = 4;
+  } else if (line.starts_with("GET ")) {
+    sp1 = 3;
+  } else {
+    sp1 = line.find(' ');
+    if (sp1 == std::string_view::npos || !is_token(line.substr(0, sp1))) {
+      return bhttp::error::bad_method;
+    }
+  }
+  const std::size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) {
+    return bhttp::error::bad_target;
+  }
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u > 0x20 && u != 0x7f;
+      })) {
+    return bhttp::error::bad_target;
+  }
+  out.minor_version = minor_version(line.substr(sp2 + 1));
+  if (out.minor_version < 0) {
+    return bhttp::error::bad_version;
+  }
+  out.method = line.substr(0, sp1);
+  out.target = target;
+  Framing framing;
+  std::size_t used = 0;
+  if (const error_code ec = parse_fields(data.substr(eol + 2), out, framing, used)) {
+    return ec;
+  }
+  head_size = eol + 2 + used;
+  // A request with both, or with a coding we cannot undo, could be framed differently by another
+  // server on its way: refuse it rather than guess (RFC 9112 section 6.3).
+  if (framing.other_coding || (framing.chunked && framing.has_length)) {
+    return bhttp::error::bad_transfer_encoding;
+  }
+  if (framing.chunked) {
+    out.framing = BodyFraming::chunked;
+  } else if (out.content_length > 0) {
+    out.framing = BodyFraming::length;
+  }
+  return {};
+}
+
+error_code read_response_head(std::string_view data, bool head_request, MessageHead& out, std::size_t& head_size) {
+  out.clear();
+  const std::size_t eol = data.find("\r\n");
+  if (eol == std::string_view::npos) {
+    return bhttp::error::need_more;
+  }
+  const std::string_view line = data.substr(0, eol);
+  out.minor_version = minor_version(line.substr(0, 8));
+  if (out.minor_version < 0 || line.size() < 12 || line[8] != ' ') {
+    return bhttp::error::bad_version;
+  }
+  // Three digits, read by hand: std::from_chars is a call and a loop for them.
+  const auto digit = [&](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(line[at])) - '0'; };
+  const unsigned hundreds = digit(9);
+  const unsigned tens = digit(10);
+  const unsigned ones = digit(11);
+  if (hundreds > 9 || tens > 9 || ones > 9 || hundreds == 0 || (line.size() > 12 && line[12] != ' ')) {
+    return bhttp::error::bad_status;
+  }
+  out.status = static_cast<int>(hundreds * 100 + tens * 10 + ones);
+  if (!all_of(line.substr(12), kText)) {
+    return bhttp::error::bad_reason;
+  }
+  Framing framing;
+  std::size_t used = 0;
+  if (const error_code failed = parse_fields(data.substr(eol + 2), out, framing, used)) {
+    return failed;
+  }
+  head_size = eol + 2 + used;
+  if (framing.other_coding) {
+    return bhttp::error::bad_transfer_encoding;
+  }
+  if (head_request || out.status < 200 || out.status == 204 || out.status == 304) {
+    out.framing = BodyFraming::none;
+  } else if (framing.chunked) {
+    out.framing = BodyFraming::chunked;
+  } else if (framing.has_length) {
+    out.framing = out.content_length > 0 ? BodyFraming::length : BodyFraming::none;
+  } else {
+    out.framing = BodyFraming::until_close;
+    out.keep_alive = false;
+  }
+  return {};
 }
 
 }  // namespace
@@ -379,94 +483,38 @@ std::size_t find_head_end(std::string_view data, std::size_t& scanned) {
   return at + 4;
 }
 
-error_code parse_request_head(std::string_view head, MessageHead& out) {
-  out.clear();
-  const std::size_t eol = head.find("\r\n");
-  const std::string_view line = head.substr(0, eol);
-  // The methods of nearly every request here are known tokens: no look at each byte.
-  std::size_t sp1 = 0;
-  if (line.starts_with("POST ")) {
-    sp1 = 4;
-  } else if (line.starts_with("GET ")) {
-    sp1 = 3;
-  } else {
-    sp1 = line.find(' ');
-    if (sp1 == std::string_view::npos || !is_token(line.substr(0, sp1))) {
-      return bhttp::error::bad_method;
+std::size_t parse_request_prefix(std::string_view data, MessageHead& out, error_code& ec) {
+  std::size_t size = 0;
+  if (const error_code failed = read_request_head(data, out, size)) {
+    if (failed != bhttp::error::need_more) {
+      ec = failed;
     }
+    return 0;
   }
-  const std::size_t sp2 = line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos) {
-    return bhttp::error::bad_target;
+  return size;
+}
+
+std::size_t parse_response_prefix(std::string_view data, bool head_request, MessageHead& out, error_code& ec) {
+  std::size_t size = 0;
+  if (const error_code failed = read_response_head(data, head_request, out, size)) {
+    if (failed != bhttp::error::need_more) {
+      ec = failed;
+    }
+    return 0;
   }
-  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return u > 0x20 && u != 0x7f;
-      })) {
-    return bhttp::error::bad_target;
-  }
-  out.minor_version = minor_version(line.substr(sp2 + 1));
-  if (out.minor_version < 0) {
-    return bhttp::error::bad_version;
-  }
-  out.method = line.substr(0, sp1);
-  out.target = target;
-  Framing framing;
-  if (const error_code ec = parse_fields(head.substr(eol + 2), out, framing)) {
-    return ec;
-  }
-  // A request with both, or with a coding we cannot undo, could be framed differently by another
-  // server on its way: refuse it rather than guess (RFC 9112 section 6.3).
-  if (framing.other_coding || (framing.chunked && framing.has_length)) {
-    return bhttp::error::bad_transfer_encoding;
-  }
-  if (framing.chunked) {
-    out.framing = BodyFraming::chunked;
-  } else if (out.content_length > 0) {
-    out.framing = BodyFraming::length;
-  }
-  return {};
+  return size;
+}
+
+error_code parse_request_head(std::string_view head, MessageHead& out) {
+  error_code ec;
+  const std::size_t size = parse_request_prefix(head, out, ec);
+  return ec || size == head.size() ? ec : error_code(bhttp::error::bad_line_ending);
 }
 
 error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out) {
-  out.clear();
-  const std::size_t eol = head.find("\r\n");
-  const std::string_view line = head.substr(0, eol);
-  out.minor_version = minor_version(line.substr(0, 8));
-  if (out.minor_version < 0 || line.size() < 12 || line[8] != ' ') {
-    return bhttp::error::bad_version;
-  }
-  // Three digits, read by hand: std::from_chars is a call and a loop for them.
-  const auto digit = [&](std::size_t at) { return static_cast<unsigned>(static_cast<unsigned char>(line[at])) - '0'; };
-  const unsigned hundreds = digit(9);
-  const unsigned tens = digit(10);
-  const unsigned ones = digit(11);
-  if (hundreds > 9 || tens > 9 || ones > 9 || hundreds == 0 || (line.size() > 12 && line[12] != ' ')) {
-    return bhttp::error::bad_status;
-  }
-  out.status = static_cast<int>(hundreds * 100 + tens * 10 + ones);
-  if (!all_of(line.substr(12), kText)) {
-    return bhttp::error::bad_reason;
-  }
-  Framing framing;
-  if (const error_code failed = parse_fields(head.substr(eol + 2), out, framing)) {
-    return failed;
-  }
-  if (framing.other_coding) {
-    return bhttp::error::bad_transfer_encoding;
-  }
-  if (head_request || out.status < 200 || out.status == 204 || out.status == 304) {
-    out.framing = BodyFraming::none;
-  } else if (framing.chunked) {
-    out.framing = BodyFraming::chunked;
-  } else if (framing.has_length) {
-    out.framing = out.content_length > 0 ? BodyFraming::length : BodyFraming::none;
-  } else {
-    out.framing = BodyFraming::until_close;
-    out.keep_alive = false;
-  }
-  return {};
+  error_code ec;
+  const std::size_t size = parse_response_prefix(head, head_request, out, ec);
+  return ec || size == head.size() ? ec : error_code(bhttp::error::bad_line_ending);
 }
 
 }  // namespace infergate::http

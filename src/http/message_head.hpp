@@ -48,9 +48,18 @@ struct MessageHead {
 // many pieces is searched once; start it at 0 for each head.
 std::size_t find_head_end(std::string_view data, std::size_t& scanned);
 
-// Parse a complete head, up to and including its empty line; the views in `out` point into it.
-boost::system::error_code parse_request_head(std::string_view head, MessageHead& out);
+// Parse the head at the start of `data`, which may also hold what follows it (a body, the next
+// message) or only a part of it. Returns the head's size, with its empty line, and 0 while `data`
+// holds only a part of it, unless that part is wrong already (`ec`). The views in `out` point into
+// `data`. Most heads arrive whole, and are read in this one pass; one that comes in pieces should
+// be waited for with find_head_end, which does not read each piece's bytes again.
+std::size_t parse_request_prefix(std::string_view data, MessageHead& out, boost::system::error_code& ec);
 // A response to HEAD has no body, whatever its fields say.
+std::size_t parse_response_prefix(std::string_view data, bool head_request, MessageHead& out,
+                                  boost::system::error_code& ec);
+
+// The same for a whole head, up to and including its empty line (and nothing after it).
+boost::system::error_code parse_request_head(std::string_view head, MessageHead& out);
 boost::system::error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out);
 
 // Case-insensitive comparison of ASCII names: only A-Z and a-z fold, whatever the locale (header

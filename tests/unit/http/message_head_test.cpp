@@ -347,6 +347,96 @@ TEST(MessageHead, FindsTheEndOfAHeadThatArrivesInPieces) {
   }
 }
 
+TEST(MessageHead, ReadsAHeadFromTheStartOfWhatFollowsIt) {
+  const std::string request = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n";
+  const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\n";
+  for (const bool is_request : {true, false}) {
+    const std::string& head = is_request ? request : reply;
+    const auto prefix = [is_request](std::string_view data, MessageHead& out, error_code& ec) {
+      return is_request ? parse_request_prefix(data, out, ec) : parse_response_prefix(data, false, out, ec);
+    };
+    for (const std::string_view after : {"", "body", "\r\n\r\nGET / HTTP/1.1\r\n\r\n", "\x01\x7f"}) {
+      const std::string text = head + std::string(after);
+      MessageHead parsed;
+      error_code ec;
+      EXPECT_EQ(prefix(text, parsed, ec), head.size()) << text;
+      ASSERT_FALSE(ec) << text;
+      EXPECT_EQ(parsed.content_length, 4U);
+      EXPECT_EQ(parsed.framing, BodyFraming::length);
+      EXPECT_EQ(parsed.fields.back().value, is_request ? "4" : "keep-alive");
+    }
+    // Every part of the head short of its whole is waited for, not refused.
+    for (std::size_t cut = 0; cut < head.size(); ++cut) {
+      MessageHead parsed;
+      error_code ec;
+      EXPECT_EQ(prefix(std::string_view(head).substr(0, cut), parsed, ec), 0U) << cut;
+      EXPECT_FALSE(ec) << cut << " " << ec.message();
+    }
+  }
+  // A part that is wrong already is refused at once.
+  const auto refusal = [](std::string_view data, bool is_request = true) {
+    MessageHead parsed;
+    error_code ec;
+    const std::size_t size =
+        is_request ? parse_request_prefix(data, parsed, ec) : parse_response_prefix(data, false, parsed, ec);
+    EXPECT_EQ(size, 0U) << data;
+    return ec;
+  };
+  EXPECT_EQ(refusal("GET / HTTP/1.1\r\nX A"), bhttp::error::bad_field);
+  EXPECT_EQ(refusal("GET / HTTP/1.1\r\nX: a\n"), bhttp::error::bad_value);
+  EXPECT_EQ(refusal("GET / HTTP/1.1\r\nX: a\rb"), bhttp::error::bad_value);
+  EXPECT_EQ(refusal("GET / HTTP/1.1\r\n\rX"), bhttp::error::bad_field);
+  EXPECT_EQ(refusal("G(T / HTTP/1.1\r\n"), bhttp::error::bad_method);
+  EXPECT_EQ(refusal("HTTP/1.1 2x0 OK\r\n", false), bhttp::error::bad_status);
+}
+
+// The head read from the start of a buffer, and the same head found first and read alone, come
+// out the same for any bytes: the readers take the one or the other by how the head arrives.
+TEST(MessageHead, AHeadReadFromItsBufferReadsAsTheHeadAlone) {
+  const std::string request = "POST /v1/x?y=1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nConnection: close\r\n\r\n";
+  const std::string reply =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Ratelimit-Remaining-Requests: 9\r\n\r\n";
+  std::mt19937 rng(11);
+  int compared = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const bool is_request = round % 2 == 0;
+    std::string text = is_request ? request : reply;
+    for (int e = 1 + static_cast<int>(rng() % 3); e > 0; --e) {
+      const std::size_t at = rng() % text.size();
+      if (rng() % 2 == 0) {
+        text[at] = static_cast<char>(rng() % 256);
+      } else {
+        text.insert(at, 1, ":\r\n \t,0"[rng() % 7]);
+      }
+    }
+    text += "NEXT\r\n\r\n";
+    MessageHead from_buffer;
+    error_code ec;
+    const std::size_t size =
+        is_request ? parse_request_prefix(text, from_buffer, ec) : parse_response_prefix(text, false, from_buffer, ec);
+    std::size_t scanned = 0;
+    const std::size_t end = find_head_end(text, scanned);
+    ASSERT_NE(end, std::string::npos);  // the text's own empty line at least
+    MessageHead alone;
+    const auto alone_ec = is_request ? parse_request_head(std::string_view(text).substr(0, end), alone)
+                                     : parse_response_head(std::string_view(text).substr(0, end), false, alone);
+    ASSERT_EQ(ec, alone_ec) << text;
+    ASSERT_EQ(size, ec ? 0 : end) << text;
+    if (!ec) {
+      ++compared;
+      ASSERT_EQ(from_buffer.fields.size(), alone.fields.size()) << text;
+      for (std::size_t i = 0; i < alone.fields.size(); ++i) {
+        ASSERT_EQ(from_buffer.fields[i].name, alone.fields[i].name) << text;
+        ASSERT_EQ(from_buffer.fields[i].value, alone.fields[i].value) << text;
+      }
+      ASSERT_EQ(from_buffer.framing, alone.framing) << text;
+      ASSERT_EQ(from_buffer.content_length, alone.content_length) << text;
+      ASSERT_EQ(from_buffer.keep_alive, alone.keep_alive) << text;
+    }
+  }
+  EXPECT_GT(compared, 1000);  // enough of the mangled heads are still heads to compare
+}
+
 // Mangled heads (bytes flipped, inserted or dropped) parse to a clean error or to a head whose
 // every view lies inside the text, never to a crash (the sanitizer build runs this too).
 TEST(MessageHead, MangledHeadsFailCleanly) {
