@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace infergate::http {
 namespace {
@@ -70,24 +72,26 @@ TEST(MessageHead, ReadsEveryMethodWholeWhetherCommonOrNot) {
 }
 
 TEST(MessageHead, KeepAliveFollowsTheVersionAndTheConnectionField) {
-  MessageHead head;
-  ASSERT_FALSE(request("GET / HTTP/1.0\r\n\r\n", head));
-  EXPECT_FALSE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", head));
-  EXPECT_TRUE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: upgrade, close\r\n\r\n", head));
-  EXPECT_FALSE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: KEEP-alive\r\n\r\n", head));
-  EXPECT_TRUE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n", head));
-  EXPECT_FALSE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", head));
-  EXPECT_FALSE(head.keep_alive);
-  ASSERT_FALSE(response("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", head));
-  EXPECT_TRUE(head.keep_alive);
-  ASSERT_FALSE(request("GET / HTTP/1.1\r\n\r\n", head));
-  EXPECT_TRUE(head.keep_alive);
-  EXPECT_EQ(head.framing, BodyFraming::none);
+  struct Case {
+    std::string_view head;
+    bool keep_alive;
+  };
+  for (const Case& c : std::initializer_list<Case>{
+           {"GET / HTTP/1.0\r\n\r\n", false},
+           {"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true},
+           {"GET / HTTP/1.1\r\nConnection: upgrade, close\r\n\r\n", false},
+           {"GET / HTTP/1.1\r\nConnection: KEEP-alive\r\n\r\n", true},
+           {"GET / HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n", false},
+           {"GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", false},
+           {"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n", true},
+           {"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false},
+           {"GET / HTTP/1.1\r\n\r\n", true},
+       }) {
+    MessageHead head;
+    ASSERT_FALSE(c.head.starts_with("HTTP/") ? response(c.head, head) : request(c.head, head)) << c.head;
+    EXPECT_EQ(head.keep_alive, c.keep_alive) << c.head;
+    EXPECT_EQ(head.framing, BodyFraming::none) << c.head;
+  }
 }
 
 TEST(MessageHead, ReadsChunkedFramingAndExpectContinue) {
