@@ -237,30 +237,21 @@ class StreamConnection final : public Connection {
   // found wrong (`ec`), false when more bytes are needed. `scanned`: how far earlier calls looked.
   bool take_head(std::size_t& scanned, error_code& ec) {
     for (;;) {
-      if (buffer_.size() == 0) {
-        return false;  // asked before the first read of each response
-      }
       const std::string_view data(buffer_.data(), buffer_.size());
-      // A head's first piece is read as if it held the whole head, as it nearly always does; the
-      // pieces of one that did not are searched for its end first, each byte once.
       error_code failed;
-      std::size_t end = scanned == 0 ? parse_response_prefix(data, head_request_, parsed_, failed) : 0;
-      if (end == 0 && !failed) {
-        end = find_head_end(data, scanned);
-        if (end == std::string_view::npos) {
-          if (buffer_.size() >= kMaxHeadBytes) {
-            keep_alive_ = false;
-            ec = bhttp::error::header_limit;
-            return true;
-          }
-          return false;
-        }
-        failed = parse_response_head(data.substr(0, end), head_request_, parsed_);
-      }
+      const std::size_t end = take_response_head(data, scanned, head_request_, parsed_, failed);
       if (failed) {
         keep_alive_ = false;
         ec = failed;
         return true;
+      }
+      if (end == 0) {
+        if (buffer_.size() >= kMaxHeadBytes) {
+          keep_alive_ = false;
+          ec = bhttp::error::header_limit;
+          return true;
+        }
+        return false;
       }
       if (parsed_.status < 200 && parsed_.status != 101) {  // interim (100 Continue, 103): the real one follows
         buffer_.consume(end);

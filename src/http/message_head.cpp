@@ -440,6 +440,42 @@ error_code read_response_head(std::string_view data, bool head_request, MessageH
   return {};
 }
 
+// A head that `read` (read_request_head or read_response_head, bound to their arguments) finds
+// whole in `data`: read where it lies the first time, as it nearly always arrives. Once a piece
+// fell short, the head is searched for its end first, so that its bytes are read once however
+// many pieces bring them.
+template <class Read>
+std::size_t take_head(std::string_view data, std::size_t& scanned, error_code& ec, Read read) {
+  if (data.empty()) {
+    return 0;
+  }
+  const bool searched = scanned != 0;
+  std::string_view head = data;
+  if (searched) {
+    const std::size_t end = find_head_end(data, scanned);
+    if (end == std::string_view::npos) {
+      return 0;
+    }
+    head = data.substr(0, end);
+  }
+  std::size_t size = 0;
+  const error_code failed = read(head, size);
+  if (!failed) {
+    return size;  // the found end is the read's: both are the first empty line
+  }
+  if (failed != bhttp::error::need_more) {
+    ec = failed;
+  } else if (searched || find_head_end(data, scanned) != std::string_view::npos) {
+    ec = bhttp::error::bad_line_ending;  // the head ended, yet reads as unfinished
+  }
+  return 0;
+}
+
+// A whole head's reading: it must end where `head` does.
+error_code whole_head(error_code ec, std::size_t size, std::string_view head) {
+  return ec || size == head.size() ? ec : error_code(bhttp::error::bad_line_ending);
+}
+
 }  // namespace
 
 std::string_view MessageHead::header(std::string_view name) const {
@@ -483,38 +519,30 @@ std::size_t find_head_end(std::string_view data, std::size_t& scanned) {
   return at + 4;
 }
 
-std::size_t parse_request_prefix(std::string_view data, MessageHead& out, error_code& ec) {
-  std::size_t size = 0;
-  if (const error_code failed = read_request_head(data, out, size)) {
-    if (failed != bhttp::error::need_more) {
-      ec = failed;
-    }
-    return 0;
-  }
-  return size;
+std::size_t take_request_head(std::string_view data, std::size_t& scanned, MessageHead& out, error_code& ec) {
+  return take_head(data, scanned, ec,
+                   [&out](std::string_view text, std::size_t& size) { return read_request_head(text, out, size); });
 }
 
-std::size_t parse_response_prefix(std::string_view data, bool head_request, MessageHead& out, error_code& ec) {
-  std::size_t size = 0;
-  if (const error_code failed = read_response_head(data, head_request, out, size)) {
-    if (failed != bhttp::error::need_more) {
-      ec = failed;
-    }
-    return 0;
-  }
-  return size;
+std::size_t take_response_head(std::string_view data, std::size_t& scanned, bool head_request, MessageHead& out,
+                               error_code& ec) {
+  return take_head(data, scanned, ec, [&out, head_request](std::string_view text, std::size_t& size) {
+    return read_response_head(text, head_request, out, size);
+  });
 }
 
 error_code parse_request_head(std::string_view head, MessageHead& out) {
+  std::size_t scanned = 0;
   error_code ec;
-  const std::size_t size = parse_request_prefix(head, out, ec);
-  return ec || size == head.size() ? ec : error_code(bhttp::error::bad_line_ending);
+  const std::size_t size = take_request_head(head, scanned, out, ec);
+  return whole_head(ec, size, head);
 }
 
 error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out) {
+  std::size_t scanned = 0;
   error_code ec;
-  const std::size_t size = parse_response_prefix(head, head_request, out, ec);
-  return ec || size == head.size() ? ec : error_code(bhttp::error::bad_line_ending);
+  const std::size_t size = take_response_head(head, scanned, head_request, out, ec);
+  return whole_head(ec, size, head);
 }
 
 }  // namespace infergate::http

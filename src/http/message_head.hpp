@@ -48,17 +48,19 @@ struct MessageHead {
 // many pieces is searched once; start it at 0 for each head.
 std::size_t find_head_end(std::string_view data, std::size_t& scanned);
 
-// Parse the head at the start of `data`, which may also hold what follows it (a body, the next
-// message) or only a part of it. Returns the head's size, with its empty line, and 0 while `data`
-// holds only a part of it, unless that part is wrong already (`ec`). The views in `out` point into
-// `data`. Most heads arrive whole, and are read in this one pass; one that comes in pieces should
-// be waited for with find_head_end, which does not read each piece's bytes again.
-std::size_t parse_request_prefix(std::string_view data, MessageHead& out, boost::system::error_code& ec);
+// The head at the start of `data` (which may also hold what follows it: a body, the next message),
+// parsed into `out` once all of it has arrived: its size, with its empty line, or 0 while more is
+// needed or when it is wrong (`ec`). `scanned` is find_head_end's, 0 for each new head. The first
+// call reads the head where it lies, in one pass, and refuses a part that is wrong already; after
+// a call that fell short the head is searched for its end first (find_head_end), so a head that
+// trickles in is not parsed again for each piece. The views in `out` point into `data`.
+std::size_t take_request_head(std::string_view data, std::size_t& scanned, MessageHead& out,
+                              boost::system::error_code& ec);
 // A response to HEAD has no body, whatever its fields say.
-std::size_t parse_response_prefix(std::string_view data, bool head_request, MessageHead& out,
-                                  boost::system::error_code& ec);
+std::size_t take_response_head(std::string_view data, std::size_t& scanned, bool head_request, MessageHead& out,
+                               boost::system::error_code& ec);
 
-// The same for a whole head, up to and including its empty line (and nothing after it).
+// Parse a complete head, up to and including its empty line (and nothing after it).
 boost::system::error_code parse_request_head(std::string_view head, MessageHead& out);
 boost::system::error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out);
 

@@ -42,26 +42,17 @@ RequestReader::Status RequestReader::advance() {
       buffer_.consume(2);
       scanned_ = 0;
     }
-    if (buffer_.size() == 0) {
-      return Status::need_more;  // asked before each read of a connection's next request
-    }
     const std::string_view data(buffer_.data(), buffer_.size());
-    // A head's first piece is read as if it held the whole head, as it nearly always does; the
-    // pieces of one that did not are searched for its end first, each byte once.
     error_code ec;
-    std::size_t end = scanned_ == 0 ? parse_request_prefix(data, head_, ec) : 0;
-    if (end == 0 && !ec) {
-      end = find_head_end(data, scanned_);
-      if (end == std::string_view::npos) {
-        return buffer_.size() >= max_header_bytes_ ? fail(bhttp::error::header_limit) : Status::need_more;
-      }
-      ec = parse_request_head(data.substr(0, end), head_);
+    const std::size_t end = take_request_head(data, scanned_, head_, ec);
+    if (ec) {
+      return fail(ec);
+    }
+    if (end == 0) {
+      return buffer_.size() >= max_header_bytes_ ? fail(bhttp::error::header_limit) : Status::need_more;
     }
     if (end > max_header_bytes_) {
       return fail(bhttp::error::header_limit);
-    }
-    if (ec) {
-      return fail(ec);
     }
     head_end_ = end;
     head_at_ = buffer_.data();

@@ -68,9 +68,8 @@ class JsonMarks {
   [[nodiscard]] bool stray_backslash() const { return carry_.stray_backslashes != 0; }
 
   // 64 bytes, bit i for byte i: the quotes that start or end a string, and the brackets and braces
-  // outside strings.
-  // Without initialisers: a reader's window is written before it is read, and clearing it would
-  // cost as much as reading a short answer's marks.
+  // outside strings. Without initialisers: a reader's window is written before it is read, and
+  // clearing it would cost as much as reading a short answer's marks.
   struct Block {
     std::uint64_t quotes;
     std::uint64_t opens;

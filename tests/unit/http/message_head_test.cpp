@@ -357,7 +357,8 @@ TEST(MessageHead, ReadsAHeadFromTheStartOfWhatFollowsIt) {
   for (const bool is_request : {true, false}) {
     const std::string& head = is_request ? request : reply;
     const auto prefix = [is_request](std::string_view data, MessageHead& out, error_code& ec) {
-      return is_request ? parse_request_prefix(data, out, ec) : parse_response_prefix(data, false, out, ec);
+      std::size_t scanned = 0;
+      return is_request ? take_request_head(data, scanned, out, ec) : take_response_head(data, scanned, false, out, ec);
     };
     for (const std::string_view after : {"", "body", "\r\n\r\nGET / HTTP/1.1\r\n\r\n", "\x01\x7f"}) {
       const std::string text = head + std::string(after);
@@ -381,8 +382,9 @@ TEST(MessageHead, ReadsAHeadFromTheStartOfWhatFollowsIt) {
   const auto refusal = [](std::string_view data, bool is_request = true) {
     MessageHead parsed;
     error_code ec;
-    const std::size_t size =
-        is_request ? parse_request_prefix(data, parsed, ec) : parse_response_prefix(data, false, parsed, ec);
+    std::size_t scanned = 0;
+    const std::size_t size = is_request ? take_request_head(data, scanned, parsed, ec)
+                                        : take_response_head(data, scanned, false, parsed, ec);
     EXPECT_EQ(size, 0U) << data;
     return ec;
   };
@@ -392,6 +394,41 @@ TEST(MessageHead, ReadsAHeadFromTheStartOfWhatFollowsIt) {
   EXPECT_EQ(refusal("GET / HTTP/1.1\r\n\rX"), bhttp::error::bad_field);
   EXPECT_EQ(refusal("G(T / HTTP/1.1\r\n"), bhttp::error::bad_method);
   EXPECT_EQ(refusal("HTTP/1.1 2x0 OK\r\n", false), bhttp::error::bad_status);
+}
+
+// A head that arrives a few bytes at a time is taken once it is whole, and only then, with the
+// same fields as one that arrives at once; a wrong one is refused once it is whole.
+TEST(MessageHead, TakesAHeadThatTricklesInOnceItIsWhole) {
+  const std::string request = "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody";
+  const std::size_t head_size = request.find("body");
+  for (std::size_t step = 1; step <= request.size(); ++step) {
+    MessageHead parsed;
+    error_code ec;
+    std::size_t scanned = 0;
+    std::size_t size = 0;
+    std::size_t have = 0;
+    while (size == 0 && have < request.size()) {
+      have = std::min(request.size(), have + step);
+      size = take_request_head(std::string_view(request).substr(0, have), scanned, parsed, ec);
+      ASSERT_FALSE(ec) << step << " " << ec.message();
+      if (size == 0) {
+        ASSERT_LT(have, head_size) << step;
+      }
+    }
+    ASSERT_EQ(size, head_size) << step;
+    EXPECT_EQ(parsed.target, "/a");
+    EXPECT_EQ(parsed.content_length, 4U);
+    ASSERT_EQ(parsed.fields.size(), 2U);
+    EXPECT_EQ(parsed.fields[0].value, "x");
+  }
+  const std::string wrong = "GET / HTTP/1.1\r\nX A: 1\r\n\r\n";
+  MessageHead parsed;
+  error_code ec;
+  std::size_t scanned = 0;
+  EXPECT_EQ(take_request_head(std::string_view(wrong).substr(0, 5), scanned, parsed, ec), 0U);
+  EXPECT_FALSE(ec);
+  EXPECT_EQ(take_request_head(wrong, scanned, parsed, ec), 0U);
+  EXPECT_EQ(ec, bhttp::error::bad_field);
 }
 
 // The head read from the start of a buffer, and the same head found first and read alone, come
@@ -416,8 +453,9 @@ TEST(MessageHead, AHeadReadFromItsBufferReadsAsTheHeadAlone) {
     text += "NEXT\r\n\r\n";
     MessageHead from_buffer;
     error_code ec;
-    const std::size_t size =
-        is_request ? parse_request_prefix(text, from_buffer, ec) : parse_response_prefix(text, false, from_buffer, ec);
+    std::size_t taken = 0;
+    const std::size_t size = is_request ? take_request_head(text, taken, from_buffer, ec)
+                                        : take_response_head(text, taken, false, from_buffer, ec);
     std::size_t scanned = 0;
     const std::size_t end = find_head_end(text, scanned);
     ASSERT_NE(end, std::string::npos);  // the text's own empty line at least
