@@ -10,6 +10,7 @@ namespace infergate::gateway {
 // Accepts 1-128 visible ASCII characters (no spaces, no control characters: no header injection).
 bool acceptable_request_id(std::string_view id);
 
+// NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): chars_ is written before it is read.
 class RequestId {
  public:
   static constexpr std::size_t kMaxSize = 128;
@@ -23,7 +24,8 @@ class RequestId {
   operator std::string_view() const { return view(); }  // NOLINT(google-explicit-constructor): used as a header value
 
  private:
-  std::array<char, kMaxSize> chars_{};
+  // Not cleared: only the first size_ are ever read, and every request makes one.
+  std::array<char, kMaxSize> chars_;
   std::size_t size_ = 0;
 };
 
