@@ -52,10 +52,10 @@ RequestId RequestId::generate() {
   thread_local Rng rng(std::random_device{}() ^ (static_cast<std::uint64_t>(std::random_device{}()) << 32));
   RequestId id;
   id.size_ = 32;
-  for (std::size_t quarter = 0; quarter < 4; quarter += 2) {
+  for (std::size_t half = 0; half < 2; ++half) {
     const std::uint64_t bits = rng();
-    write_hex8(&id.chars_[8 * quarter], bits);
-    write_hex8(&id.chars_[8 * quarter + 8], bits >> 32);
+    write_hex8(&id.chars_[16 * half], bits);
+    write_hex8(&id.chars_[16 * half + 8], bits >> 32);
   }
   return id;
 }
