@@ -114,4 +114,25 @@ void BM_GlanceScalar(benchmark::State& state) {
 }
 BENCHMARK(BM_GlanceScalar);
 
+// An event's line end and glance as the gateway's relay finds them, in one pass, against finding
+// the line's end first and then glancing (what glance_stream_line does where the CPU lacks
+// AVX-512BW). Each value is seen as the parser sees it: up to the end of the read.
+template <infergate::openai::LineGlance (*Glance)(std::string_view)>
+void BM_GlanceLineWith(benchmark::State& state) {
+  const std::string stream = sample_stream(256);
+  for (auto _ : state) {
+    int text = 0;
+    for (std::size_t pos = 0; pos < stream.size();) {
+      const infergate::openai::LineGlance line = Glance(std::string_view(stream).substr(pos + 5));
+      text += line.glance.text ? 1 : 0;
+      pos += 5 + line.line_end + 2;
+    }
+    benchmark::DoNotOptimize(text);
+  }
+  state.SetItemsProcessed(state.iterations() * 256);
+  state.SetLabel(infergate::openai::glance_has_64_byte_blocks() ? "" : "no AVX-512BW: both are two passes");
+}
+BENCHMARK(BM_GlanceLineWith<infergate::openai::glance_stream_line>)->Name("BM_GlanceLine");
+BENCHMARK(BM_GlanceLineWith<infergate::openai::glance_stream_line_two_passes>)->Name("BM_GlanceLineTwoPasses");
+
 }  // namespace

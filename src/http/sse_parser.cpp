@@ -15,13 +15,18 @@ std::size_t line_end(std::string_view bytes, std::size_t pos) {
 // The end (past its blank line) of an event at `pos` made of one LF-terminated data line and
 // nothing else, the usual event of an LLM stream; npos for anything else, which the line-by-line
 // path below then reads.
-std::size_t single_line_event(std::string_view bytes, std::size_t pos) {
+std::size_t single_line_event(std::string_view bytes, std::size_t pos, SseParser::LineEnd data_line_end) {
   constexpr std::string_view kData = "data:";
   if (bytes.size() - pos < kData.size() + 2 || bytes.compare(pos, kData.size(), kData) != 0) {
     return std::string_view::npos;
   }
-  const std::size_t end = line_end(bytes, pos + kData.size());
-  if (end == std::string_view::npos || end + 1 >= bytes.size() || bytes[end] != '\n' || bytes[end + 1] != '\n') {
+  const std::size_t value = pos + kData.size();
+  const std::size_t at = data_line_end(bytes.substr(value));
+  if (at == std::string_view::npos) {
+    return at;
+  }
+  const std::size_t end = value + at;
+  if (end + 1 >= bytes.size() || bytes[end] != '\n' || bytes[end + 1] != '\n') {
     return std::string_view::npos;
   }
   return end + 2;
@@ -30,6 +35,10 @@ std::size_t single_line_event(std::string_view bytes, std::size_t pos) {
 }  // namespace
 
 std::size_t SseParser::feed(std::string_view bytes, Callback on_event) {
+  return feed(bytes, on_event, [](std::string_view value) { return first_line_break(value); });
+}
+
+std::size_t SseParser::feed(std::string_view bytes, Callback on_event, LineEnd data_line_end) {
   std::size_t pos = 0;
   std::size_t last_blank = std::string_view::npos;
   if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') {
@@ -39,7 +48,7 @@ std::size_t SseParser::feed(std::string_view bytes, Callback on_event) {
   while (pos < bytes.size()) {
     if (line_.empty() && !has_data_ && event_.empty()) {
       // At the start of an event: the usual one goes out without the line-by-line machinery.
-      if (const std::size_t next = single_line_event(bytes, pos); next != std::string_view::npos) {
+      if (const std::size_t next = single_line_event(bytes, pos, data_line_end); next != std::string_view::npos) {
         std::string_view data = bytes.substr(pos + 5, next - 2 - (pos + 5));
         if (!data.empty() && data.front() == ' ') {
           data.remove_prefix(1);

@@ -24,6 +24,14 @@ class SseParser {
   // comments), npos when they hold none: a proxy can forward everything before it unchanged.
   std::size_t feed(std::string_view bytes, Callback on_event);
 
+  // Where the value of a data line ends: the offset in `value` (what follows "data:", up to the end
+  // of the bytes fed) of its first CR or LF, npos when it holds none.
+  using LineEnd = FunctionRef<std::size_t(std::string_view value)>;
+  // The same, with the fast path over events of one data line asking `data_line_end` where that
+  // line ends: a caller that looks at every value anyway can find its end in the same pass. An
+  // event it is asked about and that turns out to be no such event is read line by line instead.
+  std::size_t feed(std::string_view bytes, Callback on_event, LineEnd data_line_end);
+
   // Inside an `on_event` called from feed(): the offset in its `bytes` just past the blank line
   // that completed the event. npos inside finish().
   [[nodiscard]] std::size_t position() const { return position_; }

@@ -6,13 +6,16 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "core/cpu_features.hpp"
 #include "core/json_error.hpp"
+#include "http/line_break.hpp"
 
 namespace infergate::openai {
 
@@ -163,7 +166,8 @@ void glance_key(const char* open, const char* colon, const char* end, ChunkGlanc
     // the last: only a value worth reading needs the parse.
     g.needs_parse = g.needs_parse || end - value < 4 || std::memcmp(value, "null", 4) != 0;
   } else {
-    g.text = end - value >= 2 && value[0] == '"' && value[1] != '"';
+    // A line's glance may be given an `end` past the line: its break ends the value too.
+    g.text = end - value >= 2 && value[0] == '"' && value[1] != '"' && value[1] != '\n' && value[1] != '\r';
   }
 }
 
@@ -243,8 +247,66 @@ alignas(64) constexpr std::array<char, 64> kKeyEndLetters = [] {
   return table;
 }();
 
-__attribute__((target("avx512bw"), flatten)) ChunkGlance glance_64(std::string_view data) {
-  ChunkGlance g;
+// Keys of interest by the eight bytes that end them (little-endian, the key's last letter in the
+// top byte): a short name with its opening quote, the last eight letters of a long one.
+struct KeyEndings {
+  alignas(64) std::array<std::uint64_t, 8> bytes{};
+  alignas(64) std::array<std::uint64_t, 8> masks{};
+  std::array<int, 8> size{};  // of a short name, whose opening quote is then known; 0 for a long one
+};
+constexpr std::array<const char*, 8> kKeysOfInterest = {"text",    "usage",     "error",           "x_groq",
+                                                        "content", "reasoning", "infergate_trace", "reasoning_content"};
+constexpr KeyEndings kKeyEndings = [] {
+  KeyEndings e;
+  for (std::size_t lane = 0; lane < kKeysOfInterest.size(); ++lane) {
+    const std::string_view name = kKeysOfInterest[lane];
+    const std::size_t quoted = name.size() + 1;  // the name after its opening quote
+    for (std::size_t i = quoted - std::min<std::size_t>(quoted, 8); i < quoted; ++i) {
+      const auto byte = static_cast<std::uint64_t>(static_cast<unsigned char>(i == 0 ? '"' : name[i - 1]));
+      e.bytes[lane] |= byte << (8 * (8 - quoted + i));
+      e.masks[lane] |= std::uint64_t{0xff} << (8 * (8 - quoted + i));
+    }
+    e.size[lane] = quoted <= 8 ? static_cast<int>(name.size()) : 0;
+  }
+  return e;
+}();
+
+// glance_block for 64 bytes: a key is told by the eight bytes that end it, compared with the eight
+// endings of interest at once, instead of by finding its opening quote and its length.
+__attribute__((target("avx512bw"))) inline void glance_block_64(const BlockMasks<std::uint64_t>& m,
+                                                                BlockMasks<std::uint64_t>& carried, const char* p,
+                                                                const char* begin, const char* end, ChunkGlance& g) {
+  const std::uint64_t quote_before = (m.quotes << 1) | (carried.quotes >> 63);
+  const std::uint64_t end_two_before = (m.key_ends << 2) | (carried.key_ends >> 62);
+  for (std::uint64_t hits = m.colons & quote_before & end_two_before; hits != 0; hits &= hits - 1) {
+    const char* colon = p + std::countr_zero(hits);
+    if (colon - begin < 9) {
+      glance_key_before(begin, end, colon, g);
+      continue;
+    }
+    std::uint64_t ending;
+    std::memcpy(&ending, colon - 9, sizeof ending);
+    const __m512i endings = _mm512_and_si512(_mm512_set1_epi64(static_cast<long long>(ending)),
+                                             _mm512_load_si512(kKeyEndings.masks.data()));
+    const __mmask8 match = _mm512_cmpeq_epi64_mask(endings, _mm512_load_si512(kKeyEndings.bytes.data()));
+    if (match == 0) {
+      continue;
+    }
+    const int size = kKeyEndings.size[std::countr_zero(match)];
+    if (size != 0) {
+      glance_key(colon - 2 - size, colon, end, g);
+    } else {
+      glance_key_before(begin, end, colon, g);
+    }
+  }
+  carried = m;
+}
+
+// With `ToLineEnd`, the glance stops at the first CR or LF and says where it is: a line's end found
+// in the same pass, one more comparison per block, instead of a pass of its own.
+template <bool ToLineEnd>
+__attribute__((target("avx512bw"), flatten)) LineGlance glance_64(std::string_view data) {
+  LineGlance line;
   const char* begin = data.data();
   const char* end = begin + data.size();
   const __m512i key_ends = _mm512_load_si512(kKeyEndLetters.data());
@@ -255,12 +317,31 @@ __attribute__((target("avx512bw"), flatten)) ChunkGlance glance_64(std::string_v
     const auto left = static_cast<std::size_t>(end - p);
     const __mmask64 valid = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
     const __m512i bytes = _mm512_maskz_loadu_epi8(valid, p);
-    const BlockMasks<std::uint64_t> m{_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('"')),
-                                      _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(':')),
-                                      _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(key_ends, bytes), bytes)};
-    glance_block<64>(m, carried, p, begin, end, g);
+    BlockMasks<std::uint64_t> m{_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8('"')),
+                                _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(':')),
+                                _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(key_ends, bytes), bytes)};
+    if constexpr (ToLineEnd) {
+      // One comparison finds the bytes up to CR (LF among them); the few others there (a tab,
+      // say) are passed over one by one.
+      std::uint64_t low = _mm512_mask_cmple_epu8_mask(valid, bytes, _mm512_set1_epi8('\r'));
+      while (low != 0 && p[std::countr_zero(low)] != '\n' && p[std::countr_zero(low)] != '\r') {
+        low &= low - 1;
+      }
+      if (low != 0) {
+        const int at = std::countr_zero(low);
+        m.colons &= (std::uint64_t{1} << at) - 1;
+        glance_block_64(m, carried, p, begin, p + at, line.glance);
+        line.line_end = static_cast<std::size_t>(p + at - begin);
+        return line;
+      }
+    }
+    glance_block_64(m, carried, p, begin, end, line.glance);
   }
-  return g;
+  return line;
+}
+
+__attribute__((target("avx512bw"), flatten)) ChunkGlance glance_64_chunk(std::string_view data) {
+  return glance_64<false>(data).glance;
 }
 
 // The masks of the block of `Width` bytes at `p`, from `load(q)`, the masks of the `Width` bytes at
@@ -355,7 +436,7 @@ ChunkGlance glance_stream_chunk_64(std::string_view data) {
 #if defined(__x86_64__)
   static const bool supported = glance_has_64_byte_blocks();
   if (supported) {
-    return glance_64(data);
+    return glance_64_chunk(data);
   }
 #endif
   return glance_stream_chunk_32(data);
@@ -367,7 +448,7 @@ using Glance = ChunkGlance (*)(std::string_view);
 
 // Chosen once, when the program loads: asking the CPU on every event cost as much as a block.
 #if defined(__x86_64__)
-const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64 : cpu_has_avx2() ? glance_32 : glance_16;
+const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64_chunk : cpu_has_avx2() ? glance_32 : glance_16;
 #else
 const Glance kWidestGlance = glance_stream_chunk_scalar;
 #endif
@@ -383,6 +464,29 @@ const Glance kWidestGlance = glance_stream_chunk_scalar;
 // 150 to 250 bytes.
 ChunkGlance glance_stream_chunk(std::string_view data) {
   return kWidestGlance(data);
+}
+
+LineGlance glance_stream_line_two_passes(std::string_view line) {
+  LineGlance g;
+  g.line_end = http::first_line_break(line);
+  g.glance = glance_stream_chunk(line.substr(0, g.line_end));
+  return g;
+}
+
+namespace {
+
+using LineGlancer = LineGlance (*)(std::string_view);
+
+#if defined(__x86_64__)
+const LineGlancer kLineGlance = cpu_has_avx512bw() ? glance_64<true> : glance_stream_line_two_passes;
+#else
+const LineGlancer kLineGlance = glance_stream_line_two_passes;
+#endif
+
+}  // namespace
+
+LineGlance glance_stream_line(std::string_view line) {
+  return kLineGlance(line);
 }
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {

@@ -2,6 +2,7 @@
 // Client-side view of what a server sends back: one streamed chunk (the data of one SSE event) or a
 // whole non-streamed response. Only what a benchmark or gateway needs is extracted; the rest of the
 // JSON is left alone.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,6 +48,19 @@ ChunkGlance glance_stream_chunk_64(std::string_view data);
 ChunkGlance glance_stream_chunk_32(std::string_view data);
 ChunkGlance glance_stream_chunk_16(std::string_view data);
 ChunkGlance glance_stream_chunk_scalar(std::string_view data);
+
+// The glance of an event's data line and where that line ends, found in one pass, for a proxy that
+// must find each line's end anyway. `line` is what follows "data:", up to the end of the bytes read:
+// `glance` is glance_stream_chunk of its bytes before the first CR or LF, `line_end` that break's
+// offset (npos when it holds none, and the glance is of all of it).
+struct LineGlance {
+  ChunkGlance glance;
+  std::size_t line_end = std::string_view::npos;
+};
+LineGlance glance_stream_line(std::string_view line);
+// The same in two passes (http::first_line_break, then glance_stream_chunk): what
+// glance_stream_line falls back to where the CPU lacks AVX-512BW, and its test oracle.
+LineGlance glance_stream_line_two_passes(std::string_view line);
 
 // Returns a description of the problem when `data` is not a JSON object. With `content`, the
 // answer's text (chat content or completion text, not reasoning) is appended to it.

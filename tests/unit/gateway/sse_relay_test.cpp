@@ -181,5 +181,26 @@ TEST(SseRelay, ALastEventWithoutItsBlankLineIsDeliveredWithOne) {
   EXPECT_EQ(usage_last.relay.usage()->prompt_tokens, 7);
 }
 
+TEST(SseRelay, EventsTheFastPathTurnsDownAreReadWhole) {
+  // Each event's first data line is glanced as its end is found; an event that turns out to be
+  // more than that line (a CRLF, an id, a second data line holding the usage) is read as a whole.
+  const std::string two_lines =
+      "data: {\"choices\":[{\"delta\":{\"content\":\" a\"}}],\n"
+      "data: \"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4}}\n\n";
+  const std::string with_id = "data: {\"choices\":[{\"delta\":{\"content\":\" b\"}}]}\nid: 9\n\n";
+  const std::string crlf = "data: {\"choices\":[{\"delta\":{\"content\":\" c\"}}]}\r\n\r\n";
+  const std::string role_then_text =
+      "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\" d\"}}]}\n\n";
+  const std::string stream = kToken + two_lines + with_id + crlf + role_then_text + kDone;
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true);
+    ASSERT_EQ(r.out, stream) << "cut at " << cut;
+    EXPECT_EQ(r.relay.text_events(), 5) << "cut at " << cut;
+    ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+    EXPECT_EQ(r.relay.usage()->completion_tokens, 4);
+  }
+}
+
 }  // namespace
 }  // namespace infergate::gateway

@@ -103,49 +103,36 @@ TEST(StreamChunk, GlanceAgreesWithTheFullParse) {
   EXPECT_TRUE(glance_stream_chunk(R"({"choices":[],"usage":nul)").needs_parse);
 }
 
+// Events built from keys and values cut from real chunks and from the cases that make a glance
+// wrong if it slips: names of interest inside strings, escaped quotes, colons in values, every
+// alignment to a block of 16, 32 or 64 bytes (events shorter than a block and longer), names that
+// end in the same letter as one of interest or differ from it only in case or in the high bit
+// (UTF-8).
+std::string random_event(std::mt19937& rng) {
+  static const std::vector<std::string> keys = {
+      "id", "content", "text", "usage", "error", "x_groq", "reasoning", "reasoning_content", "infergate_trace", "delta",
+      "model", "a\\\"usage", "object", "role", "system_fingerprint", "Usage", "xcontent", "ERROR", "t", "", "contents",
+      "g", "caf\xc3\xa9", "\xf4\xe5\xf2\xf1\xe7",
+      // endings of a key of interest on a longer key
+      "xtext", "_content", "xreasoning", "my_reasoning_content", "gate_trace", "not_x_groq"};
+  static const std::vector<std::string> values = {R"("")",        R"(" hi")",          "null",    "1",  R"("a\"b:")",
+                                                  R"({"k":"v"})", R"("\"usage\":1")",  R"(":")",  "[]", R"("content")",
+                                                  R"("x":")",     "\"\xe2\x80\x9dt\"", "\"\xf4\""};
+  std::string event = std::string(rng() % 65, ' ') + "{";
+  const int members = 1 + static_cast<int>(rng() % 8);
+  for (int m = 0; m < members; ++m) {
+    event += m == 0 ? "" : ",";
+    event += "\"" + keys[rng() % keys.size()] + "\"" + std::string(rng() % 2, ' ') + ":" + std::string(rng() % 2, ' ') +
+             values[rng() % values.size()];
+  }
+  return event + "}";
+}
+
 TEST(StreamChunk, GlanceAgreesWithItsScalarFormOnRandomEvents) {
-  // Keys and values cut from real chunks and from the cases that make a glance wrong if it slips:
-  // names of interest inside strings, escaped quotes, colons in values, every alignment to a block
-  // of 16, 32 or 64 bytes (events shorter than a block and longer), names that end in the same
-  // letter as one of interest or differ from it only in case or in the high bit (UTF-8). Each block
-  // width the machine has is checked.
-  const std::vector<std::string> keys = {"id",
-                                         "content",
-                                         "text",
-                                         "usage",
-                                         "error",
-                                         "x_groq",
-                                         "reasoning",
-                                         "reasoning_content",
-                                         "infergate_trace",
-                                         "delta",
-                                         "model",
-                                         "a\\\"usage",
-                                         "object",
-                                         "role",
-                                         "system_fingerprint",
-                                         "Usage",
-                                         "xcontent",
-                                         "ERROR",
-                                         "t",
-                                         "",
-                                         "contents",
-                                         "g",
-                                         "caf\xc3\xa9",
-                                         "\xf4\xe5\xf2\xf1\xe7"};
-  const std::vector<std::string> values = {R"("")",        R"(" hi")",          "null",    "1",  R"("a\"b:")",
-                                           R"({"k":"v"})", R"("\"usage\":1")",  R"(":")",  "[]", R"("content")",
-                                           R"("x":")",     "\"\xe2\x80\x9dt\"", "\"\xf4\""};
+  // Each block width the machine has is checked.
   std::mt19937 rng(11);
   for (int i = 0; i < 20000; ++i) {
-    std::string event = std::string(rng() % 65, ' ') + "{";
-    const int members = 1 + static_cast<int>(rng() % 8);
-    for (int m = 0; m < members; ++m) {
-      event += m == 0 ? "" : ",";
-      event += "\"" + keys[rng() % keys.size()] + "\"" + std::string(rng() % 2, ' ') + ":" +
-               std::string(rng() % 2, ' ') + values[rng() % values.size()];
-    }
-    event += "}";
+    const std::string event = random_event(rng);
     const ChunkGlance scalar = glance_stream_chunk_scalar(event);
     for (const ChunkGlance fast : {glance_stream_chunk(event), glance_stream_chunk_16(event),
                                    glance_stream_chunk_32(event), glance_stream_chunk_64(event)}) {
@@ -156,6 +143,59 @@ TEST(StreamChunk, GlanceAgreesWithItsScalarFormOnRandomEvents) {
   if (!glance_has_32_byte_blocks() || !glance_has_64_byte_blocks()) {
     GTEST_SKIP() << "this CPU lacks AVX2 or AVX-512BW: the blocks it lacks were the next narrower ones";
   }
+}
+
+TEST(StreamChunk, GlanceOfALineAgreesWithTwoPassesOnRandomLines) {
+  // Events cut anywhere (a key or value the break cuts short, such as `"content":"` or
+  // `"usage":nu`), then a line ending of each kind or none, then more of the stream, whose keys
+  // must not count.
+  const std::vector<std::string> breaks = {"\n\n", "\n", "\r\n\r\n", "\r", ""};
+  std::mt19937 rng(12);
+  for (int i = 0; i < 20000; ++i) {
+    std::string line = " " + random_event(rng);
+    if (rng() % 2 == 0) {
+      line.resize(rng() % (line.size() + 1));
+    }
+    const std::string& line_break = breaks[rng() % breaks.size()];
+    const std::string stream = line + line_break + (line_break.empty() ? "" : "data: " + random_event(rng));
+    const LineGlance two = glance_stream_line_two_passes(stream);
+    const LineGlance one = glance_stream_line(stream);
+    ASSERT_EQ(two.line_end, line_break.empty() ? std::string::npos : line.size()) << stream;
+    ASSERT_EQ(one.line_end, two.line_end) << stream;
+    const ChunkGlance scalar = glance_stream_chunk_scalar(line);
+    ASSERT_EQ(two.glance.text, scalar.text) << stream;
+    ASSERT_EQ(two.glance.needs_parse, scalar.needs_parse) << stream;
+    ASSERT_EQ(one.glance.text, scalar.text) << stream;
+    ASSERT_EQ(one.glance.needs_parse, scalar.needs_parse) << stream;
+  }
+  if (!glance_has_64_byte_blocks()) {
+    GTEST_SKIP() << "this CPU lacks AVX-512BW: the glance of a line was the two passes themselves";
+  }
+}
+
+TEST(StreamChunk, GlanceOfALineStopsAtItsEnd) {
+  // A value the line's end cuts short, at every place against the blocks: its key may lie in the
+  // block before the one that holds the end.
+  for (std::size_t pad = 0; pad < 140; ++pad) {
+    const std::string text_cut = std::string(pad, ' ') + R"({"content":")";
+    const LineGlance text = glance_stream_line(text_cut + "\n\" more\"}");
+    EXPECT_EQ(text.line_end, text_cut.size());
+    EXPECT_FALSE(text.glance.text) << pad;
+    const std::string usage_cut = std::string(pad, ' ') + R"({"usage":nu)";
+    EXPECT_TRUE(glance_stream_line(usage_cut + "\rll}").glance.needs_parse) << pad;
+    EXPECT_FALSE(glance_stream_line(usage_cut + "ll}\r").glance.needs_parse) << pad;
+  }
+  const LineGlance cut_text = glance_stream_line(" {\"choices\":[{\"delta\":{\"content\":\"\n\"x\"}}]}");
+  EXPECT_EQ(cut_text.line_end, 34u);
+  EXPECT_FALSE(cut_text.glance.text);
+  EXPECT_TRUE(glance_stream_line(R"({"choices":[],"usage":nu)"
+                                 "\r\nll}")
+                  .glance.needs_parse);
+  const LineGlance next_line = glance_stream_line(R"({"id":1})"
+                                                  "\n\n"
+                                                  R"(data: {"usage":{"prompt_tokens":1}})");
+  EXPECT_EQ(next_line.line_end, 8u);
+  EXPECT_FALSE(next_line.glance.needs_parse);
 }
 
 TEST(ModelList, RoundTripAndOllamaShape) {
