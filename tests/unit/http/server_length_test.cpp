@@ -1,5 +1,6 @@
 // Responses whose body length the handler announces (a body relayed whole): unframed bytes, the
-// connection kept for the next request; a body that ends short or runs over closes it.
+// connection kept for the next request; a body that ends short or runs over closes it. And the
+// framing of those without a length: chunks.
 #include <gtest/gtest.h>
 
 #include <boost/asio/connect.hpp>
@@ -133,6 +134,28 @@ TEST(ServerKnownLength, AStreamWithoutALengthStaysChunked) {
   const std::string received = exchange(server.port, 1);
   EXPECT_NE(received.find("Transfer-Encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n0\r\n\r\n"), std::string::npos)
       << received;
+}
+
+TEST(ServerChunked, EveryChunkIsFramedWhereverTheStreamEnds) {
+  // Writes of one piece, of several (an empty one among them), of nothing, and the last: each
+  // chunk framed whole, empty writes sending nothing, the end coming once.
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("a", false);
+    const std::array<std::string_view, 3> pieces{"bc", "", "d"};
+    co_await ex.write_chunk_gathered(pieces, false);
+    co_await ex.write_chunk("", false);
+    co_await ex.write_chunk("e", true);
+  });
+  const std::string received = exchange(server.port, 1);
+  EXPECT_NE(received.find("chunked\r\n\r\n1\r\na\r\n3\r\nbcd\r\n1\r\ne\r\n0\r\n\r\n"), std::string::npos) << received;
+  RunningServer ends_apart([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("ab", false);
+    co_await ex.end_stream();
+  });
+  const std::string apart = exchange(ends_apart.port, 1);
+  EXPECT_TRUE(apart.ends_with("chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n")) << apart;
 }
 
 }  // namespace
