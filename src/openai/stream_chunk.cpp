@@ -152,8 +152,8 @@ KeyKind key_kind(const char* key, std::size_t size) {
   }
 }
 
-void glance_key(const char* open, const char* colon, const char* end, ChunkGlance& g) {
-  const KeyKind kind = key_kind(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1)));
+// What the value after `colon` of a key of `kind` says.
+void glance_value(KeyKind kind, const char* colon, const char* end, ChunkGlance& g) {
   if (kind == KeyKind::other || (kind == KeyKind::text && g.text)) {
     return;
   }
@@ -169,6 +169,10 @@ void glance_key(const char* open, const char* colon, const char* end, ChunkGlanc
     // A line's glance may be given an `end` past the line: its break ends the value too.
     g.text = end - value >= 2 && value[0] == '"' && value[1] != '"' && value[1] != '\n' && value[1] != '\r';
   }
+}
+
+void glance_key(const char* open, const char* colon, const char* end, ChunkGlance& g) {
+  glance_value(key_kind(open + 1, static_cast<std::size_t>(colon - 1 - (open + 1))), colon, end, g);
 }
 
 // The key whose closing quote sits just before `colon`, found by scanning back to its opening one.
@@ -252,21 +256,35 @@ alignas(64) constexpr std::array<char, 64> kKeyEndLetters = [] {
 struct KeyEndings {
   alignas(64) std::array<std::uint64_t, 8> bytes{};
   alignas(64) std::array<std::uint64_t, 8> masks{};
-  std::array<int, 8> size{};  // of a short name, whose opening quote is then known; 0 for a long one
+  // A short name's whole, opening quote included, is in its ending: its kind is known. A long
+  // one's start is still to be checked.
+  std::array<bool, 8> whole{};
+  std::array<KeyKind, 8> kind{};
 };
-constexpr std::array<const char*, 8> kKeysOfInterest = {"text",    "usage",     "error",           "x_groq",
-                                                        "content", "reasoning", "infergate_trace", "reasoning_content"};
+struct KeyOfInterest {
+  std::string_view name;
+  KeyKind kind;
+};
+constexpr std::array<KeyOfInterest, 8> kKeysOfInterest = {{{"text", KeyKind::text},
+                                                           {"usage", KeyKind::parse},
+                                                           {"error", KeyKind::parse},
+                                                           {"x_groq", KeyKind::parse},
+                                                           {"content", KeyKind::text},
+                                                           {"reasoning", KeyKind::text},
+                                                           {"infergate_trace", KeyKind::parse},
+                                                           {"reasoning_content", KeyKind::text}}};
 constexpr KeyEndings kKeyEndings = [] {
   KeyEndings e;
   for (std::size_t lane = 0; lane < kKeysOfInterest.size(); ++lane) {
-    const std::string_view name = kKeysOfInterest[lane];
+    const std::string_view name = kKeysOfInterest[lane].name;
     const std::size_t quoted = name.size() + 1;  // the name after its opening quote
     for (std::size_t i = quoted - std::min<std::size_t>(quoted, 8); i < quoted; ++i) {
       const auto byte = static_cast<std::uint64_t>(static_cast<unsigned char>(i == 0 ? '"' : name[i - 1]));
       e.bytes[lane] |= byte << (8 * (8 - quoted + i));
       e.masks[lane] |= std::uint64_t{0xff} << (8 * (8 - quoted + i));
     }
-    e.size[lane] = quoted <= 8 ? static_cast<int>(name.size()) : 0;
+    e.whole[lane] = quoted <= 8;
+    e.kind[lane] = kKeysOfInterest[lane].kind;
   }
   return e;
 }();
@@ -292,9 +310,9 @@ __attribute__((target("avx512bw"))) inline void glance_block_64(const BlockMasks
     if (match == 0) {
       continue;
     }
-    const int size = kKeyEndings.size[std::countr_zero(match)];
-    if (size != 0) {
-      glance_key(colon - 2 - size, colon, end, g);
+    const int lane = std::countr_zero(match);
+    if (kKeyEndings.whole[lane]) {
+      glance_value(kKeyEndings.kind[lane], colon, end, g);
     } else {
       glance_key_before(begin, end, colon, g);
     }
