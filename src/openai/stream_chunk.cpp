@@ -463,12 +463,15 @@ ChunkGlance glance_stream_chunk_64(std::string_view data) {
 namespace {
 
 using Glance = ChunkGlance (*)(std::string_view);
+using LineGlancer = LineGlance (*)(std::string_view);
 
 // Chosen once, when the program loads: asking the CPU on every event cost as much as a block.
 #if defined(__x86_64__)
 const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64_chunk : cpu_has_avx2() ? glance_32 : glance_16;
+const LineGlancer kLineGlance = cpu_has_avx512bw() ? glance_64<true> : glance_stream_line_two_passes;
 #else
 const Glance kWidestGlance = glance_stream_chunk_scalar;
+const LineGlancer kLineGlance = glance_stream_line_two_passes;
 #endif
 
 }  // namespace
@@ -490,18 +493,6 @@ LineGlance glance_stream_line_two_passes(std::string_view line) {
   g.glance = glance_stream_chunk(line.substr(0, g.line_end));
   return g;
 }
-
-namespace {
-
-using LineGlancer = LineGlance (*)(std::string_view);
-
-#if defined(__x86_64__)
-const LineGlancer kLineGlance = cpu_has_avx512bw() ? glance_64<true> : glance_stream_line_two_passes;
-#else
-const LineGlancer kLineGlance = glance_stream_line_two_passes;
-#endif
-
-}  // namespace
 
 LineGlance glance_stream_line(std::string_view line) {
   return kLineGlance(line);
