@@ -33,12 +33,12 @@ void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
     glanced_end_ = line.line_end != std::string_view::npos ? value.data() + line.line_end : nullptr;
     return line.line_end;
   };
-  glanced_end_ = nullptr;
-  // Where the glance finds a line's end in the same pass (AVX-512BW), the parser asks it where
-  // each data line ends; elsewhere that would be two passes and a call more than the parser's own
-  // search and a glance of the event.
-  static const bool one_pass = openai::glance_has_64_byte_blocks();
+  // Where the glance finds a line's end in the same pass, the parser asks it where each data line
+  // ends; elsewhere that would be two passes and a call more than the parser's own search and a
+  // glance of the event.
+  static const bool one_pass = openai::glance_stream_line_is_one_pass();
   const std::size_t complete = one_pass ? parser_.feed(bytes, on_event, glance_line) : parser_.feed(bytes, on_event);
+  glanced_end_ = nullptr;  // it points into `bytes`, which do not outlive this call
   ended_with_cr_ = !bytes.empty() && bytes.back() == '\r';
   ended_in_cut_ = !cuts.empty() && cuts.back().second == bytes.size();
   if (complete == std::string_view::npos) {  // no event ended here: all of it waits
@@ -64,7 +64,6 @@ void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
 
 void SseRelay::finish(std::int64_t now_ns) {
   bool drop = false;
-  glanced_end_ = nullptr;
   parser_.finish([&](const http::SseEvent& event) { drop = observe(event, now_ns) || drop; });
   if (!drop && !held_.empty()) {
     add(held_);

@@ -64,7 +64,7 @@ class SseRelay {
   std::int64_t text_events_ = 0;
   std::optional<openai::Usage> usage_;
   // The glance of the last data line whose end the parser asked for, and where that line ends in
-  // the bytes being fed: the event it makes is not glanced again.
+  // the bytes being fed (null outside feed()): the event it makes is not glanced again.
   openai::ChunkGlance glanced_;
   const char* glanced_end_ = nullptr;
 };

@@ -498,6 +498,10 @@ LineGlance glance_stream_line(std::string_view line) {
   return kLineGlance(line);
 }
 
+bool glance_stream_line_is_one_pass() {
+  return kLineGlance != glance_stream_line_two_passes;
+}
+
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
   return read_object(data, true, out, content);
 }

@@ -58,6 +58,9 @@ struct LineGlance {
   std::size_t line_end = std::string_view::npos;
 };
 LineGlance glance_stream_line(std::string_view line);
+// Whether glance_stream_line is one pass on this CPU (AVX-512BW), and so worth calling instead of
+// finding the line's end first and glancing at the event after.
+bool glance_stream_line_is_one_pass();
 // The same in two passes (http::first_line_break, then glance_stream_chunk): what
 // glance_stream_line falls back to where the CPU lacks AVX-512BW, and its test oracle.
 LineGlance glance_stream_line_two_passes(std::string_view line);

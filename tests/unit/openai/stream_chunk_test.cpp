@@ -168,6 +168,7 @@ TEST(StreamChunk, GlanceOfALineAgreesWithTwoPassesOnRandomLines) {
     ASSERT_EQ(one.glance.text, scalar.text) << stream;
     ASSERT_EQ(one.glance.needs_parse, scalar.needs_parse) << stream;
   }
+  EXPECT_EQ(glance_stream_line_is_one_pass(), glance_has_64_byte_blocks());
   if (!glance_has_64_byte_blocks()) {
     GTEST_SKIP() << "this CPU lacks AVX-512BW: the glance of a line was the two passes themselves";
   }
