@@ -1,6 +1,7 @@
 #include "gateway/access_log.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -124,6 +125,11 @@ void AccessLog::run() {
     if (!batch.empty()) {
       std::fwrite(batch.data(), 1, batch.size(), file_);
       std::fflush(file_);
+      if (owns_file_) {
+        // Opened for appending: the file's offset is its end.
+        const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
+        written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
+      }
       batch.clear();
     }
     if (stopping) {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <thread>
 
+#include "core/drop_behind.hpp"
+
 namespace infergate::gateway {
 
 // Views into the request's own state: a record is formatted within write() and not kept.
@@ -54,6 +56,7 @@ class AccessLog {
 
   std::FILE* file_;
   bool owns_file_;
+  DropBehind written_pages_;  // the writer thread's
   std::chrono::milliseconds flush_interval_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -319,6 +319,7 @@ std::int64_t Ledger::write(Batch& batch) {
     advance.step();
     writer_.exec("COMMIT");
     rows_written_.fetch_add(batch.rows, std::memory_order_relaxed);
+    journal_pages_.appended(journal->fd(), counted, counted + static_cast<std::int64_t>(batch.lines.size()));
     return batches + 1;
   } catch (...) {
     // Lines the sums do not count must not stay in the journal: the batch is queued again and

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/drop_behind.hpp"
 #include "core/text_hash.hpp"
 #include "gateway/config.hpp"
 #include "gateway/key_record.hpp"
@@ -173,6 +174,7 @@ class Ledger {
 
   SqliteDb writer_;
   std::string journal_path_;
+  DropBehind journal_pages_;            // used under write_mutex_
   std::unique_ptr<Statement> add_day_;  // used under write_mutex_, as is the one below
   std::unique_ptr<Statement> add_total_;
   SqliteDb reader_;

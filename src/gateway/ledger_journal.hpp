@@ -33,6 +33,7 @@ class JournalFile {
   JournalFile(const JournalFile&) = delete;
   JournalFile& operator=(const JournalFile&) = delete;
 
+  [[nodiscard]] int fd() const { return fd_; }
   [[nodiscard]] std::int64_t size() const;
   // The bytes in [from, to).
   [[nodiscard]] std::string read(std::int64_t from, std::int64_t to) const;

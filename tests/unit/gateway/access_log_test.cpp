@@ -9,6 +9,9 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
+
+#include "support/cached_pages.hpp"
 
 namespace infergate::gateway {
 namespace {
@@ -120,6 +123,31 @@ TEST(AccessLog, WritesOneLinePerRecordByTheTimeItCloses) {
     ++lines;
   }
   EXPECT_EQ(lines, 3);
+  std::filesystem::remove(path);
+}
+
+// A busy gateway writes tens of megabytes of log a second: once written, they leave the page
+// cache (core/drop_behind.hpp).
+TEST(AccessLog, LeavesWhatItWroteOutOfThePageCache) {
+  if (!test_support::drops_cached_pages(".")) {
+    GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
+  }
+  const std::string path = "access-log-pages-test.jsonl";  // in the build tree, on a disk
+  std::filesystem::remove(path);
+  {
+    AccessLog log(path, std::chrono::milliseconds(2));
+    for (int burst = 0; burst < 40; ++burst) {  // about 10 MiB, in about 40 writes
+      for (int i = 0; i < 1000; ++i) {
+        log.write(sample());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  const std::vector<bool> pages = test_support::cached_pages(path);
+  ASSERT_GT(pages.size(), 4 * (DropBehind::kStep / 4096));
+  for (std::size_t i = 0; i < pages.size() / 2; ++i) {
+    ASSERT_FALSE(pages[i]) << "page " << i << " of " << pages.size() << " is cached";
+  }
   std::filesystem::remove(path);
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gateway/ledger_journal.hpp"
+#include "support/cached_pages.hpp"
 
 namespace infergate::gateway {
 namespace {
@@ -367,6 +368,25 @@ TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
   ASSERT_EQ(ledger.usage("k").size(), 1u);
   EXPECT_EQ(ledger.usage("k")[0].requests, 2501);
   EXPECT_EQ(journal_rows().size(), 2501u);
+}
+
+// The journal is written and not read back: once written, its lines leave the page cache
+// (core/drop_behind.hpp).
+TEST_F(LedgerTest, TheJournalLeavesWhatItWroteOutOfThePageCache) {
+  if (!test_support::drops_cached_pages(dir.string())) {
+    GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
+  }
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  for (int i = 0; i < 40'000; ++i) {  // about 8 MiB of journal, in 45 transactions
+    ledger.append(row("k", "m", 1, 1, 1.0));
+  }
+  ledger.flush();
+  const std::vector<bool> pages = test_support::cached_pages(journal);
+  ASSERT_GT(pages.size(), 4 * (DropBehind::kStep / 4096));
+  for (std::size_t i = 0; i < pages.size() / 2; ++i) {
+    ASSERT_FALSE(pages[i]) << "page " << i << " of " << pages.size() << " is cached";
+  }
+  EXPECT_EQ(journal_rows().size(), 40'000u);
 }
 
 TEST_F(LedgerTest, SpendCountsEachRowOnceWhetherQueuedWrittenOrRefreshed) {
