@@ -16,10 +16,6 @@ namespace infergate::gateway {
 
 namespace {
 
-// Rows per batch (about 256 KiB of journal), formatted and written in one transaction: a few
-// tenths of a millisecond of the ledger thread's time on this machine, the longest it keeps a
-// core from an I/O thread that shares it.
-constexpr std::size_t kBatchRows = 900;
 // Emptied batches kept for reuse: a few megabytes of row and line buffers that would otherwise
 // be allocated (and faulted in) again every interval.
 constexpr std::size_t kSpareBatches = 32;
@@ -195,20 +191,31 @@ void Ledger::Batch::clear() {
 }
 
 void Ledger::append(const LedgerRow& row, KeySpend* spend) {
-  const std::lock_guard lock(queue_mutex_);
-  if (queue_.empty() || queue_.back().rows >= kBatchRows) {
-    if (spare_.empty()) {
-      queue_.emplace_back();
-    } else {
-      queue_.push_back(std::move(spare_.back()));
-      spare_.pop_back();
+  bool filled = false;
+  {
+    const std::lock_guard lock(queue_mutex_);
+    if (queue_.empty() || queue_.back().rows >= kBatchRows) {
+      if (spare_.empty()) {
+        queue_.emplace_back();
+      } else {
+        queue_.push_back(std::move(spare_.back()));
+        spare_.pop_back();
+      }
+    }
+    queue_.back().queue(row);
+    filled = queue_.back().rows == kBatchRows;
+    ++rows_appended_;
+    if (row.cost_usd > 0) {
+      (spend != nullptr ? *spend : slot_locked(row.key_id)).add_unsaved(row.cost_usd);
     }
   }
-  queue_.back().queue(row);
-  ++rows_appended_;
-  if (row.cost_usd > 0) {
-    (spend != nullptr ? *spend : slot_locked(row.key_id)).add_unsaved(row.cost_usd);
+  if (filled) {
+    wake_.notify_one();
   }
+}
+
+bool Ledger::full_batch_queued() const {
+  return queue_.size() > 1 || (!queue_.empty() && queue_.back().rows >= kBatchRows);
 }
 
 KeySpend& Ledger::slot(std::string_view key_id) {
@@ -225,25 +232,52 @@ KeySpend& Ledger::slot_locked(std::string_view key_id) {
 }
 
 void Ledger::loop() {
+  using Clock = std::chrono::steady_clock;
   std::unique_lock lock(queue_mutex_);
-  while (!wake_.wait_for(lock, flush_interval_, [this] { return stopping_; })) {
+  Clock::time_point interval_ends = Clock::now() + flush_interval_;
+  // A full batch is written at once, while its rows are still in the cache and before more
+  // batches than the spares pile up; after a failed write, only at the next interval.
+  bool when_full = true;
+  while (!stopping_) {
+    wake_.wait_until(lock, interval_ends,
+                     [this, &when_full] { return stopping_ || (when_full && full_batch_queued()); });
+    if (stopping_) {
+      return;
+    }
+    const bool interval = Clock::now() >= interval_ends;
     lock.unlock();
     try {
-      flush();
+      write_queued(!interval);
+      when_full = true;
     } catch (const std::exception& e) {
       // The rows stay queued; the next interval tries again.
+      when_full = false;
       spdlog::error("usage ledger write failed, will retry: {}", e.what());
+    }
+    if (interval) {
+      interval_ends = Clock::now() + flush_interval_;
     }
     lock.lock();
   }
 }
 
 void Ledger::flush() {
+  write_queued(false);
+}
+
+void Ledger::write_queued(bool full_only) {
   const std::lock_guard writing(write_mutex_);
   std::vector<Batch>& batches = writing_;
   {
     const std::lock_guard lock(queue_mutex_);
-    batches.swap(queue_);
+    if (full_only) {
+      const std::size_t full = queue_.size() - (queue_.empty() || queue_.back().rows >= kBatchRows ? 0 : 1);
+      batches.insert(batches.end(), std::make_move_iterator(queue_.begin()),
+                     std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(full)));
+      queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(full));
+    } else {
+      batches.swap(queue_);
+    }
   }
   std::size_t done = 0;
   try {

@@ -370,6 +370,25 @@ TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
   EXPECT_EQ(journal_rows().size(), 2501u);
 }
 
+TEST_F(LedgerTest, AFullBatchIsWrittenAtOnceAndThePartOneWaitsForTheInterval) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  const std::size_t rows = 2 * Ledger::kBatchRows + 100;
+  // The ledger's thread has started and waits for the hour to pass by the time the batches fill.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (std::size_t i = 0; i < rows; ++i) {
+    ledger.append(row("k", "m", 1, 1, 1.0));
+  }
+  for (int waited = 0; waited < 1000 && ledger.rows_written() < 2 * Ledger::kBatchRows; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(ledger.rows_written(), 2 * Ledger::kBatchRows);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(ledger.rows_written(), 2 * Ledger::kBatchRows);  // the last 100 wait for the hour
+  ledger.flush();
+  EXPECT_EQ(ledger.rows_written(), rows);
+  EXPECT_EQ(journal_rows().size(), rows);
+}
+
 // The journal is written and not read back: once written, its lines leave the page cache
 // (core/drop_behind.hpp).
 TEST_F(LedgerTest, TheJournalLeavesWhatItWroteOutOfThePageCache) {
