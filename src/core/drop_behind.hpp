@@ -6,7 +6,7 @@
 // Left alone, such pages stay cached until memory runs short, pushing out pages worth keeping;
 // and a cache that keeps growing takes pages the machine has not used yet, which on a virtual
 // machine that hands its free memory back to the host costs a fault on the host for each one
-// (5.9 against 0.5 µs of system time per 4 KiB appended, measured in bench/RESULTS.md). Dropped
+// (9.5 against 0.5 µs of system time per 4 KiB appended here, bench/RESULTS.md). Dropped
 // pages go back to the allocator and the next appends reuse them.
 //
 // Advice only: errors are ignored, and where the file cannot take it (a pipe, a terminal), it stops.
