@@ -1,6 +1,7 @@
 #include "gateway/access_log.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -83,6 +84,8 @@ AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_in
   if (file_ == nullptr) {
     throw std::runtime_error(fmt::format("cannot open the access log '{}': {}", path, std::strerror(errno)));
   }
+  struct stat st {};
+  on_disk_ = ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
   writer_ = std::thread([this] {
     become_background_thread("ig-access-log");
     run();
@@ -125,8 +128,8 @@ void AccessLog::run() {
     if (!batch.empty()) {
       std::fwrite(batch.data(), 1, batch.size(), file_);
       std::fflush(file_);
-      if (owns_file_) {
-        // Opened for appending: the file's offset is its end.
+      if (on_disk_) {
+        // Where the batch ended: the file's end, unless someone else wrote since.
         const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
         written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
       }

@@ -56,6 +56,7 @@ class AccessLog {
 
   std::FILE* file_;
   bool owns_file_;
+  bool on_disk_ = false;      // a regular file, standard error included
   DropBehind written_pages_;  // the writer thread's
   std::chrono::milliseconds flush_interval_;
   std::mutex mutex_;

@@ -1,6 +1,8 @@
 #include "gateway/access_log.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 
@@ -126,6 +128,25 @@ TEST(AccessLog, WritesOneLinePerRecordByTheTimeItCloses) {
   std::filesystem::remove(path);
 }
 
+// About 10 MiB of records, in about 40 writes.
+void write_bursts(const std::string& path) {
+  AccessLog log(path, std::chrono::milliseconds(2));
+  for (int burst = 0; burst < 40; ++burst) {
+    for (int i = 0; i < 1000; ++i) {
+      log.write(sample());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+void expect_first_half_not_cached(const std::string& path) {
+  const std::vector<bool> pages = test_support::cached_pages(path);
+  ASSERT_GT(pages.size(), 4 * (DropBehind::kStep / 4096));
+  for (std::size_t i = 0; i < pages.size() / 2; ++i) {
+    ASSERT_FALSE(pages[i]) << "page " << i << " of " << pages.size() << " is cached";
+  }
+}
+
 // A busy gateway writes tens of megabytes of log a second: once written, they leave the page
 // cache (core/drop_behind.hpp).
 TEST(AccessLog, LeavesWhatItWroteOutOfThePageCache) {
@@ -134,20 +155,26 @@ TEST(AccessLog, LeavesWhatItWroteOutOfThePageCache) {
   }
   const std::string path = "access-log-pages-test.jsonl";  // in the build tree, on a disk
   std::filesystem::remove(path);
-  {
-    AccessLog log(path, std::chrono::milliseconds(2));
-    for (int burst = 0; burst < 40; ++burst) {  // about 10 MiB, in about 40 writes
-      for (int i = 0; i < 1000; ++i) {
-        log.write(sample());
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+  write_bursts(path);
+  expect_first_half_not_cached(path);
+  std::filesystem::remove(path);
+}
+
+// As when a service manager appends standard error to a file.
+TEST(AccessLog, OnStandardErrorThatIsAFileLeavesItOutOfThePageCacheToo) {
+  if (!test_support::drops_cached_pages(".")) {
+    GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
   }
-  const std::vector<bool> pages = test_support::cached_pages(path);
-  ASSERT_GT(pages.size(), 4 * (DropBehind::kStep / 4096));
-  for (std::size_t i = 0; i < pages.size() / 2; ++i) {
-    ASSERT_FALSE(pages[i]) << "page " << i << " of " << pages.size() << " is cached";
-  }
+  const std::string path = "access-log-stderr-pages-test.jsonl";
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+  ASSERT_GE(file, 0);
+  const int saved = ::dup(STDERR_FILENO);
+  ASSERT_GE(::dup2(file, STDERR_FILENO), 0);
+  write_bursts("-");
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  ::close(file);
+  expect_first_half_not_cached(path);
   std::filesystem::remove(path);
 }
 
