@@ -15,8 +15,8 @@ std::int64_t page_start(std::int64_t offset) {
 }  // namespace
 
 void DropBehind::appended(int fd, std::int64_t from, std::int64_t to) {
-  if (off_) {
-    return;
+  if (off_ || from < 0 || to < from) {
+    return;  // a caller whose file moved under it (lseek failed, or the file was cut meanwhile)
   }
   if (unstarted_ < 0 || from < unstarted_) {
     unstarted_ = from;

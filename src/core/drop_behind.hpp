@@ -21,7 +21,8 @@ class DropBehind {
   explicit DropBehind(std::int64_t step = kStep) : step_(step) {}
 
   // After the bytes [from, to) were appended to `fd`. Appends by others in between are covered
-  // too; `from` before the last call's `to` (the file was cut, or replaced) starts afresh.
+  // too; `from` before the last call's `to` (the file was cut, or replaced) starts afresh. A range
+  // that cannot be (negative, or ending before it starts) is passed over.
   void appended(int fd, std::int64_t from, std::int64_t to);
 
  private:

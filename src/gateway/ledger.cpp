@@ -214,8 +214,8 @@ void Ledger::append(const LedgerRow& row, KeySpend* spend) {
   }
 }
 
-bool Ledger::full_batch_queued() const {
-  return queue_.size() > 1 || (!queue_.empty() && queue_.back().rows >= kBatchRows);
+std::size_t Ledger::full_batches() const {
+  return queue_.size() - (queue_.empty() || queue_.back().rows >= kBatchRows ? 0 : 1);
 }
 
 KeySpend& Ledger::slot(std::string_view key_id) {
@@ -240,7 +240,7 @@ void Ledger::loop() {
   bool when_full = true;
   while (!stopping_) {
     wake_.wait_until(lock, interval_ends,
-                     [this, &when_full] { return stopping_ || (when_full && full_batch_queued()); });
+                     [this, &when_full] { return stopping_ || (when_full && full_batches() > 0); });
     if (stopping_) {
       return;
     }
@@ -271,7 +271,7 @@ void Ledger::write_queued(bool full_only) {
   {
     const std::lock_guard lock(queue_mutex_);
     if (full_only) {
-      const std::size_t full = queue_.size() - (queue_.empty() || queue_.back().rows >= kBatchRows ? 0 : 1);
+      const std::size_t full = full_batches();
       batches.insert(batches.end(), std::make_move_iterator(queue_.begin()),
                      std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(full)));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(full));

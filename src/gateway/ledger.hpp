@@ -164,8 +164,9 @@ class Ledger {
   // Writes the queued batches: all of them, or (`full_only`) those that are full, leaving the one
   // the I/O threads are filling.
   void write_queued(bool full_only);
-  // A full batch is queued (queue_mutex_ held).
-  [[nodiscard]] bool full_batch_queued() const;
+  // How many batches at the queue's front are full: all but the one being filled (queue_mutex_
+  // held).
+  [[nodiscard]] std::size_t full_batches() const;
   // slot() with queue_mutex_ held.
   KeySpend& slot_locked(std::string_view key_id);
   // Formats the batch's queued rows, appends its lines to the journal and adds its sums to those

@@ -147,12 +147,19 @@ void expect_first_half_not_cached(const std::string& path) {
   }
 }
 
+// Skipped where the file system keeps pages whatever it is told (tmpfs).
+class AccessLogOnDisk : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test_support::drops_cached_pages(".")) {
+      GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
+    }
+  }
+};
+
 // A busy gateway writes tens of megabytes of log a second: once written, they leave the page
 // cache (core/drop_behind.hpp).
-TEST(AccessLog, LeavesWhatItWroteOutOfThePageCache) {
-  if (!test_support::drops_cached_pages(".")) {
-    GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
-  }
+TEST_F(AccessLogOnDisk, LeavesWhatItWroteOutOfThePageCache) {
   const std::string path = "access-log-pages-test.jsonl";  // in the build tree, on a disk
   std::filesystem::remove(path);
   write_bursts(path);
@@ -161,10 +168,7 @@ TEST(AccessLog, LeavesWhatItWroteOutOfThePageCache) {
 }
 
 // As when a service manager appends standard error to a file.
-TEST(AccessLog, OnStandardErrorThatIsAFileLeavesItOutOfThePageCacheToo) {
-  if (!test_support::drops_cached_pages(".")) {
-    GTEST_SKIP() << "this file system keeps pages cached whatever it is told";
-  }
+TEST_F(AccessLogOnDisk, OnStandardErrorThatIsAFileLeavesItOutOfThePageCacheToo) {
   const std::string path = "access-log-stderr-pages-test.jsonl";
   const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
   ASSERT_GE(file, 0);

@@ -251,6 +251,27 @@ TEST_F(LedgerTest, AJournalRotatedAwayStartsAfreshAndTheSumsGoOn) {
   EXPECT_EQ(ledger.usage("k")[0].requests, 4);
 }
 
+// A full batch wakes the ledger's thread at once, but after a write that failed it waits for the
+// interval: a disk that refuses is not retried at every batch.
+TEST_F(LedgerTest, AFailedWriteOfFullBatchesIsNotRetriedBeforeTheInterval) {
+  const std::string elsewhere = (dir / "not-yet" / "ledger.jsonl").string();
+  Ledger ledger(path, elsewhere, std::chrono::hours(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // its thread waits for the hour
+  for (std::size_t i = 0; i < 3 * Ledger::kBatchRows; ++i) {
+    ledger.append(row("k", "m", 1, 1, 1.0));
+  }
+  for (int waited = 0; waited < 1000 && ledger.stats().write_failures == 0; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(ledger.stats().write_failures, 1u);
+  EXPECT_EQ(ledger.stats().rows_queued, 3 * Ledger::kBatchRows);
+  std::filesystem::create_directories(dir / "not-yet");
+  ledger.flush();
+  EXPECT_EQ(ledger.rows_written(), 3 * Ledger::kBatchRows);
+  EXPECT_EQ(ledger.stats().rows_queued, 0u);
+}
+
 TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   const std::string elsewhere = (dir / "not-yet" / "ledger.jsonl").string();
   Ledger ledger(path, elsewhere, std::chrono::hours(1));
