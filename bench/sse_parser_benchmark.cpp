@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "http/sse_parser.hpp"
+#include "openai/chunk_glance.hpp"
 #include "openai/stream_chunk.hpp"
 
 namespace {
@@ -134,5 +135,20 @@ void BM_GlanceLineWith(benchmark::State& state) {
 }
 BENCHMARK(BM_GlanceLineWith<infergate::openai::glance_stream_line>)->Name("BM_GlanceLine");
 BENCHMARK(BM_GlanceLineWith<infergate::openai::glance_stream_line_two_passes>)->Name("BM_GlanceLineTwoPasses");
+
+// The same stream as one run, the glance's set-up and the loop over events in one call (what the
+// relay does with each read), against the line-at-a-time loop above.
+template <infergate::openai::EventRun (*Run)(std::string_view)>
+void BM_GlanceRunWith(benchmark::State& state) {
+  const std::string stream = sample_stream(256);
+  for (auto _ : state) {
+    const infergate::openai::EventRun run = Run(stream);
+    benchmark::DoNotOptimize(run.text_events);
+  }
+  state.SetItemsProcessed(state.iterations() * 256);
+  state.SetLabel(infergate::openai::glance_has_64_byte_blocks() ? "" : "no AVX-512BW: both are two passes");
+}
+BENCHMARK(BM_GlanceRunWith<infergate::openai::glance_event_run>)->Name("BM_GlanceRun");
+BENCHMARK(BM_GlanceRunWith<infergate::openai::glance_event_run_two_passes>)->Name("BM_GlanceRunTwoPasses");
 
 }  // namespace

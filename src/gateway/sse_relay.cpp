@@ -27,18 +27,24 @@ void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
     }
     event_start = end;
   };
-  auto glance_line = [this](std::string_view value) {
-    const openai::LineGlance line = openai::glance_stream_line(value);
-    glanced_ = line.glance;
-    glanced_end_ = line.line_end != std::string_view::npos ? value.data() + line.line_end : nullptr;
-    return line.line_end;
+  // Runs of the usual events are glanced whole, in one pass each; what they cannot take (a
+  // comment, an id, an event cut by the read's end) is read by the parser line by line.
+  auto take_run = [&](std::size_t pos) -> std::size_t {
+    std::size_t at = pos;
+    for (;;) {
+      const openai::EventRun run = openai::glance_event_run(bytes.substr(at));
+      note_text(run.text_events, now_ns);
+      if (run.parse_last && read_usage(run.last_data)) {
+        cuts.emplace_back(at + run.last_begin, at + run.end);
+      }
+      at += run.end;
+      if (!run.parse_last) {
+        event_start = at != pos ? at : event_start;
+        return at - pos;
+      }
+    }
   };
-  // Where the glance finds a line's end in the same pass, the parser asks it where each data line
-  // ends; elsewhere that would be two passes and a call more than the parser's own search and a
-  // glance of the event.
-  static const bool one_pass = openai::glance_stream_line_is_one_pass();
-  const std::size_t complete = one_pass ? parser_.feed(bytes, on_event, glance_line) : parser_.feed(bytes, on_event);
-  glanced_end_ = nullptr;  // it points into `bytes`, which do not outlive this call
+  const std::size_t complete = parser_.feed(bytes, on_event, take_run);
   ended_with_cr_ = !bytes.empty() && bytes.back() == '\r';
   ended_in_cut_ = !cuts.empty() && cuts.back().second == bytes.size();
   if (complete == std::string_view::npos) {  // no event ended here: all of it waits
@@ -95,23 +101,24 @@ void SseRelay::add(std::string_view piece) {
 }
 
 bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {
-  // The data of an event of one line ends where the line glanced last ended (data kept in the
-  // parser's own buffer lies elsewhere).
-  const bool glanced = glanced_end_ != nullptr && event.data.data() + event.data.size() == glanced_end_;
-  glanced_end_ = nullptr;
   if (event.data == "[DONE]") {
     return false;
   }
-  const openai::ChunkGlance glance = glanced ? glanced_ : openai::glance_stream_chunk(event.data);
-  if (glance.text) {
+  const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);
+  note_text(glance.text ? 1 : 0, now_ns);
+  return glance.needs_parse && read_usage(event.data);
+}
+
+void SseRelay::note_text(std::int64_t events, std::int64_t now_ns) {
+  if (events != 0) {
     first_token_ns_ = first_token_ns_ != 0 ? first_token_ns_ : now_ns;
     last_token_ns_ = now_ns;
-    ++text_events_;
+    text_events_ += events;
   }
-  if (!glance.needs_parse) {
-    return false;
-  }
-  const std::optional<openai::ChunkUsage> chunk = openai::read_chunk_usage(event.data);
+}
+
+bool SseRelay::read_usage(std::string_view data) {
+  const std::optional<openai::ChunkUsage> chunk = openai::read_chunk_usage(data);
   if (chunk && chunk->usage) {
     usage_ = chunk->usage;
     return strip_usage_ && !chunk->has_choices;

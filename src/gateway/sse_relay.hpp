@@ -15,8 +15,8 @@
 
 #include "http/chunk_pieces.hpp"
 #include "http/sse_parser.hpp"
+#include "openai/chunk_glance.hpp"
 #include "openai/chunk_usage.hpp"
-#include "openai/stream_chunk.hpp"
 
 namespace infergate::gateway {
 
@@ -46,6 +46,11 @@ class SseRelay {
  private:
   // Notes what the event tells; true when it is the usage chunk to remove.
   bool observe(const http::SseEvent& event, std::int64_t now_ns);
+  // Counts `events` that carried text, arrived at `now_ns`.
+  void note_text(std::int64_t events, std::int64_t now_ns);
+  // Reads the usage of an event whose data needs a full parse; true when it is the usage chunk
+  // to remove.
+  bool read_usage(std::string_view data);
 
   void add(std::string_view piece);
 
@@ -63,10 +68,6 @@ class SseRelay {
   std::int64_t last_token_ns_ = 0;
   std::int64_t text_events_ = 0;
   std::optional<openai::Usage> usage_;
-  // The glance of the last data line whose end the parser asked for, and where that line ends in
-  // the bytes being fed (null outside feed()): the event it makes is not glanced again.
-  openai::ChunkGlance glanced_;
-  const char* glanced_end_ = nullptr;
 };
 
 }  // namespace infergate::gateway

@@ -15,13 +15,13 @@ std::size_t line_end(std::string_view bytes, std::size_t pos) {
 // The end (past its blank line) of an event at `pos` made of one LF-terminated data line and
 // nothing else, the usual event of an LLM stream; npos for anything else, which the line-by-line
 // path below then reads.
-std::size_t single_line_event(std::string_view bytes, std::size_t pos, SseParser::LineEnd data_line_end) {
+std::size_t single_line_event(std::string_view bytes, std::size_t pos) {
   constexpr std::string_view kData = "data:";
   if (bytes.size() - pos < kData.size() + 2 || bytes.compare(pos, kData.size(), kData) != 0) {
     return std::string_view::npos;
   }
   const std::size_t value = pos + kData.size();
-  const std::size_t at = data_line_end(bytes.substr(value));
+  const std::size_t at = first_line_break(bytes.substr(value));
   if (at == std::string_view::npos) {
     return at;
   }
@@ -35,10 +35,14 @@ std::size_t single_line_event(std::string_view bytes, std::size_t pos, SseParser
 }  // namespace
 
 std::size_t SseParser::feed(std::string_view bytes, Callback on_event) {
-  return feed(bytes, on_event, [](std::string_view value) { return first_line_break(value); });
+  return feed_events(bytes, on_event, nullptr);
 }
 
-std::size_t SseParser::feed(std::string_view bytes, Callback on_event, LineEnd data_line_end) {
+std::size_t SseParser::feed(std::string_view bytes, Callback on_event, TakeRun take_run) {
+  return feed_events(bytes, on_event, &take_run);
+}
+
+std::size_t SseParser::feed_events(std::string_view bytes, Callback on_event, const TakeRun* take_run) {
   std::size_t pos = 0;
   std::size_t last_blank = std::string_view::npos;
   if (last_was_cr_ && !bytes.empty() && bytes.front() == '\n') {
@@ -46,9 +50,14 @@ std::size_t SseParser::feed(std::string_view bytes, Callback on_event, LineEnd d
   }
   last_was_cr_ = false;
   while (pos < bytes.size()) {
-    if (line_.empty() && !has_data_ && event_.empty()) {
-      // At the start of an event: the usual one goes out without the line-by-line machinery.
-      if (const std::size_t next = single_line_event(bytes, pos, data_line_end); next != std::string_view::npos) {
+    if (line_.empty() && at_event_start_) {
+      // At the start of an event: the usual ones go out without the line-by-line machinery.
+      if (take_run != nullptr) {
+        if (const std::size_t taken = (*take_run)(pos); taken != 0) {
+          pos = position_ = last_blank = pos + taken;
+          continue;
+        }
+      } else if (const std::size_t next = single_line_event(bytes, pos); next != std::string_view::npos) {
         std::string_view data = bytes.substr(pos + 5, next - 2 - (pos + 5));
         if (!data.empty() && data.front() == ' ') {
           data.remove_prefix(1);
@@ -105,6 +114,7 @@ void SseParser::process_line(std::string_view line, bool in_bytes, Callback on_e
     dispatch(on_event);
     return;
   }
+  at_event_start_ = false;
   if (line.front() == ':') {
     return;  // comment, often used as a keep-alive
   }
@@ -152,6 +162,7 @@ void SseParser::dispatch(Callback on_event) {
   data_.clear();
   event_.clear();
   has_data_ = false;
+  at_event_start_ = true;
 }
 
 }  // namespace infergate::http

@@ -24,13 +24,13 @@ class SseParser {
   // comments), npos when they hold none: a proxy can forward everything before it unchanged.
   std::size_t feed(std::string_view bytes, Callback on_event);
 
-  // Where the value of a data line ends: the offset in `value` (what follows "data:", up to the end
-  // of the bytes fed) of its first CR or LF, npos when it holds none.
-  using LineEnd = FunctionRef<std::size_t(std::string_view value)>;
-  // The same, with the fast path over events of one data line asking `data_line_end` where that
-  // line ends: a caller that looks at every value anyway can find its end in the same pass. An
-  // event it is asked about and that turns out to be no such event is read line by line instead.
-  std::size_t feed(std::string_view bytes, Callback on_event, LineEnd data_line_end);
+  // At the start of an event (the stream's start, or after a blank line) at `pos` in the bytes
+  // fed: how many bytes of whole events there the caller took itself (0: none). A caller that looks at every event
+  // anyway can take a run of the usual ones in one pass; the parser then goes on after them.
+  using TakeRun = FunctionRef<std::size_t(std::size_t pos)>;
+  // The same, offering each event start to `take_run` first. Events it takes are not passed to
+  // `on_event`.
+  std::size_t feed(std::string_view bytes, Callback on_event, TakeRun take_run);
 
   // Inside an `on_event` called from feed(): the offset in its `bytes` just past the blank line
   // that completed the event. npos inside finish().
@@ -44,6 +44,8 @@ class SseParser {
   [[nodiscard]] std::size_t ignored_lines() const { return ignored_lines_; }
 
  private:
+  // feed() with `take_run` or without (null).
+  std::size_t feed_events(std::string_view bytes, Callback on_event, const TakeRun* take_run);
   // `in_bytes`: the line is a view of the bytes being fed, not of line_.
   void process_line(std::string_view line, bool in_bytes, Callback on_event);
   void dispatch(Callback on_event);
@@ -56,6 +58,9 @@ class SseParser {
   std::string event_;
   std::string id_;
   bool has_data_ = false;
+  // No line since the last blank one: what follows begins an event (a comment or an id line
+  // before an event's data belongs to that event).
+  bool at_event_start_ = true;
   bool last_was_cr_ = false;
   std::size_t ignored_lines_ = 0;
   std::size_t position_ = std::string_view::npos;

@@ -202,5 +202,15 @@ TEST(SseRelay, EventsTheFastPathTurnsDownAreReadWhole) {
   }
 }
 
+TEST(SseRelay, AUsageChunkIsRemovedWithTheFieldsBeforeItAtEverySplit) {
+  // A read may end after an event's first line: the lines held back belong to the event removed.
+  const std::string stream = kToken + ": note\nid: 3\n" + kUsage + kDone;
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true);
+    ASSERT_EQ(r.out, kToken + kDone) << "cut at " << cut;
+    ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+  }
+}
+
 }  // namespace
 }  // namespace infergate::gateway

@@ -161,5 +161,37 @@ TEST(SseParser, TheSingleLineShortcutAgreesWithLineByLineParsing) {
   }
 }
 
+TEST(SseParser, EventsACallerTakesAreSkippedAndTheRestAreParsed) {
+  // The caller here takes every run of events whose data begins with T. It is not offered the
+  // data line after an id line: that line began the event.
+  const std::string bytes =
+      "data: T1\n\n: c\n\ndata: a\n\ndata: T2\n\ndata: T3\n\nid: 4\ndata: Tb\n\ndata: T4\n\ndata: c";
+  SseParser parser;
+  std::vector<std::size_t> taken_at;
+  std::vector<Collected> events;
+  std::vector<std::size_t> ends;
+  auto on_event = [&](const SseEvent& e) {
+    events.push_back({std::string(e.event), std::string(e.data), std::string(e.id)});
+    ends.push_back(parser.position());
+  };
+  auto take_run = [&](std::size_t pos) {
+    std::size_t at = pos;
+    while (bytes.compare(at, 7, "data: T") == 0 && bytes.find("\n\n", at) != std::string::npos) {
+      at = bytes.find("\n\n", at) + 2;
+    }
+    if (at != pos) {
+      taken_at.push_back(pos);
+    }
+    return at - pos;
+  };
+  const std::size_t complete = parser.feed(bytes, on_event, take_run);
+  EXPECT_EQ(taken_at, (std::vector<std::size_t>{0, bytes.find("data: T2"), bytes.find("data: T4")}));
+  EXPECT_EQ(events, (std::vector<Collected>{{"", "a", ""}, {"", "Tb", "4"}}));
+  EXPECT_EQ(ends, (std::vector<std::size_t>{bytes.find("data: T2"), bytes.find("data: T4")}));
+  EXPECT_EQ(complete, bytes.find("data: c"));
+  parser.feed("\n\n", on_event);
+  EXPECT_EQ(events.back(), (Collected{"", "c", "4"}));
+}
+
 }  // namespace
 }  // namespace infergate::http
