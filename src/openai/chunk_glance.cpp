@@ -409,10 +409,10 @@ std::size_t past_break(std::string_view bytes, std::size_t at) {
   return bytes[at + 1] == '\n' ? at + 2 : at + 1;
 }
 
-// The run with each data line glanced by `GlanceLine`: inlined into its caller, so that the
-// glance's constants are set up once per run, not once per event.
+// The run with each data line glanced by `GlanceLine`. A call per line: the glance inlined into
+// the loop measured slower (bench/sse_parser_benchmark.cpp, BM_GlanceRun).
 template <LineGlance (*GlanceLine)(std::string_view)>
-[[gnu::always_inline]] inline EventRun event_run(std::string_view bytes) {
+EventRun event_run(std::string_view bytes) {
   constexpr std::string_view kData = "data:";
   EventRun run;
   for (std::size_t event = 0;;) {
@@ -448,10 +448,7 @@ template <LineGlance (*GlanceLine)(std::string_view)>
 using EventRunner = EventRun (*)(std::string_view);
 
 #if defined(__x86_64__)
-__attribute__((target("avx512bw"), flatten)) EventRun event_run_64(std::string_view bytes) {
-  return event_run<glance_64<true>>(bytes);
-}
-const EventRunner kEventRun = cpu_has_avx512bw() ? event_run_64 : glance_event_run_two_passes;
+const EventRunner kEventRun = cpu_has_avx512bw() ? event_run<glance_64<true>> : glance_event_run_two_passes;
 #else
 const EventRunner kEventRun = glance_event_run_two_passes;
 #endif
