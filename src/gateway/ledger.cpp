@@ -16,8 +16,8 @@ namespace infergate::gateway {
 
 namespace {
 
-// Emptied batches kept for reuse: a few megabytes of row and line buffers that would otherwise
-// be allocated (and faulted in) again every interval.
+// Emptied batches kept for reuse: after a burst that queued many batches before the ledger thread
+// wrote them, their row and line buffers (a few megabytes) are not allocated and faulted in again.
 constexpr std::size_t kSpareBatches = 32;
 constexpr std::int64_t kDayMs = 86'400'000;
 
