@@ -25,8 +25,9 @@ class SseParser {
   std::size_t feed(std::string_view bytes, Callback on_event);
 
   // At the start of an event (the stream's start, or after a blank line) at `pos` in the bytes
-  // fed: how many bytes of whole events there the caller took itself (0: none). A caller that looks at every event
-  // anyway can take a run of the usual ones in one pass; the parser then goes on after them.
+  // fed: how many bytes of whole events there the caller took itself (0: none). A caller that
+  // looks at every event anyway can take a run of the usual ones in one pass; the parser then
+  // goes on after them.
   using TakeRun = FunctionRef<std::size_t(std::size_t pos)>;
   // The same, offering each event start to `take_run` first. Events it takes are not passed to
   // `on_event`.
