@@ -25,10 +25,10 @@ ChunkGlance glance_stream_chunk_32(std::string_view data);
 ChunkGlance glance_stream_chunk_16(std::string_view data);
 ChunkGlance glance_stream_chunk_scalar(std::string_view data);
 
-// The glance of an event's data line and where that line ends, found in one pass, for a proxy that
-// must find each line's end anyway. `line` is what follows "data:", up to the end of the bytes read:
-// `glance` is glance_stream_chunk of its bytes before the first CR or LF, `line_end` that break's
-// offset (npos when it holds none, and the glance is of all of it).
+// The glance of an event's data line and where that line ends, found in one pass: what a run
+// (below) does with each line, here for tests and benchmarks. `line` is what follows "data:", up
+// to the end of the bytes read: `glance` is glance_stream_chunk of its bytes before the first CR or
+// LF, `line_end` that break's offset (npos when it holds none, and the glance is of all of it).
 struct LineGlance {
   ChunkGlance glance;
   std::size_t line_end = std::string_view::npos;
