@@ -76,6 +76,10 @@ Ledger::Ledger(const std::string& db, std::string journal, std::chrono::millisec
       std::make_unique<Statement>(writer_,
                                   "INSERT INTO ledger_key_total VALUES (?1, ?2) ON CONFLICT (key_id) DO UPDATE SET"
                                   " cost_usd = cost_usd + excluded.cost_usd");
+  begin_ = std::make_unique<Statement>(writer_, "BEGIN IMMEDIATE");
+  commit_ = std::make_unique<Statement>(writer_, "COMMIT");
+  read_journal_state_ = std::make_unique<Statement>(writer_, "SELECT bytes, batches FROM ledger_journal");
+  advance_journal_state_ = std::make_unique<Statement>(writer_, "UPDATE ledger_journal SET bytes = ?1, batches = ?2");
   refresh_spend();
   thread_ = std::thread([this] {
     become_background_thread("ig-ledger");
@@ -331,27 +335,27 @@ void Ledger::counted_on_disk(const Batch& batch, std::int64_t number) {
 
 std::int64_t Ledger::write(Batch& batch) {
   batch.format();
-  writer_.exec("BEGIN IMMEDIATE");
+  begin_->reset();
+  begin_->step();
   std::optional<JournalFile> journal;
   std::int64_t counted = -1;  // the journal's size before this batch, once known
   std::int64_t batches = 0;
   try {
-    std::int64_t bytes = 0;
-    {
-      Statement state(writer_, "SELECT bytes, batches FROM ledger_journal");
-      state.step();
-      bytes = state.integer(0).value_or(0);
-      batches = state.integer(1).value_or(0);
-    }
+    read_journal_state_->reset();
+    read_journal_state_->step();
+    const std::int64_t bytes = read_journal_state_->integer(0).value_or(0);
+    batches = read_journal_state_->integer(1).value_or(0);
+    read_journal_state_->reset();  // its read ends before the commit
     journal.emplace(journal_path_);
     counted = catch_up(*journal, bytes);
     journal->append(batch.lines);
     add_to_disk(batch.sums);
-    Statement advance(writer_, "UPDATE ledger_journal SET bytes = ?1, batches = ?2");
-    advance.bind(1, counted + static_cast<std::int64_t>(batch.lines.size()));
-    advance.bind(2, batches + 1);
-    advance.step();
-    writer_.exec("COMMIT");
+    advance_journal_state_->reset();
+    advance_journal_state_->bind(1, counted + static_cast<std::int64_t>(batch.lines.size()));
+    advance_journal_state_->bind(2, batches + 1);
+    advance_journal_state_->step();
+    commit_->reset();
+    commit_->step();
     rows_written_.fetch_add(batch.rows, std::memory_order_relaxed);
     journal_pages_.appended(journal->fd(), counted, counted + static_cast<std::int64_t>(batch.lines.size()));
     return batches + 1;

@@ -186,9 +186,15 @@ class Ledger {
 
   SqliteDb writer_;
   std::string journal_path_;
-  DropBehind journal_pages_;            // used under write_mutex_
-  std::unique_ptr<Statement> add_day_;  // used under write_mutex_, as is the one below
+  DropBehind journal_pages_;  // used under write_mutex_
+  // Prepared once, used under write_mutex_: a batch's transaction would otherwise prepare its
+  // statements again every time.
+  std::unique_ptr<Statement> add_day_;
   std::unique_ptr<Statement> add_total_;
+  std::unique_ptr<Statement> begin_;
+  std::unique_ptr<Statement> commit_;
+  std::unique_ptr<Statement> read_journal_state_;
+  std::unique_ptr<Statement> advance_journal_state_;
   SqliteDb reader_;
   std::mutex reader_mutex_;
   std::chrono::milliseconds flush_interval_;
