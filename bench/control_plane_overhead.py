@@ -21,6 +21,7 @@ Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/inf
 Needs nginx, wrk and redis-server (apt-get install nginx-light wrk redis-server)."""
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -155,6 +156,7 @@ def main():
                     report(runs, load, mode, connections, variants, args.rounds)
     finally:
         stop_all(procs)
+        shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
 
 
 if __name__ == "__main__":

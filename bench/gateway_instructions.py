@@ -32,6 +32,7 @@ import collections
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -150,6 +151,7 @@ def measure(binary, mode, auth, connections, seconds, cache):
         return requests, {event: {name: n / requests for name, n in by_fn.items()} for event, by_fn in cost.items()}
     finally:
         stop_all(procs)
+        shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
 
 
 def main():

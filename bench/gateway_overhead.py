@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -357,6 +358,7 @@ def main():
                     report(load, mode, connections, results, args.rounds)
     finally:
         stop_all(procs)
+        shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ Needs nginx and wrk (apt-get install nginx-light wrk)."""
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -136,6 +137,7 @@ def main():
             sys.stdout.flush()
     finally:
         stop_all(procs)
+        shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Needs nginx, haproxy and perf (apt-get install nginx-light haproxy linux-perf)."
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,7 @@ def main():
             proxy.wait(timeout=10)
     finally:
         stop_all(procs)
+        shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
 
 
 if __name__ == "__main__":
