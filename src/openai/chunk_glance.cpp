@@ -362,41 +362,6 @@ namespace {
 using Glance = ChunkGlance (*)(std::string_view);
 using LineGlancer = LineGlance (*)(std::string_view);
 
-// Chosen once, when the program loads: asking the CPU on every event cost as much as a block.
-#if defined(__x86_64__)
-const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64_chunk : cpu_has_avx2() ? glance_32 : glance_16;
-const LineGlancer kLineGlance = cpu_has_avx512bw() ? glance_64<true> : glance_stream_line_two_passes;
-#else
-const Glance kWidestGlance = glance_stream_chunk_scalar;
-const LineGlancer kLineGlance = glance_stream_line_two_passes;
-#endif
-
-}  // namespace
-
-// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
-// every event a proxy forwards. A block of bytes at a time finds each quote followed by a colon
-// whose key ends in a letter that a key of interest ends in; only those few keys are looked at.
-// The scalar search above (a memchr per colon, every key looked at) cost a fifth of a streaming
-// proxy's user time; sixteen bytes at a time, a seventh. Wider blocks (AVX2's 32 bytes,
-// AVX-512BW's 64, where the CPU has them) take two or four times fewer steps over a chat chunk of
-// 150 to 250 bytes.
-ChunkGlance glance_stream_chunk(std::string_view data) {
-  return kWidestGlance(data);
-}
-
-LineGlance glance_stream_line_two_passes(std::string_view line) {
-  LineGlance g;
-  g.line_end = http::first_line_break(line);
-  g.glance = glance_stream_chunk(line.substr(0, g.line_end));
-  return g;
-}
-
-LineGlance glance_stream_line(std::string_view line) {
-  return kLineGlance(line);
-}
-
-namespace {
-
 // Past the line break at `at` (CR, LF or CRLF); npos for a CR that ends the bytes, since the LF
 // that may follow in the next read would belong to it.
 std::size_t past_break(std::string_view bytes, std::size_t at) {
@@ -447,13 +412,40 @@ EventRun event_run(std::string_view bytes) {
 
 using EventRunner = EventRun (*)(std::string_view);
 
+// Chosen once, when the program loads: asking the CPU on every event cost as much as a block.
 #if defined(__x86_64__)
+const Glance kWidestGlance = cpu_has_avx512bw() ? glance_64_chunk : cpu_has_avx2() ? glance_32 : glance_16;
+const LineGlancer kLineGlance = cpu_has_avx512bw() ? glance_64<true> : glance_stream_line_two_passes;
 const EventRunner kEventRun = cpu_has_avx512bw() ? event_run<glance_64<true>> : glance_event_run_two_passes;
 #else
+const Glance kWidestGlance = glance_stream_chunk_scalar;
+const LineGlancer kLineGlance = glance_stream_line_two_passes;
 const EventRunner kEventRun = glance_event_run_two_passes;
 #endif
 
 }  // namespace
+
+// One pass over the keys (every `"name":`), instead of a search per key of interest: this runs for
+// every event a proxy forwards. A block of bytes at a time finds each quote followed by a colon
+// whose key ends in a letter that a key of interest ends in; only those few keys are looked at.
+// The scalar search above (a memchr per colon, every key looked at) cost a fifth of a streaming
+// proxy's user time; sixteen bytes at a time, a seventh. Wider blocks (AVX2's 32 bytes,
+// AVX-512BW's 64, where the CPU has them) take two or four times fewer steps over a chat chunk of
+// 150 to 250 bytes.
+ChunkGlance glance_stream_chunk(std::string_view data) {
+  return kWidestGlance(data);
+}
+
+LineGlance glance_stream_line_two_passes(std::string_view line) {
+  LineGlance g;
+  g.line_end = http::first_line_break(line);
+  g.glance = glance_stream_chunk(line.substr(0, g.line_end));
+  return g;
+}
+
+LineGlance glance_stream_line(std::string_view line) {
+  return kLineGlance(line);
+}
 
 EventRun glance_event_run(std::string_view bytes) {
   return kEventRun(bytes);
