@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -17,13 +18,17 @@ struct CalibrateArgs {
 };
 
 void print_report(const sim::CalibrationReport& report) {
-  fmt::print("{:<22} {:<30} {:<13} {:>14} {:>14} {:>8}\n", "row", "profile", "scenario", "measured", "predicted",
-             "error");
+  std::size_t id_width = 3;
+  for (const auto& r : report.rows) {
+    id_width = std::max(id_width, r.row->id.size());
+  }
+  fmt::print("{:<{}} {:<30} {:<13} {:>14} {:>14} {:>8}\n", "row", id_width, "profile", "scenario", "measured",
+             "predicted", "error");
   for (const auto& r : report.rows) {
     const auto& row = *r.row;
     const std::string profile = fmt::format("{}:{}@{}{}", row.model, row.precision, row.hardware,
                                             row.devices > 1 ? fmt::format("x{}", row.devices) : "");
-    fmt::print("{:<22} {:<30} {:<13} {:>8.5g} {:<5} {:>8.5g} {:<5} {:>+7.1f}%\n", row.id, profile,
+    fmt::print("{:<{}} {:<30} {:<13} {:>8.5g} {:<5} {:>8.5g} {:<5} {:>+7.1f}%\n", row.id, id_width, profile,
                sim::to_string(row.scenario), row.value, row.unit, r.predicted, row.unit, (r.ratio - 1) * 100);
   }
   fmt::print("\nerror = predicted / measured - 1 (prefill rows compare the time to first token)\n");
@@ -47,6 +52,9 @@ int run_calibrate(const CalibrateArgs& args) {
           "  {}:\n    decode_bandwidth: {:.3f}\n    prefill_compute: {:.3f}\n    step_overhead_us: {:.0f}\n"
           "    prefill_overhead_us: {:.0f}\n    memory_utilization: {:.2f}\n",
           name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
+      if (e.layer_overhead_s > 0) {
+        yaml += fmt::format("    layer_overhead_us: {:.1f}\n", e.layer_overhead_s * 1e6);
+      }
       if (e.layer_latency_s > 0) {
         yaml += fmt::format("    layer_latency_us: {:.1f}\n", e.layer_latency_s * 1e6);
         yaml += fmt::format("    hop_latency_us: {:.2f}\n", e.hop_latency_s * 1e6);

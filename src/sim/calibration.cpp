@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -52,6 +53,16 @@ double run_to_completion(Engine& engine) {
     engine.finish_step();
   }
   return static_cast<double>(now) * 1e-9;
+}
+
+bool spans_layer_counts(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog) {
+  std::set<int> layers;
+  for (const CalibrationRow* row : rows) {
+    if (const ModelSpec* model = catalog.find_model(row->model)) {
+      layers.insert(model->layers);
+    }
+  }
+  return layers.size() > 1;
 }
 
 double median(std::vector<double> values) {
@@ -267,6 +278,9 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     if (dataflow) {
       parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
       parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
+    } else if (spans_layer_counts(family_rows, catalog)) {
+      // Only rows of models of different depths tell a per-layer cost from a per-step one.
+      parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
     }
     // A coarse scan of each factor over its whole range, then a compass search: step each factor
     // up and down, keep what lowers the loss, halve the steps when nothing does.

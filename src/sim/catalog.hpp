@@ -22,6 +22,9 @@ struct Efficiency {
   double layer_latency_s = 0;       // SRAM dataflow: least time a layer takes per token
   double prefill_overhead_s = 0;    // more per step that prefills: attention metadata, longer launches
   double hop_latency_s = 0;         // SRAM dataflow: passing activations to the next chip
+  // GPUs: a fixed cost per layer per step, the launch and ramp-up of the layer's kernels, which
+  // CUDA graphs do not remove; it is why a small model reads its weights further from peak.
+  double layer_overhead_s = 0;
 };
 
 struct HardwareSpec {

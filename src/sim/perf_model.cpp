@@ -125,7 +125,8 @@ StepTime PerfModel::dataflow_step_time(const StepShape& step) const {
 }
 
 double PerfModel::overhead_seconds(const StepShape& step) const {
-  return efficiency_.step_overhead_s + (step.prefill_tokens > 0 ? efficiency_.prefill_overhead_s : 0.0);
+  return efficiency_.step_overhead_s + profile_.model->layers * efficiency_.layer_overhead_s +
+         (step.prefill_tokens > 0 ? efficiency_.prefill_overhead_s : 0.0);
 }
 
 Bound StepTime::bound() const {

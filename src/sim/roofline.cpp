@@ -173,7 +173,11 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
       out += fmt::format(" Tensor parallelism adds 2 all-reduces per layer over the {}/s interconnect: {}.",
                          format_bytes(hw.interconnect_bw), seconds(d.interconnect));
     }
-    out += fmt::format(" With {} of fixed cost per step, a token takes {}.", seconds(d.overhead), seconds(d.total));
+    const std::string per_layer =
+        e.layer_overhead_s > 0 ? fmt::format(" ({} per layer for {} layers)", seconds(e.layer_overhead_s), m.layers)
+                               : "";
+    out += fmt::format(" With {} of fixed cost per step{}, a token takes {}.", seconds(d.overhead), per_layer,
+                       seconds(d.total));
   }
   out += fmt::format(" That is {:.1f} tokens/s, bound by {}.\n", r.decode_tps, to_string(d.bound()));
 

@@ -64,7 +64,7 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   Catalog truth = Catalog::builtin();
   truth.add_yaml(
       "families:\n  gpu: {decode_bandwidth: 0.6, prefill_compute: 0.4, step_overhead_us: 1500,"
-      " prefill_overhead_us: 0}\n",
+      " prefill_overhead_us: 0, layer_overhead_us: 40}\n",
       "truth.yaml");
   std::string csv =
       "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
@@ -84,9 +84,37 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   EXPECT_NEAR(e.memory, 0.6, 0.02);
   EXPECT_NEAR(e.compute, 0.4, 0.02);
   EXPECT_NEAR(e.step_overhead_s, 1.5e-3, 0.2e-3);
+  EXPECT_NEAR(e.layer_overhead_s, 40e-6, 5e-6);
   for (const auto& row : rows) {
     EXPECT_NEAR(predict(row, Catalog::builtin(), &e).ratio, 1.0, 0.03) << row.id;
   }
+}
+
+// Rows of one model cannot tell a cost per layer from a cost per step: the fit leaves the layer
+// term alone and puts the whole fixed cost per step.
+TEST(Calibration, ALayerCostIsFittedOnlyAcrossModelsOfDifferentDepths) {
+  Catalog truth = Catalog::builtin();
+  truth.add_yaml(
+      "families:\n  gpu: {decode_bandwidth: 0.7, prefill_compute: 0.5, step_overhead_us: 500,"
+      " prefill_overhead_us: 0, layer_overhead_us: 50}\n",
+      "truth.yaml");
+  Catalog start = Catalog::builtin();
+  start.add_yaml("families:\n  gpu: {decode_bandwidth: 0.7, prefill_compute: 0.5}\n", "start.yaml");
+  std::string csv =
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
+  int n = 0;
+  for (const char* hardware : {"h100", "h200", "a100"}) {
+    for (const char* scenario : {"decode,1,0,128,1", "decode,1,4096,128,1", "ttft,1,2048,1,1"}) {
+      csv += fmt::format("r{},{},llama-3.1-8b,bf16,1,x,{},1,ms,test,\n", n++, hardware, scenario);
+    }
+  }
+  auto rows = parse_calibration_csv(csv, "synthetic.csv");
+  for (auto& row : rows) {
+    row.value = predict(row, truth).predicted;
+  }
+  const Efficiency e = fit_families(rows, start).at("gpu");
+  EXPECT_EQ(e.layer_overhead_s, 0);
+  EXPECT_NEAR(e.step_overhead_s, 500e-6 + 32 * 50e-6, 0.1e-3);
 }
 
 TEST(Calibration, CsvProblemsNameTheLine) {

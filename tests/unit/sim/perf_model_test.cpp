@@ -122,6 +122,21 @@ TEST(PerfModel, SramDataflowSpreadsWeightsOverEnoughChips) {
   EXPECT_LT(tokens_per_s, 1000);
 }
 
+// A GPU step pays the family's fixed cost once per layer on top of the per-step one: 60 layers at
+// 50 us add 3 ms to the 62 ms weight read and the 0.5 ms step overhead, with tensor parallelism too,
+// since every device runs every layer. A step that prefills adds the prefill overhead once.
+TEST(PerfModel, LayerOverheadIsPaidOncePerLayerPerStep) {
+  Efficiency e = kIdeal;
+  e.step_overhead_s = 0.5e-3;
+  e.layer_overhead_s = 50e-6;
+  e.prefill_overhead_s = 1e-3;
+  const PerfModel model(profile_of(k31B, "bf16", kOneTbPerS), e);
+  EXPECT_NEAR(model.decode_step_seconds(1, 0), 0.062 + 0.5e-3 + 60 * 50e-6, 1e-9);
+  EXPECT_NEAR(model.step_time(PerfModel::prefill_shape(1)).overhead, 0.5e-3 + 60 * 50e-6 + 1e-3, 1e-12);
+  const PerfModel two(builtin("llama-3.1-8b", "bf16", "h100", 2), e);
+  EXPECT_NEAR(two.step_time(two.decode_shape(1, 0)).overhead, 0.5e-3 + 32 * 50e-6, 1e-12);
+}
+
 // Per-token latency on the pipeline, by hand: Llama 2 7B in int8 (6.74 GB) needs
 // ceil(6.74e9 / 184e6) = 37 chips. Each chip reads 182 MB at 80 TB/s (2.28 us), but its
 // 32/37 of the layers take 40 us each (34.6 us); plus a 1 us hop: 37 x 35.6 us = 1.317 ms per token.
