@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Times prefill and decode of the simulator catalog's model shapes on the GPU this runs on, in
+PyTorch with random weights, and writes the figures as calibration rows.
+
+    python3 calibration/torch_timing.py --hardware h200 --out rows.csv [--models ID ...]
+
+Each model is built at its real shape (the catalog's layers, heads and head size; the FFN and
+vocabulary sizes from the model's config.json, below) in bf16 and filled with random numbers: no
+weights are downloaded, and the time of a forward pass does not depend on the values. The layers
+are what serving engines run: fused QKV and gate/up projections, RoPE, flash attention with grouped
+KV heads over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token.
+
+Scenarios, as calibration/README.md defines them:
+- ttft: one prompt of `input` tokens, batch 1, to the first token's argmax; one CUDA graph.
+- decode: one stream's tokens/s at a context of input + output/2; one decode step as a CUDA graph,
+  replayed (what vLLM and TensorRT-LLM do at small batches).
+- static_batch: `batch` prompts of `input` tokens started together, run to `output` tokens each
+  (prefill, then output - 1 decode steps); output tokens/s over the whole run. One CUDA graph per
+  step, since the context grows each step. The log also has the same run done eagerly and the share
+  of it the CPU spent issuing work, which shows how far Python's launch rate would bound it.
+
+Writes one CSV row per figure (the columns of measurements.csv) to --out as it goes, and a JSON
+line per figure with the raw timings to --log, so a run cut short keeps what it measured.
+"""
+
+import argparse
+import csv
+import json
+import math
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import yaml
+
+CATALOG = Path(__file__).resolve().parent.parent / "src" / "sim" / "catalog.yaml"
+
+# What the catalog does not hold: FFN width, vocabulary and layer style, from each model's
+# config.json on Hugging Face. `extra_params_b` is what the catalog's params_b counts beyond the
+# text decoder (Gemma 3's vision tower), so the parameter check compares like with like.
+ARCHITECTURES = {
+    "llama-2-7b": dict(ffn=11008, vocab=32000, style="llama"),
+    "llama-3.1-8b": dict(ffn=14336, vocab=128256, style="llama"),
+    "mistral-7b": dict(ffn=14336, vocab=32768, style="llama"),
+    "qwen2.5-7b": dict(ffn=18944, vocab=152064, style="llama"),
+    "gemma-3-27b": dict(ffn=21504, vocab=262208, style="gemma", tied=True, extra_params_b=0.4),
+    "llama-3.3-70b": dict(ffn=28672, vocab=128256, style="llama"),
+}
+DEFAULT_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-2-7b", "gemma-3-27b", "llama-3.3-70b"]
+
+TTFT_INPUTS = [128, 512, 2048]
+DECODE_SHAPES = [(512, 256), (4096, 256)]  # (input, output): context input + output / 2
+STATIC_BATCHES = [(32, 128, 128), (128, 128, 128)]  # (batch, input, output)
+DTYPE = torch.bfloat16
+DEVICE = "cuda"
+
+
+class Model:
+    """A decoder of the given shape with random weights and a KV cache for `batch` x `max_len`."""
+
+    def __init__(self, spec, arch):
+        self.layers = spec["layers"]
+        self.hidden = spec["hidden"]
+        self.heads = spec["heads"]
+        self.kv_heads = spec["kv_heads"]
+        self.head_dim = spec["head_dim"]
+        self.gemma = arch["style"] == "gemma"
+        ffn, vocab = arch["ffn"], arch["vocab"]
+        q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
+
+        def weight(*shape):
+            return torch.empty(*shape, dtype=DTYPE, device=DEVICE).normal_(0, 0.02)
+
+        self.embed = weight(vocab, self.hidden)
+        self.lm_head = self.embed if arch.get("tied") else weight(vocab, self.hidden)
+        self.final_norm = torch.ones(self.hidden, dtype=DTYPE, device=DEVICE)
+        self.blocks = []
+        for _ in range(self.layers):
+            self.blocks.append(
+                dict(
+                    qkv=weight(q + 2 * kv, self.hidden),
+                    o=weight(self.hidden, q),
+                    gate_up=weight(2 * ffn, self.hidden),
+                    down=weight(self.hidden, ffn),
+                    norms=[torch.ones(self.hidden, dtype=DTYPE, device=DEVICE) for _ in range(4 if self.gemma else 2)],
+                    qk_norm=torch.ones(self.head_dim, dtype=DTYPE, device=DEVICE),
+                )
+            )
+        self.cache = None
+
+    def parameters(self):
+        count = self.embed.numel() + (0 if self.lm_head is self.embed else self.lm_head.numel())
+        for b in self.blocks:
+            count += b["qkv"].numel() + b["o"].numel() + b["gate_up"].numel() + b["down"].numel()
+        return count
+
+    def allocate_cache(self, batch, max_len):
+        self.cache = None
+        torch.cuda.empty_cache()
+        shape = (self.layers, 2, batch, self.kv_heads, max_len, self.head_dim)
+        self.cache = torch.zeros(shape, dtype=DTYPE, device=DEVICE)
+        positions = torch.arange(max_len, device=DEVICE, dtype=torch.float32)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2, device=DEVICE, dtype=torch.float32) / self.head_dim))
+        angles = torch.outer(positions, inv)
+        self.cos = torch.cat([angles.cos(), angles.cos()], dim=-1).to(DTYPE)
+        self.sin = torch.cat([angles.sin(), angles.sin()], dim=-1).to(DTYPE)
+
+    def _rope(self, x, start, length):
+        cos = self.cos[start : start + length].view(1, length, 1, self.head_dim)
+        sin = self.sin[start : start + length].view(1, length, 1, self.head_dim)
+        half = self.head_dim // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * cos + rotated * sin
+
+    def forward(self, ids, start):
+        """Runs `ids` ([batch, tokens]) at positions start.. and returns the next tokens' argmax."""
+        batch, tokens = ids.shape
+        q_width, kv_width = self.heads * self.head_dim, self.kv_heads * self.head_dim
+        h = F.embedding(ids, self.embed)
+        for layer, b in enumerate(self.blocks):
+            norms = b["norms"]
+            a = F.rms_norm(h, (self.hidden,), norms[0])
+            q, k, v = F.linear(a, b["qkv"]).split([q_width, kv_width, kv_width], dim=-1)
+            q = q.view(batch, tokens, self.heads, self.head_dim)
+            k = k.view(batch, tokens, self.kv_heads, self.head_dim)
+            v = v.view(batch, tokens, self.kv_heads, self.head_dim)
+            if self.gemma:
+                q = F.rms_norm(q, (self.head_dim,), b["qk_norm"])
+                k = F.rms_norm(k, (self.head_dim,), b["qk_norm"])
+            q, k = self._rope(q, start, tokens), self._rope(k, start, tokens)
+            keys, values = self.cache[layer, 0], self.cache[layer, 1]
+            keys[:, :, start : start + tokens] = k.transpose(1, 2)
+            values[:, :, start : start + tokens] = v.transpose(1, 2)
+            o = F.scaled_dot_product_attention(
+                q.transpose(1, 2),
+                keys[:, :, : start + tokens],
+                values[:, :, : start + tokens],
+                is_causal=tokens > 1,
+                enable_gqa=self.kv_heads != self.heads,
+            )
+            o = F.linear(o.transpose(1, 2).reshape(batch, tokens, q_width), b["o"])
+            h = h + (F.rms_norm(o, (self.hidden,), norms[2]) if self.gemma else o)
+            a = F.rms_norm(h, (self.hidden,), norms[1])
+            gate, up = F.linear(a, b["gate_up"]).chunk(2, dim=-1)
+            act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
+            m = F.linear(act * up, b["down"])
+            h = h + (F.rms_norm(m, (self.hidden,), norms[3]) if self.gemma else m)
+        last = F.rms_norm(h[:, -1], (self.hidden,), self.final_norm)
+        return F.linear(last, self.lm_head).argmax(dim=-1)
+
+
+def graph_of(fn, pool=None, warmups=2):
+    """Captures fn() as a CUDA graph after warming it up on a side stream, as PyTorch advises.
+    Graphs given one pool share their memory, and must then be replayed in the order captured."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(warmups):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, pool=pool):
+        fn()
+    return graph
+
+
+def time_replays(graph, replays, rounds=3):
+    """Median over `rounds` of the mean seconds per replay of `replays` back-to-back replays."""
+    means = []
+    for _ in range(rounds):
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for _ in range(replays):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        means.append(begin.elapsed_time(end) / 1e3 / replays)
+    return statistics.median(means), means
+
+
+def measure_ttft(model, prompt):
+    model.allocate_cache(1, prompt)
+    ids = torch.randint(0, model.embed.shape[0], (1, prompt), device=DEVICE)
+    graph = graph_of(lambda: model.forward(ids, 0))
+    seconds, means = time_replays(graph, replays=10)
+    del graph
+    return seconds * 1e3, "ms", dict(round_means_s=means)
+
+
+def measure_decode(model, context):
+    model.allocate_cache(1, context + 1)
+    ids = torch.randint(0, model.embed.shape[0], (1, 1), device=DEVICE)
+    graph = graph_of(lambda: model.forward(ids, context))
+    seconds, means = time_replays(graph, replays=max(20, int(0.5 / estimate_seconds(graph))))
+    del graph
+    return 1.0 / seconds, "tok/s", dict(step_s=seconds, round_means_s=means)
+
+
+def estimate_seconds(graph):
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    graph.replay()
+    end.record()
+    end.synchronize()
+    return max(begin.elapsed_time(end) / 1e3, 1e-4)
+
+
+def measure_static_batch(model, batch, prompt, output):
+    """Runs the batch eagerly (warming every shape up, and showing how far Python's launch rate
+    bounds it), then as one CUDA graph per step, each at its own context length, which is what a
+    serving engine's GPU time would be; the graphs' rate is the row's figure."""
+    model.allocate_cache(batch, prompt + output)
+    prompts = torch.randint(0, model.embed.shape[0], (batch, prompt), device=DEVICE)
+    ids = torch.zeros(batch, 1, dtype=torch.long, device=DEVICE)
+
+    def prefill():
+        ids.copy_(model.forward(prompts, 0).view(batch, 1))
+
+    def step(position):
+        ids.copy_(model.forward(ids, position).view(batch, 1))
+
+    def eager():
+        prefill()
+        for i in range(output - 1):
+            step(prompt + i)
+
+    eager()
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    eager()
+    issued = time.perf_counter()
+    torch.cuda.synchronize()
+    eager_s = time.perf_counter() - started
+
+    graphs = [graph_of(prefill)]
+    for i in range(output - 1):
+        graphs.append(graph_of(lambda p=prompt + i: step(p), pool=graphs[0].pool(), warmups=1))
+    totals = []
+    for _ in range(3):
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for graph in graphs:
+            graph.replay()
+        end.record()
+        end.synchronize()
+        totals.append(begin.elapsed_time(end) / 1e3)
+    del graphs
+    seconds = statistics.median(totals)
+    raw = dict(graphs_s=totals, eager_s=eager_s, eager_cpu_issue_share=(issued - started) / eager_s)
+    return batch * output / seconds, "tok/s", raw
+
+
+def environment():
+    try:
+        driver = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:
+        driver = "unknown"
+    return dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda, driver=driver)
+
+
+def ceilings():
+    """The copy bandwidth and bf16 matmul rate this GPU reaches, to read the rows against."""
+    src = torch.empty(2 * 1024**3, dtype=torch.uint8, device=DEVICE)
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    for _ in range(10):
+        dst.copy_(src)
+    end.record()
+    end.synchronize()
+    copy_gb_s = 2 * src.numel() * 10 / (begin.elapsed_time(end) / 1e3) / 1e9
+    del src, dst
+    a = torch.randn(8192, 8192, dtype=DTYPE, device=DEVICE)
+    b = torch.randn(8192, 8192, dtype=DTYPE, device=DEVICE)
+    a @ b
+    begin.record()
+    for _ in range(10):
+        a @ b
+    end.record()
+    end.synchronize()
+    tflops = 2 * 8192**3 * 10 / (begin.elapsed_time(end) / 1e3) / 1e12
+    del a, b
+    torch.cuda.empty_cache()
+    return dict(copy_read_plus_write_gb_s=round(copy_gb_s), bf16_matmul_tflops=round(tflops, 1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hardware", required=True, help="the catalog's id of this GPU, e.g. h200")
+    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    parser.add_argument("--out", type=Path, required=True, help="CSV rows, measurements.csv's columns")
+    parser.add_argument("--log", type=Path, help="one JSON line per figure with the raw timings")
+    parser.add_argument("--source", default="PT", help="the rows' source key (calibration/README.md)")
+    args = parser.parse_args()
+
+    catalog = {m["id"]: m for m in yaml.safe_load(CATALOG.read_text())["models"]}
+    env = environment()
+    engine = f"PyTorch {torch.__version__.split('+')[0]}"
+    log = open(args.log, "a") if args.log else None
+
+    def record(entry):
+        print(json.dumps(entry), flush=True)
+        if log:
+            log.write(json.dumps(entry) + "\n")
+            log.flush()
+
+    record(dict(environment=env, **ceilings()))
+    columns = "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note"
+    with open(args.out, "w", newline="") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns.split(","))
+        for model_id in args.models:
+            spec, arch = catalog[model_id], ARCHITECTURES[model_id]
+            # Sliding-window layers attend to the whole context only up to the window: keep every
+            # context within it so plain causal attention is exact.
+            limit = spec.get("sliding_window", math.inf)
+            try:
+                model = Model(spec, arch)
+            except RuntimeError as e:
+                record(dict(model=model_id, error=f"weights do not fit: {str(e).splitlines()[0]}"))
+                torch.cuda.empty_cache()
+                continue
+            built_b = model.parameters() / 1e9
+            record(dict(model=model_id, parameters_b=round(built_b, 3), catalog_params_b=spec["params_b"]))
+            jobs = [("ttft", 1, n, 1, lambda n=n: measure_ttft(model, n)) for n in TTFT_INPUTS if n <= limit]
+            jobs += [
+                ("decode", 1, i, o, lambda c=i + o // 2: measure_decode(model, c))
+                for i, o in DECODE_SHAPES
+                if i + o <= limit
+            ]
+            jobs += [
+                ("static_batch", b, i, o, lambda b=b, i=i, o=o: measure_static_batch(model, b, i, o))
+                for b, i, o in STATIC_BATCHES
+                if i + o <= limit
+            ]
+            for scenario, batch, prompt, output, job in jobs:
+                shape = {"ttft": f"ttft{prompt}", "decode": f"dec{prompt}+{output}"}.get(
+                    scenario, f"b{batch}x{prompt}x{output}"
+                )
+                row_id = f"pt-{args.hardware}-{model_id}-{shape}"
+                try:
+                    value, unit, raw = job()
+                except RuntimeError as e:  # out of memory, or a kernel this GPU lacks: keep going
+                    record(dict(id=row_id, error=f"{type(e).__name__}: {str(e).splitlines()[0]}"))
+                    torch.cuda.empty_cache()
+                    continue
+                note = "CUDA graphs; random bf16 weights"
+                writer.writerow(
+                    [row_id, args.hardware, model_id, "bf16", 1, engine, scenario, batch, prompt, output, batch]
+                    + [f"{float(f'{value:.4g}'):g}", unit, args.source, note]
+                )
+                out.flush()
+                record(dict(id=row_id, value=value, unit=unit, **raw))
+            model.cache = None
+            del model
+            torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
