@@ -16,8 +16,8 @@ Scenarios, as calibration/README.md defines them:
   replayed (what vLLM and TensorRT-LLM do at small batches).
 - static_batch: `batch` prompts of `input` tokens started together, run to `output` tokens each
   (prefill, then output - 1 decode steps); output tokens/s over the whole run. One CUDA graph per
-  step, since the context grows each step. The log also has the same run done eagerly and the share
-  of it the CPU spent issuing work, which shows how far Python's launch rate would bound it.
+  step, since the context grows each step. The log also has the same run done eagerly: its time
+  against the graphs' shows how far Python's launch rate bounds eager PyTorch.
 
 Writes one CSV row per figure (the columns of measurements.csv) to --out as it goes, and a JSON
 line per figure with the raw timings to --log, so a run cut short keeps what it measured.
@@ -210,9 +210,8 @@ def estimate_seconds(graph):
 
 
 def measure_static_batch(model, batch, prompt, output):
-    """Runs the batch eagerly (warming every shape up, and showing how far Python's launch rate
-    bounds it), then as one CUDA graph per step, each at its own context length, which is what a
-    serving engine's GPU time would be; the graphs' rate is the row's figure."""
+    """Runs the batch eagerly (warming every shape up), then as one CUDA graph per step, each at its
+    own context length, as a serving engine would; the graphs' rate is the row's figure."""
     model.allocate_cache(batch, prompt + output)
     prompts = torch.randint(0, model.embed.shape[0], (batch, prompt), device=DEVICE)
     ids = torch.zeros(batch, 1, dtype=torch.long, device=DEVICE)
@@ -232,7 +231,6 @@ def measure_static_batch(model, batch, prompt, output):
     torch.cuda.synchronize()
     started = time.perf_counter()
     eager()
-    issued = time.perf_counter()
     torch.cuda.synchronize()
     eager_s = time.perf_counter() - started
 
@@ -250,8 +248,7 @@ def measure_static_batch(model, batch, prompt, output):
         totals.append(begin.elapsed_time(end) / 1e3)
     del graphs
     seconds = statistics.median(totals)
-    raw = dict(graphs_s=totals, eager_s=eager_s, eager_cpu_issue_share=(issued - started) / eager_s)
-    return batch * output / seconds, "tok/s", raw
+    return batch * output / seconds, "tok/s", dict(graphs_s=totals, eager_s=eager_s)
 
 
 def environment():
