@@ -2,13 +2,17 @@
 """Times prefill and decode of the simulator catalog's model shapes on the GPU this runs on, in
 PyTorch with random weights, and writes the figures as calibration rows.
 
-    python3 calibration/torch_timing.py --hardware h200 --out rows.csv [--models ID ...]
+    python3 calibration/torch_timing.py --hardware h200 --out rows.csv [--precision fp8] [--models ID ...]
 
 Each model is built at its real shape (the catalog's layers, heads and head size; the FFN and
-vocabulary sizes from the model's config.json, below) in bf16 and filled with random numbers: no
-weights are downloaded, and the time of a forward pass does not depend on the values. The layers
-are what serving engines run: fused QKV and gate/up projections, RoPE, flash attention with grouped
-KV heads over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token.
+vocabulary sizes from the model's config.json, below) and filled with random numbers: no weights
+are downloaded, and the time of a forward pass does not depend on the values. The layers are what
+serving engines run: fused QKV and gate/up projections, RoPE, flash attention with grouped KV heads
+over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token.
+
+Precisions, as the catalog names them: `bf16`, everything in bf16; `fp8-kv16`, every projection
+and the LM head in FP8 (E4M3, per-tensor scales, `torch._scaled_mm` on FP8 activations), the KV
+cache and the rest in bf16, as vLLM's `--quantization fp8` runs by default.
 
 Scenarios, as calibration/README.md defines them:
 - ttft: one prompt of `input` tokens, batch 1, to the first token's argmax; one CUDA graph.
@@ -51,6 +55,7 @@ ARCHITECTURES = {
     "llama-3.3-70b": dict(ffn=28672, vocab=128256, style="llama"),
 }
 DEFAULT_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-2-7b", "gemma-3-27b", "llama-3.3-70b"]
+PRECISIONS = ["bf16", "fp8-kv16"]
 
 TTFT_INPUTS = [128, 512, 2048]
 DECODE_SHAPES = [(512, 256), (4096, 256)]  # (input, output): context input + output / 2
@@ -62,7 +67,7 @@ DEVICE = "cuda"
 class Model:
     """A decoder of the given shape with random weights and a KV cache for `batch` x `max_len`."""
 
-    def __init__(self, spec, arch):
+    def __init__(self, spec, arch, fp8=False):
         self.layers = spec["layers"]
         self.hidden = spec["hidden"]
         self.heads = spec["heads"]
@@ -75,17 +80,21 @@ class Model:
         def weight(*shape):
             return torch.empty(*shape, dtype=DTYPE, device=DEVICE).normal_(0, 0.02)
 
+        def projection(*shape):
+            return weight(*shape).to(torch.float8_e4m3fn) if fp8 else weight(*shape)
+
+        self.unit_scale = torch.ones((), dtype=torch.float32, device=DEVICE)
         self.embed = weight(vocab, self.hidden)
-        self.lm_head = self.embed if arch.get("tied") else weight(vocab, self.hidden)
+        self.lm_head = self.embed if arch.get("tied") and not fp8 else projection(vocab, self.hidden)
         self.final_norm = torch.ones(self.hidden, dtype=DTYPE, device=DEVICE)
         self.blocks = []
         for _ in range(self.layers):
             self.blocks.append(
                 dict(
-                    qkv=weight(q + 2 * kv, self.hidden),
-                    o=weight(self.hidden, q),
-                    gate_up=weight(2 * ffn, self.hidden),
-                    down=weight(self.hidden, ffn),
+                    qkv=projection(q + 2 * kv, self.hidden),
+                    o=projection(self.hidden, q),
+                    gate_up=projection(2 * ffn, self.hidden),
+                    down=projection(self.hidden, ffn),
                     norms=[torch.ones(self.hidden, dtype=DTYPE, device=DEVICE) for _ in range(4 if self.gemma else 2)],
                     qk_norm=torch.ones(self.head_dim, dtype=DTYPE, device=DEVICE),
                 )
@@ -109,6 +118,13 @@ class Model:
         self.cos = torch.cat([angles.cos(), angles.cos()], dim=-1).to(DTYPE)
         self.sin = torch.cat([angles.sin(), angles.sin()], dim=-1).to(DTYPE)
 
+    def _linear(self, x, w):
+        if w.dtype != torch.float8_e4m3fn:
+            return F.linear(x, w)
+        flat = x.reshape(-1, x.shape[-1]).to(torch.float8_e4m3fn)
+        out = torch._scaled_mm(flat, w.t(), self.unit_scale, self.unit_scale, out_dtype=DTYPE)
+        return out.view(*x.shape[:-1], w.shape[0])
+
     def _rope(self, x, start, length):
         cos = self.cos[start : start + length].view(1, length, 1, self.head_dim)
         sin = self.sin[start : start + length].view(1, length, 1, self.head_dim)
@@ -124,7 +140,7 @@ class Model:
         for layer, b in enumerate(self.blocks):
             norms = b["norms"]
             a = F.rms_norm(h, (self.hidden,), norms[0])
-            q, k, v = F.linear(a, b["qkv"]).split([q_width, kv_width, kv_width], dim=-1)
+            q, k, v = self._linear(a, b["qkv"]).split([q_width, kv_width, kv_width], dim=-1)
             q = q.view(batch, tokens, self.heads, self.head_dim)
             k = k.view(batch, tokens, self.kv_heads, self.head_dim)
             v = v.view(batch, tokens, self.kv_heads, self.head_dim)
@@ -142,15 +158,15 @@ class Model:
                 is_causal=tokens > 1,
                 enable_gqa=self.kv_heads != self.heads,
             )
-            o = F.linear(o.transpose(1, 2).reshape(batch, tokens, q_width), b["o"])
+            o = self._linear(o.transpose(1, 2).reshape(batch, tokens, q_width), b["o"])
             h = h + (F.rms_norm(o, (self.hidden,), norms[2]) if self.gemma else o)
             a = F.rms_norm(h, (self.hidden,), norms[1])
-            gate, up = F.linear(a, b["gate_up"]).chunk(2, dim=-1)
+            gate, up = self._linear(a, b["gate_up"]).chunk(2, dim=-1)
             act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
-            m = F.linear(act * up, b["down"])
+            m = self._linear(act * up, b["down"])
             h = h + (F.rms_norm(m, (self.hidden,), norms[3]) if self.gemma else m)
         last = F.rms_norm(h[:, -1], (self.hidden,), self.final_norm)
-        return F.linear(last, self.lm_head).argmax(dim=-1)
+        return self._linear(last, self.lm_head).argmax(dim=-1)
 
 
 def graph_of(fn, pool=None, warmups=2):
@@ -283,15 +299,29 @@ def ceilings():
     end.record()
     end.synchronize()
     tflops = 2 * 8192**3 * 10 / (begin.elapsed_time(end) / 1e3) / 1e12
-    del a, b
+    a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn).t()
+    one = torch.ones((), dtype=torch.float32, device=DEVICE)
+    torch._scaled_mm(a8, b8, one, one, out_dtype=DTYPE)
+    begin.record()
+    for _ in range(10):
+        torch._scaled_mm(a8, b8, one, one, out_dtype=DTYPE)
+    end.record()
+    end.synchronize()
+    fp8_tflops = 2 * 8192**3 * 10 / (begin.elapsed_time(end) / 1e3) / 1e12
+    del a, b, a8, b8
     torch.cuda.empty_cache()
-    return dict(copy_read_plus_write_gb_s=round(copy_gb_s), bf16_matmul_tflops=round(tflops, 1))
+    return dict(
+        copy_read_plus_write_gb_s=round(copy_gb_s),
+        bf16_matmul_tflops=round(tflops, 1),
+        fp8_matmul_tflops=round(fp8_tflops, 1),
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hardware", required=True, help="the catalog's id of this GPU, e.g. h200")
     parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    parser.add_argument("--precision", choices=PRECISIONS, default="bf16")
     parser.add_argument("--out", type=Path, required=True, help="CSV rows, measurements.csv's columns")
     parser.add_argument("--log", type=Path, help="one JSON line per figure with the raw timings")
     parser.add_argument("--source", default="PT", help="the rows' source key (calibration/README.md)")
@@ -319,7 +349,7 @@ def main():
             # context within it so plain causal attention is exact.
             limit = spec.get("sliding_window", math.inf)
             try:
-                model = Model(spec, arch)
+                model = Model(spec, arch, fp8=args.precision == "fp8-kv16")
             except RuntimeError as e:
                 record(dict(model=model_id, error=f"weights do not fit: {str(e).splitlines()[0]}"))
                 torch.cuda.empty_cache()
@@ -341,16 +371,17 @@ def main():
                 shape = {"ttft": f"ttft{prompt}", "decode": f"dec{prompt}+{output}"}.get(
                     scenario, f"b{batch}x{prompt}x{output}"
                 )
-                row_id = f"pt-{args.hardware}-{model_id}-{shape}"
+                precision = "" if args.precision == "bf16" else f"-{args.precision}"
+                row_id = f"pt-{args.hardware}-{model_id}{precision}-{shape}"
                 try:
                     value, unit, raw = job()
                 except RuntimeError as e:  # out of memory, or a kernel this GPU lacks: keep going
                     record(dict(id=row_id, error=f"{type(e).__name__}: {str(e).splitlines()[0]}"))
                     torch.cuda.empty_cache()
                     continue
-                note = "CUDA graphs; random bf16 weights"
+                note = f"CUDA graphs; random {args.precision} weights"
                 writer.writerow(
-                    [row_id, args.hardware, model_id, "bf16", 1, engine, scenario, batch, prompt, output, batch]
+                    [row_id, args.hardware, model_id, args.precision, 1, engine, scenario, batch, prompt, output, batch]
                     + [f"{float(f'{value:.4g}'):g}", unit, args.source, note]
                 )
                 out.flush()
