@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -99,16 +100,26 @@ void run_roofline(const RooflineArgs& args) {
       "context {} tokens per sequence, prefill of {} tokens; tok/s from the calibrated model "
       "(ceiling: weights at peak bandwidth, nothing else)\n\n",
       args.query.context, args.query.prompt_tokens);
-  fmt::print("{:<16} {:<5} {:<8} {:>12} {:>9} {:>8} {:>6} {:>9} {:>9} {:<14} {:>6} {:>9} {:<14} {:>9} {:<9}\n", "model",
-             "prec", "hardware", "devices", "weights", "KV/token", "seqs", "ceiling", "1 stream", "bound", "batch",
-             "tok/s", "bound", "prefill", "bound");
+  // The id columns as wide as the longest id shown (user catalogs bring ids of any length).
+  std::size_t model_width = 16;
+  std::size_t precision_width = 5;
+  std::size_t hardware_width = 8;
+  for (const auto& r : results) {
+    model_width = std::max(model_width, r.profile.model->id.size());
+    precision_width = std::max(precision_width, r.profile.precision->id.size());
+    hardware_width = std::max(hardware_width, r.profile.hardware->id.size());
+  }
+  fmt::print("{:<{}} {:<{}} {:<{}} {:>12} {:>9} {:>8} {:>6} {:>9} {:>9} {:<14} {:>6} {:>9} {:<14} {:>9} {:<9}\n",
+             "model", model_width, "prec", precision_width, "hardware", hardware_width, "devices", "weights",
+             "KV/token", "seqs", "ceiling", "1 stream", "bound", "batch", "tok/s", "bound", "prefill", "bound");
   for (const auto& r : results) {
     fmt::print(
-        "{:<16} {:<5} {:<8} {:>12} {:>9} {:>8} {:>6} {:>9.1f} {:>9.1f} {:<14} {:>6} {:>9.0f} {:<14} {:>7.1f}ms {:<9}\n",
-        r.profile.model->id, r.profile.precision->id, r.profile.hardware->id, devices_cell(r),
-        sim::format_bytes(r.weight_bytes), sim::format_bytes(r.kv_bytes_per_token), r.max_sequences, r.ideal_decode_tps,
-        r.decode_tps, sim::to_string(r.decode_step.bound()), r.batch, r.batch_tps, sim::to_string(r.batch_bound),
-        r.prefill_seconds * 1e3, sim::to_string(r.prefill_step.bound()));
+        "{:<{}} {:<{}} {:<{}} {:>12} {:>9} {:>8} {:>6} {:>9.1f} {:>9.1f} {:<14} {:>6} {:>9.0f} {:<14} {:>7.1f}ms "
+        "{:<9}\n",
+        r.profile.model->id, model_width, r.profile.precision->id, precision_width, r.profile.hardware->id,
+        hardware_width, devices_cell(r), sim::format_bytes(r.weight_bytes), sim::format_bytes(r.kv_bytes_per_token),
+        r.max_sequences, r.ideal_decode_tps, r.decode_tps, sim::to_string(r.decode_step.bound()), r.batch, r.batch_tps,
+        sim::to_string(r.batch_bound), r.prefill_seconds * 1e3, sim::to_string(r.prefill_step.bound()));
   }
 }
 
