@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 
 // The acceptance bound of docs/simulator.md, on the data shipped with the binary: prints the error
 // of every row so a failing run shows which.
-TEST(Calibration, BuiltInFactorsMatchThePublishedMeasurements) {
+TEST(Calibration, BuiltInFactorsMatchTheMeasurements) {
   const auto rows = builtin_calibration();
   ASSERT_GE(rows.size(), 15u);
   const CalibrationReport report = evaluate(rows, Catalog::builtin());
