@@ -52,6 +52,9 @@ int run_calibrate(const CalibrateArgs& args) {
           "  {}:\n    decode_bandwidth: {:.3f}\n    prefill_compute: {:.3f}\n    step_overhead_us: {:.0f}\n"
           "    prefill_overhead_us: {:.0f}\n    memory_utilization: {:.2f}\n",
           name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
+      if (e.compute_8bit > 0) {
+        yaml += fmt::format("    prefill_compute_8bit: {:.3f}\n", e.compute_8bit);
+      }
       if (e.layer_overhead_s > 0) {
         yaml += fmt::format("    layer_overhead_us: {:.1f}\n", e.layer_overhead_s * 1e6);
       }

@@ -65,6 +65,18 @@ bool spans_layer_counts(const std::vector<const CalibrationRow*>& rows, const Ca
   return layers.size() > 1;
 }
 
+bool spans_compute_widths(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog) {
+  bool eight = false;
+  bool sixteen = false;
+  for (const CalibrationRow* row : rows) {
+    const Profile profile{nullptr, catalog.find_precision(row->precision), catalog.find_hardware(row->hardware)};
+    if (profile.precision != nullptr && profile.hardware != nullptr) {
+      (profile.computes_in_8_bits() ? eight : sixteen) = true;
+    }
+  }
+  return eight && sixteen;
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -278,9 +290,15 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     if (dataflow) {
       parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
       parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
-    } else if (spans_layer_counts(family_rows, catalog)) {
-      // Only rows of models of different depths tell a per-layer cost from a per-step one.
-      parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
+    } else {
+      // Only rows of models of different depths tell a per-layer cost from a per-step one, and
+      // only rows computing in both widths tell the 8-bit share from the 16-bit one.
+      if (spans_layer_counts(family_rows, catalog)) {
+        parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
+      }
+      if (spans_compute_widths(family_rows, catalog)) {
+        parameters.push_back({&Efficiency::compute_8bit, 0.2, 0.9});
+      }
     }
     // A coarse scan of each factor over its whole range, then a compass search: step each factor
     // up and down, keep what lowers the loss, halve the steps when nothing does.

@@ -74,8 +74,12 @@ double PerfModel::allreduce_seconds(double tokens) const {
 }
 
 double PerfModel::peak_flops() const {
-  const auto& hw = *profile_.hardware;
-  return profile_.precision->eight_bit_compute && hw.flops_8bit > 0 ? hw.flops_8bit : hw.flops_16bit;
+  return profile_.computes_in_8_bits() ? profile_.hardware->flops_8bit : profile_.hardware->flops_16bit;
+}
+
+double PerfModel::compute_efficiency() const {
+  return profile_.computes_in_8_bits() && efficiency_.compute_8bit > 0 ? efficiency_.compute_8bit
+                                                                       : efficiency_.compute;
 }
 
 StepTime PerfModel::step_time(const StepShape& step) const {
@@ -93,7 +97,7 @@ StepTime PerfModel::step_time(const StepShape& step) const {
   const double attention_width = 4.0 * m.layers * m.heads * m.head_dim;
   const double decode_context = step.decode_kv_bytes / std::max(kv_bytes_per_token(), 1.0);
   const double flops = 2.0 * m.active_params * tokens + attention_width * (step.prefill_attention + decode_context);
-  t.compute = flops / g / (peak_flops() * efficiency_.compute);
+  t.compute = flops / g / (peak_flops() * compute_efficiency());
   t.interconnect = allreduce_seconds(tokens);
   t.overhead = overhead_seconds(step);
   t.total = std::max(t.memory, t.compute) + t.interconnect + t.overhead;
@@ -110,7 +114,7 @@ StepTime PerfModel::dataflow_step_time(const StepShape& step) const {
   const double tokens = std::max(1.0, step.prefill_tokens + step.decode_sequences);
   const double per_chip_bytes = (weight_bytes_read(tokens) + step.decode_kv_bytes) / chips;
   const double read = per_chip_bytes / (hw.memory_bw * efficiency_.memory);
-  const double compute = 2.0 * profile_.model->active_params / chips / (peak_flops() * efficiency_.compute);
+  const double compute = 2.0 * profile_.model->active_params / chips / (peak_flops() * compute_efficiency());
   const double layers = profile_.model->layers / chips * efficiency_.layer_latency_s;
   const double stage = std::max({read, compute, layers});
   const double trail = (tokens - 1.0) * std::max(compute, efficiency_.hop_latency_s);

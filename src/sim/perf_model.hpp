@@ -49,6 +49,10 @@ class PerfModel {
 
   [[nodiscard]] const Profile& profile() const { return profile_; }
   [[nodiscard]] const Efficiency& efficiency() const { return efficiency_; }
+  // The peak FLOP/s a step's arithmetic runs against (the 8-bit rate where the precision computes
+  // in 8 bits and the hardware has one) and the share of it reached.
+  [[nodiscard]] double peak_flops() const;
+  [[nodiscard]] double compute_efficiency() const;
 
   // Devices the weights are spread over: the profile's count, or for SRAM dataflow chips as many
   // chips as the weights need (never fewer than the profile asks for).
@@ -77,7 +81,6 @@ class PerfModel {
   [[nodiscard]] static StepShape prefill_shape(int prompt_tokens);
 
  private:
-  [[nodiscard]] double peak_flops() const;
   [[nodiscard]] double overhead_seconds(const StepShape& step) const;
   [[nodiscard]] StepTime dataflow_step_time(const StepShape& step) const;
 

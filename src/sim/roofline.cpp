@@ -168,7 +168,7 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
         "Reading {} of weights and KV per device at {:.0f}% of peak bandwidth takes {}; the {} of "
         "arithmetic at {:.0f}% of peak takes {}.",
         format_bytes((model.weight_bytes_read(1) + r.kv_bytes_per_sequence) / g), e.memory * 100, seconds(d.memory),
-        count(2 * m.active_params) + " FLOP", e.compute * 100, seconds(d.compute));
+        count(2 * m.active_params) + " FLOP", model.compute_efficiency() * 100, seconds(d.compute));
     if (d.interconnect > 0) {
       out += fmt::format(" Tensor parallelism adds 2 all-reduces per layer over the {}/s interconnect: {}.",
                          format_bytes(hw.interconnect_bw), seconds(d.interconnect));
@@ -196,8 +196,8 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
       "{} FLOP at {:.0f}% of {} x {} FLOP/s takes {}; reading the weights takes {}. Time to first token "
       "(no queue): {}, bound by {}.\n",
       query.prompt_tokens, count(m.active_params), query.prompt_tokens,
-      count(2 * m.active_params * query.prompt_tokens), e.compute * 100, g,
-      count(p.eight_bit_compute && hw.flops_8bit > 0 ? hw.flops_8bit : hw.flops_16bit), seconds(f.compute),
+      count(2 * m.active_params * query.prompt_tokens), model.compute_efficiency() * 100, g,
+      count(model.peak_flops()), seconds(f.compute),
       seconds(f.memory), seconds(f.total), to_string(f.bound()));
   return out;
 }

@@ -64,7 +64,7 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   Catalog truth = Catalog::builtin();
   truth.add_yaml(
       "families:\n  gpu: {decode_bandwidth: 0.6, prefill_compute: 0.4, step_overhead_us: 1500,"
-      " prefill_overhead_us: 0, layer_overhead_us: 40}\n",
+      " prefill_overhead_us: 0, layer_overhead_us: 40, prefill_compute_8bit: 0.3}\n",
       "truth.yaml");
   std::string csv =
       "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
@@ -85,6 +85,7 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   EXPECT_NEAR(e.compute, 0.4, 0.02);
   EXPECT_NEAR(e.step_overhead_s, 1.5e-3, 0.2e-3);
   EXPECT_NEAR(e.layer_overhead_s, 40e-6, 5e-6);
+  EXPECT_NEAR(e.compute_8bit, 0.3, 0.02);
   for (const auto& row : rows) {
     EXPECT_NEAR(predict(row, Catalog::builtin(), &e).ratio, 1.0, 0.03) << row.id;
   }
