@@ -13,13 +13,10 @@
 namespace infergate::sim {
 
 // Fractions of datasheet peaks that real engines reach, and fixed costs: calibrated per family
-// against published measurements (calibration/measurements.csv).
+// against the measurements in calibration/measurements.csv.
 struct Efficiency {
   double memory = 0.75;             // achieved / peak memory bandwidth while decoding
   double compute = 0.5;             // achieved / peak FLOP/s while prefilling
-  // The same where weights and activations compute in 8 bits (fp8, int8) on hardware with an
-  // 8-bit rate, which engines reach a smaller share of; 0: as `compute`.
-  double compute_8bit = 0;
   double step_overhead_s = 0.0005;  // scheduling, kernel launches, sampling per step
   double memory_utilization = 0.9;  // share of device memory the engine may use (vLLM's default)
   double layer_latency_s = 0;       // SRAM dataflow: least time a layer takes per token
@@ -28,6 +25,9 @@ struct Efficiency {
   // GPUs: a fixed cost per layer per step, the launch and ramp-up of the layer's kernels, which
   // CUDA graphs do not remove; it is why a small model reads its weights further from peak.
   double layer_overhead_s = 0;
+  // `compute` where weights and activations compute in 8 bits (fp8, int8) on hardware with an
+  // 8-bit rate, which engines reach a smaller share of; 0: as `compute`.
+  double compute_8bit = 0;
 };
 
 struct HardwareSpec {

@@ -78,8 +78,7 @@ double PerfModel::peak_flops() const {
 }
 
 double PerfModel::compute_efficiency() const {
-  return profile_.computes_in_8_bits() && efficiency_.compute_8bit > 0 ? efficiency_.compute_8bit
-                                                                       : efficiency_.compute;
+  return profile_.computes_in_8_bits() && efficiency_.compute_8bit > 0 ? efficiency_.compute_8bit : efficiency_.compute;
 }
 
 StepTime PerfModel::step_time(const StepShape& step) const {

@@ -16,9 +16,7 @@ struct Profile {
   [[nodiscard]] std::string to_string() const;
   // Matmuls run at the hardware's 8-bit rate: the precision computes in 8 bits and the hardware
   // has such a rate (an A100 computes FP8 weights in 16 bits).
-  [[nodiscard]] bool computes_in_8_bits() const {
-    return precision->eight_bit_compute && hardware->flops_8bit > 0;
-  }
+  [[nodiscard]] bool computes_in_8_bits() const { return precision->eight_bit_compute && hardware->flops_8bit > 0; }
 };
 
 // Throws std::invalid_argument naming what is wrong and what the catalog offers. The profile

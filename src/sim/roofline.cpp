@@ -196,9 +196,8 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
       "{} FLOP at {:.0f}% of {} x {} FLOP/s takes {}; reading the weights takes {}. Time to first token "
       "(no queue): {}, bound by {}.\n",
       query.prompt_tokens, count(m.active_params), query.prompt_tokens,
-      count(2 * m.active_params * query.prompt_tokens), model.compute_efficiency() * 100, g,
-      count(model.peak_flops()), seconds(f.compute),
-      seconds(f.memory), seconds(f.total), to_string(f.bound()));
+      count(2 * m.active_params * query.prompt_tokens), model.compute_efficiency() * 100, g, count(model.peak_flops()),
+      seconds(f.compute), seconds(f.memory), seconds(f.total), to_string(f.bound()));
   return out;
 }
 
