@@ -85,7 +85,10 @@ class Model:
 
         self.unit_scale = torch.ones((), dtype=torch.float32, device=DEVICE)
         self.embed = weight(vocab, self.hidden)
-        self.lm_head = self.embed if arch.get("tied") and not fp8 else projection(vocab, self.hidden)
+        # A tied head shares the embedding's weights; in FP8 it is a copy, but still the model's
+        # parameters once.
+        self.tied = bool(arch.get("tied"))
+        self.lm_head = self.embed if self.tied and not fp8 else projection(vocab, self.hidden)
         self.final_norm = torch.ones(self.hidden, dtype=DTYPE, device=DEVICE)
         self.blocks = []
         for _ in range(self.layers):
@@ -102,7 +105,7 @@ class Model:
         self.cache = None
 
     def parameters(self):
-        count = self.embed.numel() + (0 if self.lm_head is self.embed else self.lm_head.numel())
+        count = self.embed.numel() + (0 if self.tied else self.lm_head.numel())
         for b in self.blocks:
             count += b["qkv"].numel() + b["o"].numel() + b["gate_up"].numel() + b["down"].numel()
         return count
@@ -184,17 +187,20 @@ def graph_of(fn, pool=None, warmups=2):
     return graph
 
 
-def time_replays(graph, replays, rounds=3):
-    """Median over `rounds` of the mean seconds per replay of `replays` back-to-back replays."""
-    means = []
-    for _ in range(rounds):
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record()
-        for _ in range(replays):
-            graph.replay()
-        end.record()
-        end.synchronize()
-        means.append(begin.elapsed_time(end) / 1e3 / replays)
+def cuda_seconds(fn, repeats=1):
+    """The GPU's mean seconds per call over `repeats` back-to-back calls of fn(), by CUDA events."""
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    for _ in range(repeats):
+        fn()
+    end.record()
+    end.synchronize()
+    return begin.elapsed_time(end) / 1e3 / repeats
+
+
+def time_rounds(fn, repeats, rounds=3):
+    """Median over `rounds` of cuda_seconds(fn, repeats), and each round's figure."""
+    means = [cuda_seconds(fn, repeats) for _ in range(rounds)]
     return statistics.median(means), means
 
 
@@ -202,7 +208,7 @@ def measure_ttft(model, prompt):
     model.allocate_cache(1, prompt)
     ids = torch.randint(0, model.embed.shape[0], (1, prompt), device=DEVICE)
     graph = graph_of(lambda: model.forward(ids, 0))
-    seconds, means = time_replays(graph, replays=10)
+    seconds, means = time_rounds(graph.replay, repeats=10)
     del graph
     return seconds * 1e3, "ms", dict(round_means_s=means)
 
@@ -211,18 +217,10 @@ def measure_decode(model, context):
     model.allocate_cache(1, context + 1)
     ids = torch.randint(0, model.embed.shape[0], (1, 1), device=DEVICE)
     graph = graph_of(lambda: model.forward(ids, context))
-    seconds, means = time_replays(graph, replays=max(20, int(0.5 / estimate_seconds(graph))))
+    replays = max(20, int(0.5 / max(cuda_seconds(graph.replay), 1e-4)))  # about half a second a round
+    seconds, means = time_rounds(graph.replay, repeats=replays)
     del graph
     return 1.0 / seconds, "tok/s", dict(step_s=seconds, round_means_s=means)
-
-
-def estimate_seconds(graph):
-    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record()
-    graph.replay()
-    end.record()
-    end.synchronize()
-    return max(begin.elapsed_time(end) / 1e3, 1e-4)
 
 
 def measure_static_batch(model, batch, prompt, output):
@@ -253,17 +251,13 @@ def measure_static_batch(model, batch, prompt, output):
     graphs = [graph_of(prefill)]
     for i in range(output - 1):
         graphs.append(graph_of(lambda p=prompt + i: step(p), pool=graphs[0].pool(), warmups=1))
-    totals = []
-    for _ in range(3):
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record()
+
+    def replay_all():
         for graph in graphs:
             graph.replay()
-        end.record()
-        end.synchronize()
-        totals.append(begin.elapsed_time(end) / 1e3)
+
+    seconds, totals = time_rounds(replay_all, repeats=1)
     del graphs
-    seconds = statistics.median(totals)
     return batch * output / seconds, "tok/s", dict(graphs_s=totals, eager_s=eager_s)
 
 
@@ -277,50 +271,38 @@ def environment():
     return dict(gpu=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda, driver=driver)
 
 
-def ceilings():
-    """The copy bandwidth and bf16 matmul rate this GPU reaches, to read the rows against."""
+def ceilings(fp8):
+    """The copy bandwidth and matmul rates this GPU reaches, to read the rows against: bf16, and
+    FP8 when the rows are (a GPU without FP8 tensor cores refuses it)."""
     src = torch.empty(2 * 1024**3, dtype=torch.uint8, device=DEVICE)
     dst = torch.empty_like(src)
     dst.copy_(src)
-    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record()
-    for _ in range(10):
-        dst.copy_(src)
-    end.record()
-    end.synchronize()
-    copy_gb_s = 2 * src.numel() * 10 / (begin.elapsed_time(end) / 1e3) / 1e9
+    found = dict(copy_read_plus_write_gb_s=round(2 * src.numel() / cuda_seconds(lambda: dst.copy_(src), 10) / 1e9))
     del src, dst
-    a = torch.randn(8192, 8192, dtype=DTYPE, device=DEVICE)
-    b = torch.randn(8192, 8192, dtype=DTYPE, device=DEVICE)
+    n = 8192
+    a = torch.randn(n, n, dtype=DTYPE, device=DEVICE)
+    b = torch.randn(n, n, dtype=DTYPE, device=DEVICE)
     a @ b
-    begin.record()
-    for _ in range(10):
-        a @ b
-    end.record()
-    end.synchronize()
-    tflops = 2 * 8192**3 * 10 / (begin.elapsed_time(end) / 1e3) / 1e12
-    a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn).t()
-    one = torch.ones((), dtype=torch.float32, device=DEVICE)
-    torch._scaled_mm(a8, b8, one, one, out_dtype=DTYPE)
-    begin.record()
-    for _ in range(10):
-        torch._scaled_mm(a8, b8, one, one, out_dtype=DTYPE)
-    end.record()
-    end.synchronize()
-    fp8_tflops = 2 * 8192**3 * 10 / (begin.elapsed_time(end) / 1e3) / 1e12
-    del a, b, a8, b8
+    found["bf16_matmul_tflops"] = round(2 * n**3 / cuda_seconds(lambda: a @ b, 10) / 1e12, 1)
+    if fp8:
+        a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn).t()
+        one = torch.ones((), dtype=torch.float32, device=DEVICE)
+
+        def product():
+            return torch._scaled_mm(a8, b8, one, one, out_dtype=DTYPE)
+
+        product()
+        found["fp8_matmul_tflops"] = round(2 * n**3 / cuda_seconds(product, 10) / 1e12, 1)
+        del a8, b8
+    del a, b
     torch.cuda.empty_cache()
-    return dict(
-        copy_read_plus_write_gb_s=round(copy_gb_s),
-        bf16_matmul_tflops=round(tflops, 1),
-        fp8_matmul_tflops=round(fp8_tflops, 1),
-    )
+    return found
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hardware", required=True, help="the catalog's id of this GPU, e.g. h200")
-    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS)
+    parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS, choices=sorted(ARCHITECTURES))
     parser.add_argument("--precision", choices=PRECISIONS, default="bf16")
     parser.add_argument("--out", type=Path, required=True, help="CSV rows, measurements.csv's columns")
     parser.add_argument("--log", type=Path, help="one JSON line per figure with the raw timings")
@@ -338,7 +320,7 @@ def main():
             log.write(json.dumps(entry) + "\n")
             log.flush()
 
-    record(dict(environment=env, **ceilings()))
+    record(dict(environment=env, **ceilings(args.precision == "fp8-kv16")))
     columns = "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note"
     with open(args.out, "w", newline="") as out:
         writer = csv.writer(out, lineterminator="\n")

@@ -34,6 +34,23 @@ TEST(Roofline, ThirtyOneBillionParametersAtOneTerabytePerSecond) {
   EXPECT_THAT(words, HasSubstr("one stream cannot pass 1.00 TB/s / 62.0 GB = 16.1 tokens/s")) << words;
 }
 
+// The words name the factors the numbers used: the per-layer share of the fixed cost, and the
+// 8-bit rate at the 8-bit share for a precision that computes in 8 bits.
+TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
+  Catalog c = Catalog::builtin();
+  c.add_yaml(
+      "families:\n  mine: {decode_bandwidth: 0.8, prefill_compute: 0.6, prefill_compute_8bit: 0.4,"
+      " step_overhead_us: 100, layer_overhead_us: 50}\n"
+      "hardware:\n  - {id: tb, family: mine, memory_gb: 80, bandwidth_gb_s: 1000, tflops_16bit: 400,"
+      " tflops_8bit: 800}\n",
+      "t.yaml");
+  const std::string fp8 = explain(roofline(parse_profile("llama-3.1-8b:fp8@tb", c), {}), {});
+  EXPECT_THAT(fp8, HasSubstr("With 1.70 ms of fixed cost per step (50.0 us per layer for 32 layers)")) << fp8;
+  EXPECT_THAT(fp8, HasSubstr("at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
+  const std::string bf16 = explain(roofline(parse_profile("llama-3.1-8b:bf16@tb", c), {}), {});
+  EXPECT_THAT(bf16, HasSubstr("at 60% of 1 x 400.0 trillion FLOP/s")) << bf16;
+}
+
 TEST(Roofline, SaysWhenTheWeightsDoNotFitAndHowManyDevicesTheyNeed) {
   // 70.6B in bf16 is 141 GB: more than one H100 (72 GB usable), two hold it with 8K of context.
   const RooflineResult one = run("llama-3.3-70b:bf16@h100");
