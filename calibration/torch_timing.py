@@ -56,10 +56,16 @@ ARCHITECTURES = {
 }
 DEFAULT_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-2-7b", "gemma-3-27b", "llama-3.3-70b"]
 PRECISIONS = ["bf16", "fp8-kv16"]
+SCENARIOS = ["ttft", "decode", "static_batch"]
 
-TTFT_INPUTS = [128, 512, 2048]
-DECODE_SHAPES = [(512, 256), (4096, 256)]  # (input, output): context input + output / 2
-STATIC_BATCHES = [(32, 128, 128), (128, 128, 128)]  # (batch, input, output)
+# Each suite's shapes: TTFT prompt lengths; decode (input, output), timed at a context of
+# input + output / 2; static batches (batch, input, output). `long` is where the KV cache and
+# attention, rather than the weights, take most of the time; its static batch fills Llama 2's
+# 4,096 positions.
+SUITES = {
+    "short": dict(ttft=[128, 512, 2048], decode=[(512, 256), (4096, 256)], static=[(32, 128, 128), (128, 128, 128)]),
+    "long": dict(ttft=[8192, 32768], decode=[(16384, 256), (65536, 256), (130048, 256)], static=[(32, 3968, 128)]),
+}
 DTYPE = torch.bfloat16
 DEVICE = "cuda"
 
@@ -204,11 +210,16 @@ def time_rounds(fn, repeats, rounds=3):
     return statistics.median(means), means
 
 
+def replays_for(graph, least):
+    """How many replays make a round of about half a second, and at least `least`."""
+    return max(least, int(0.5 / max(cuda_seconds(graph.replay), 1e-4)))
+
+
 def measure_ttft(model, prompt):
     model.allocate_cache(1, prompt)
     ids = torch.randint(0, model.embed.shape[0], (1, prompt), device=DEVICE)
     graph = graph_of(lambda: model.forward(ids, 0))
-    seconds, means = time_rounds(graph.replay, repeats=10)
+    seconds, means = time_rounds(graph.replay, repeats=min(10, replays_for(graph, 1)))
     del graph
     return seconds * 1e3, "ms", dict(round_means_s=means)
 
@@ -217,8 +228,7 @@ def measure_decode(model, context):
     model.allocate_cache(1, context + 1)
     ids = torch.randint(0, model.embed.shape[0], (1, 1), device=DEVICE)
     graph = graph_of(lambda: model.forward(ids, context))
-    replays = max(20, int(0.5 / max(cuda_seconds(graph.replay), 1e-4)))  # about half a second a round
-    seconds, means = time_rounds(graph.replay, repeats=replays)
+    seconds, means = time_rounds(graph.replay, repeats=replays_for(graph, 20))
     del graph
     return 1.0 / seconds, "tok/s", dict(step_s=seconds, round_means_s=means)
 
@@ -248,7 +258,7 @@ def measure_static_batch(model, batch, prompt, output):
     torch.cuda.synchronize()
     eager_s = time.perf_counter() - started
 
-    graphs = [graph_of(prefill)]
+    graphs = [graph_of(prefill, warmups=1)]
     for i in range(output - 1):
         graphs.append(graph_of(lambda p=prompt + i: step(p), pool=graphs[0].pool(), warmups=1))
 
@@ -304,6 +314,8 @@ def main():
     parser.add_argument("--hardware", required=True, help="the catalog's id of this GPU, e.g. h200")
     parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS, choices=sorted(ARCHITECTURES))
     parser.add_argument("--precision", choices=PRECISIONS, default="bf16")
+    parser.add_argument("--suite", choices=sorted(SUITES), default="short", help="the shapes to time (SUITES)")
+    parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=SCENARIOS, help="which of the suite's")
     parser.add_argument("--out", type=Path, required=True, help="CSV rows, measurements.csv's columns")
     parser.add_argument("--log", type=Path, help="one JSON line per figure with the raw timings")
     parser.add_argument("--source", default="PT", help="the rows' source key (calibration/README.md)")
@@ -327,9 +339,9 @@ def main():
         writer.writerow(columns.split(","))
         for model_id in args.models:
             spec, arch = catalog[model_id], ARCHITECTURES[model_id]
-            # Sliding-window layers attend to the whole context only up to the window: keep every
-            # context within it so plain causal attention is exact.
-            limit = spec.get("sliding_window", math.inf)
+            # Keep every context within the model's positions and, where layers slide, within the
+            # window, under which plain causal attention is exact.
+            limit = min(spec.get("sliding_window", math.inf), spec["max_context"])
             try:
                 model = Model(spec, arch, fp8=args.precision == "fp8-kv16")
             except RuntimeError as e:
@@ -338,18 +350,19 @@ def main():
                 continue
             built_b = model.parameters() / 1e9
             record(dict(model=model_id, parameters_b=round(built_b, 3), catalog_params_b=spec["params_b"]))
-            jobs = [("ttft", 1, n, 1, lambda n=n: measure_ttft(model, n)) for n in TTFT_INPUTS if n <= limit]
+            suite = SUITES[args.suite]
+            jobs = [("ttft", 1, n, 1, lambda n=n: measure_ttft(model, n)) for n in suite["ttft"] if n <= limit]
             jobs += [
                 ("decode", 1, i, o, lambda c=i + o // 2: measure_decode(model, c))
-                for i, o in DECODE_SHAPES
+                for i, o in suite["decode"]
                 if i + o <= limit
             ]
             jobs += [
                 ("static_batch", b, i, o, lambda b=b, i=i, o=o: measure_static_batch(model, b, i, o))
-                for b, i, o in STATIC_BATCHES
+                for b, i, o in suite["static"]
                 if i + o <= limit
             ]
-            for scenario, batch, prompt, output, job in jobs:
+            for scenario, batch, prompt, output, job in (j for j in jobs if j[0] in args.scenarios):
                 shape = {"ttft": f"ttft{prompt}", "decode": f"dec{prompt}+{output}"}.get(
                     scenario, f"b{batch}x{prompt}x{output}"
                 )
