@@ -81,22 +81,40 @@ double PerfModel::compute_efficiency() const {
   return profile_.computes_in_8_bits() && efficiency_.compute_8bit > 0 ? efficiency_.compute_8bit : efficiency_.compute;
 }
 
+bool PerfModel::attention_in_8_bits() const {
+  return profile_.computes_in_8_bits() && profile_.precision->kv_bytes_per_element <= 1;
+}
+
+double PerfModel::attention_peak_flops() const {
+  return attention_in_8_bits() ? peak_flops() : profile_.hardware->flops_16bit;
+}
+
+double PerfModel::attention_compute_efficiency() const {
+  return attention_in_8_bits() ? compute_efficiency() : efficiency_.compute;
+}
+
+double PerfModel::linear_flops(const StepShape& step) const {
+  return 2.0 * profile_.model->active_params * (step.prefill_tokens + step.decode_sequences);
+}
+
+double PerfModel::attention_flops(const StepShape& step) const {
+  const auto& m = *profile_.model;
+  const double decode_context = step.decode_kv_bytes / std::max(kv_bytes_per_token(), 1.0);
+  return 4.0 * m.layers * m.heads * m.head_dim * (step.prefill_attention + decode_context);
+}
+
 StepTime PerfModel::step_time(const StepShape& step) const {
   if (profile_.hardware->sram_dataflow) {
     return dataflow_step_time(step);
   }
-  const auto& m = *profile_.model;
   const double g = devices_;
   const double tokens = step.prefill_tokens + step.decode_sequences;
   const double bytes = (weight_bytes_read(tokens) + step.decode_kv_bytes) / g;
   StepTime t;
   t.memory = bytes / (profile_.hardware->memory_bw * efficiency_.memory);
-  // Linear layers: 2 FLOPs per active parameter per token. Attention: QK^T and PV, 2 FLOPs each
-  // per query head dimension per attended position.
-  const double attention_width = 4.0 * m.layers * m.heads * m.head_dim;
-  const double decode_context = step.decode_kv_bytes / std::max(kv_bytes_per_token(), 1.0);
-  const double flops = 2.0 * m.active_params * tokens + attention_width * (step.prefill_attention + decode_context);
-  t.compute = flops / g / (peak_flops() * compute_efficiency());
+  t.compute = (linear_flops(step) / (peak_flops() * compute_efficiency()) +
+               attention_flops(step) / (attention_peak_flops() * attention_compute_efficiency())) /
+              g;
   t.interconnect = allreduce_seconds(tokens);
   t.overhead = overhead_seconds(step);
   t.total = std::max(t.memory, t.compute) + t.interconnect + t.overhead;

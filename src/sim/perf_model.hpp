@@ -49,10 +49,18 @@ class PerfModel {
 
   [[nodiscard]] const Profile& profile() const { return profile_; }
   [[nodiscard]] const Efficiency& efficiency() const { return efficiency_; }
-  // The peak FLOP/s a step's arithmetic runs against (the 8-bit rate where the precision computes
-  // in 8 bits and the hardware has one) and the share of it reached.
+  // The peak FLOP/s the linear layers run against (the 8-bit rate where the precision computes in
+  // 8 bits and the hardware has one) and the share of it reached.
   [[nodiscard]] double peak_flops() const;
   [[nodiscard]] double compute_efficiency() const;
+  // The same for attention, which runs at the KV cache's width: in 16 bits over a 16-bit cache
+  // even where the linear layers compute in 8.
+  [[nodiscard]] double attention_peak_flops() const;
+  [[nodiscard]] double attention_compute_efficiency() const;
+  // A step's arithmetic: 2 FLOPs per active parameter per token in the linear layers; QK^T and PV
+  // in attention, 2 FLOPs each per query head dimension per attended position.
+  [[nodiscard]] double linear_flops(const StepShape& step) const;
+  [[nodiscard]] double attention_flops(const StepShape& step) const;
 
   // Devices the weights are spread over: the profile's count, or for SRAM dataflow chips as many
   // chips as the weights need (never fewer than the profile asks for).
@@ -83,6 +91,7 @@ class PerfModel {
  private:
   [[nodiscard]] double overhead_seconds(const StepShape& step) const;
   [[nodiscard]] StepTime dataflow_step_time(const StepShape& step) const;
+  [[nodiscard]] bool attention_in_8_bits() const;
 
   Profile profile_;
   Efficiency efficiency_;

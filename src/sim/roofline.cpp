@@ -191,13 +191,15 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
              : fmt::format("{} binds: more memory would not raise the throughput.\n", to_string(r.batch_bound));
 
   const StepTime& f = r.prefill_step;
+  const StepShape prompt = PerfModel::prefill_shape(query.prompt_tokens);
   out += fmt::format(
-      "\n6. Prefill. A {}-token prompt is computed in one pass: 2 x {} parameters x {} tokens plus attention = "
-      "{} FLOP at {:.0f}% of {} x {} FLOP/s takes {}; reading the weights takes {}. Time to first token "
-      "(no queue): {}, bound by {}.\n",
-      query.prompt_tokens, count(m.active_params), query.prompt_tokens,
-      count(2 * m.active_params * query.prompt_tokens), model.compute_efficiency() * 100, g, count(model.peak_flops()),
-      seconds(f.compute), seconds(f.memory), seconds(f.total), to_string(f.bound()));
+      "\n6. Prefill. A {}-token prompt is computed in one pass: 2 x {} parameters x {} tokens = {} FLOP in "
+      "the linear layers at {:.0f}% of {} x {} FLOP/s, and {} FLOP of attention at {:.0f}% of {} x {} FLOP/s, "
+      "take {}; reading the weights takes {}. Time to first token (no queue): {}, bound by {}.\n",
+      query.prompt_tokens, count(m.active_params), query.prompt_tokens, count(model.linear_flops(prompt)),
+      model.compute_efficiency() * 100, g, count(model.peak_flops()), count(model.attention_flops(prompt)),
+      model.attention_compute_efficiency() * 100, g, count(model.attention_peak_flops()), seconds(f.compute),
+      seconds(f.memory), seconds(f.total), to_string(f.bound()));
   return out;
 }
 

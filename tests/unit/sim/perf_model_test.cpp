@@ -158,6 +158,28 @@ TEST(PerfModel, EightBitComputeHasItsOwnShareOfTheEightBitRate) {
   EXPECT_DOUBLE_EQ(PerfModel(builtin("llama-3.1-8b", "fp8", "h100"), e).compute_efficiency(), 0.6);
 }
 
+// Attention runs at the KV cache's width: over fp8-kv16's 16-bit cache it takes the 16-bit rate
+// at the 16-bit share while the linear layers take the 8-bit ones; over fp8's 8-bit cache both
+// compute in 8 bits. By hand, for a 32,768-token prompt of Llama 3.1 8B on an H100: 5.263e14 FLOP
+// of linear layers and 4 x 32 x 32 x 128 x (32,768 x 32,769 / 2) = 2.815e14 of attention.
+TEST(PerfModel, AttentionOverASixteenBitCacheComputesInSixteenBits) {
+  Efficiency e = kIdeal;
+  e.compute = 0.6;
+  e.compute_8bit = 0.4;
+  const StepShape prompt = PerfModel::prefill_shape(32768);
+  const double linear = 2 * 8.03e9 * 32768;
+  const double attention = 4.0 * 32 * 32 * 128 * (32768.0 * 32769 / 2);
+  const PerfModel kv16(builtin("llama-3.1-8b", "fp8-kv16", "h100"), e);
+  EXPECT_DOUBLE_EQ(kv16.linear_flops(prompt), linear);
+  EXPECT_DOUBLE_EQ(kv16.attention_flops(prompt), attention);
+  EXPECT_DOUBLE_EQ(kv16.attention_peak_flops(), 989.4e12);
+  EXPECT_DOUBLE_EQ(kv16.attention_compute_efficiency(), 0.6);
+  EXPECT_NEAR(kv16.step_time(prompt).compute, linear / (1978.9e12 * 0.4) + attention / (989.4e12 * 0.6), 1e-9);
+  const PerfModel kv8(builtin("llama-3.1-8b", "fp8", "h100"), e);
+  EXPECT_DOUBLE_EQ(kv8.attention_peak_flops(), 1978.9e12);
+  EXPECT_NEAR(kv8.step_time(prompt).compute, (linear + attention) / (1978.9e12 * 0.4), 1e-9);
+}
+
 // Per-token latency on the pipeline, by hand: Llama 2 7B in int8 (6.74 GB) needs
 // ceil(6.74e9 / 184e6) = 37 chips. Each chip reads 182 MB at 80 TB/s (2.28 us), but its
 // 32/37 of the layers take 40 us each (34.6 us); plus a 1 us hop: 37 x 35.6 us = 1.317 ms per token.

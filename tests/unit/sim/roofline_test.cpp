@@ -35,7 +35,8 @@ TEST(Roofline, ThirtyOneBillionParametersAtOneTerabytePerSecond) {
 }
 
 // The words name the factors the numbers used: the per-layer share of the fixed cost, and the
-// 8-bit rate at the 8-bit share for a precision that computes in 8 bits.
+// 8-bit rate at the 8-bit share for a precision that computes in 8 bits (for attention, only over
+// an 8-bit KV cache).
 TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
   Catalog c = Catalog::builtin();
   c.add_yaml(
@@ -46,9 +47,13 @@ TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
       "t.yaml");
   const std::string fp8 = explain(roofline(parse_profile("llama-3.1-8b:fp8@tb", c), {}), {});
   EXPECT_THAT(fp8, HasSubstr("With 1.70 ms of fixed cost per step (50.0 us per layer for 32 layers)")) << fp8;
-  EXPECT_THAT(fp8, HasSubstr("at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
+  EXPECT_THAT(fp8, HasSubstr("in the linear layers at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
+  EXPECT_THAT(fp8, HasSubstr("FLOP of attention at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
+  const std::string kv16 = explain(roofline(parse_profile("llama-3.1-8b:fp8-kv16@tb", c), {}), {});
+  EXPECT_THAT(kv16, HasSubstr("in the linear layers at 40% of 1 x 800.0 trillion FLOP/s")) << kv16;
+  EXPECT_THAT(kv16, HasSubstr("FLOP of attention at 60% of 1 x 400.0 trillion FLOP/s")) << kv16;
   const std::string bf16 = explain(roofline(parse_profile("llama-3.1-8b:bf16@tb", c), {}), {});
-  EXPECT_THAT(bf16, HasSubstr("at 60% of 1 x 400.0 trillion FLOP/s")) << bf16;
+  EXPECT_THAT(bf16, HasSubstr("in the linear layers at 60% of 1 x 400.0 trillion FLOP/s")) << bf16;
 }
 
 TEST(Roofline, SaysWhenTheWeightsDoNotFitAndHowManyDevicesTheyNeed) {
