@@ -6,9 +6,12 @@ PyTorch with random weights, and writes the figures as calibration rows.
 
 Each model is built at its real shape (the catalog's layers, heads and head size; the FFN and
 vocabulary sizes from the model's config.json, below) and filled with random numbers: no weights
-are downloaded, and the time of a forward pass does not depend on the values. The layers are what
+are downloaded, and the time of a forward pass does not depend on the values (but for Mixtral's
+routing, below). The layers are what
 serving engines run: fused QKV and gate/up projections, RoPE, flash attention with grouped KV heads
-over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token.
+over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token. Mixtral's
+experts (bf16 only) are grouped products over the tokens routed to each; its random router spreads
+tokens near uniformly over them, as the simulator assumes.
 
 Precisions, as the catalog names them: `bf16`, everything in bf16; `fp8-kv16`, every projection
 and the LM head in FP8 (E4M3, per-tensor scales, `torch._scaled_mm` on FP8 activations), the KV
@@ -53,6 +56,7 @@ ARCHITECTURES = {
     "qwen2.5-7b": dict(ffn=18944, vocab=152064, style="llama"),
     "gemma-3-27b": dict(ffn=21504, vocab=262208, style="gemma", tied=True, extra_params_b=0.4),
     "llama-3.3-70b": dict(ffn=28672, vocab=128256, style="llama"),
+    "mixtral-8x7b": dict(ffn=14336, vocab=32000, style="llama"),
 }
 DEFAULT_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-2-7b", "gemma-3-27b", "llama-3.3-70b"]
 PRECISIONS = ["bf16", "fp8-kv16"]
@@ -82,12 +86,26 @@ class Model:
         self.gemma = arch["style"] == "gemma"
         ffn, vocab = arch["ffn"], arch["vocab"]
         q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
+        self.experts, self.top_k = spec.get("experts", 0), spec.get("experts_per_token", 0)
+        if self.experts and fp8:
+            raise RuntimeError("FP8 experts are not implemented")
+        if self.experts and not hasattr(torch, "_grouped_mm"):
+            raise RuntimeError("a mixture of experts needs torch._grouped_mm (PyTorch 2.8 or later)")
 
         def weight(*shape):
             return torch.empty(*shape, dtype=DTYPE, device=DEVICE).normal_(0, 0.02)
 
         def projection(*shape):
             return weight(*shape).to(torch.float8_e4m3fn) if fp8 else weight(*shape)
+
+        def mlp():
+            if not self.experts:
+                return dict(gate_up=projection(2 * ffn, self.hidden), down=projection(self.hidden, ffn))
+            return dict(
+                router=weight(self.experts, self.hidden),
+                gate_up=weight(self.experts, 2 * ffn, self.hidden),
+                down=weight(self.experts, self.hidden, ffn),
+            )
 
         self.unit_scale = torch.ones((), dtype=torch.float32, device=DEVICE)
         self.embed = weight(vocab, self.hidden)
@@ -102,8 +120,7 @@ class Model:
                 dict(
                     qkv=projection(q + 2 * kv, self.hidden),
                     o=projection(self.hidden, q),
-                    gate_up=projection(2 * ffn, self.hidden),
-                    down=projection(self.hidden, ffn),
+                    **mlp(),
                     norms=[torch.ones(self.hidden, dtype=DTYPE, device=DEVICE) for _ in range(4 if self.gemma else 2)],
                     qk_norm=torch.ones(self.head_dim, dtype=DTYPE, device=DEVICE),
                 )
@@ -113,7 +130,7 @@ class Model:
     def parameters(self):
         count = self.embed.numel() + (0 if self.tied else self.lm_head.numel())
         for b in self.blocks:
-            count += b["qkv"].numel() + b["o"].numel() + b["gate_up"].numel() + b["down"].numel()
+            count += sum(b[w].numel() for w in ("qkv", "o", "gate_up", "down", "router") if w in b)
         return count
 
     def allocate_cache(self, batch, max_len):
@@ -140,6 +157,24 @@ class Model:
         half = self.head_dim // 2
         rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
         return x * cos + rotated * sin
+
+    def _experts(self, x, b):
+        """A mixture-of-experts MLP over tokens `x` ([tokens, hidden]): each token goes to its
+        top_k experts by the router, weighted by the softmax of their scores. The token copies are
+        sorted by expert and run as grouped products (torch._grouped_mm), which read only the
+        experts some token chose, as vLLM's fused MoE kernel does; every shape is fixed, so the
+        step can be a CUDA graph."""
+        scores, chosen = F.linear(x, b["router"]).topk(self.top_k, dim=-1)
+        weights = scores.float().softmax(dim=-1).to(x.dtype).flatten()
+        flat = chosen.flatten()
+        order = flat.argsort(stable=True)
+        token = order // self.top_k
+        counts = torch.zeros(self.experts, dtype=torch.int32, device=x.device)
+        counts.scatter_add_(0, flat, torch.ones_like(flat, dtype=torch.int32))
+        ends = counts.cumsum(0, dtype=torch.int32)
+        gate, up = torch._grouped_mm(x[token], b["gate_up"].transpose(-2, -1), offs=ends).chunk(2, dim=-1)
+        out = torch._grouped_mm(F.silu(gate) * up, b["down"].transpose(-2, -1), offs=ends)
+        return torch.zeros_like(x).index_add_(0, token, out * weights[order].unsqueeze(-1))
 
     def forward(self, ids, start):
         """Runs `ids` ([batch, tokens]) at positions start.. and returns the next tokens' argmax."""
@@ -170,9 +205,12 @@ class Model:
             o = self._linear(o.transpose(1, 2).reshape(batch, tokens, q_width), b["o"])
             h = h + (F.rms_norm(o, (self.hidden,), norms[2]) if self.gemma else o)
             a = F.rms_norm(h, (self.hidden,), norms[1])
-            gate, up = self._linear(a, b["gate_up"]).chunk(2, dim=-1)
-            act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
-            m = self._linear(act * up, b["down"])
+            if self.experts:
+                m = self._experts(a.reshape(batch * tokens, self.hidden), b).view(batch, tokens, self.hidden)
+            else:
+                gate, up = self._linear(a, b["gate_up"]).chunk(2, dim=-1)
+                act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
+                m = self._linear(act * up, b["down"])
             h = h + (F.rms_norm(m, (self.hidden,), norms[3]) if self.gemma else m)
         last = F.rms_norm(h[:, -1], (self.hidden,), self.final_norm)
         return self._linear(last, self.lm_head).argmax(dim=-1)
@@ -345,7 +383,7 @@ def main():
             try:
                 model = Model(spec, arch, fp8=args.precision == "fp8-kv16")
             except RuntimeError as e:
-                record(dict(model=model_id, error=f"weights do not fit: {str(e).splitlines()[0]}"))
+                record(dict(model=model_id, error=f"not built: {str(e).splitlines()[0]}"))
                 torch.cuda.empty_cache()
                 continue
             built_b = model.parameters() / 1e9
