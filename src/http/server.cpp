@@ -188,28 +188,35 @@ class SessionExchange final : public Exchange {
 
   // `pieces` (`size` bytes in all) in chunk_buffers_, after the head if it has not gone yet, in a
   // chunk of their own unless the head announced a length; returns how many buffers that takes.
+  // The framing travels in as few buffers as it can (each costs the kernel a copy of its own): the
+  // first chunk's size line after the head, the last chunk's CRLF before the terminating chunk.
   std::size_t prepare(std::span<const std::string_view> pieces, std::uint64_t size, bool last) {
     std::size_t count = 0;
-    if (head_pending_) {
-      chunk_buffers_[count++] = net::buffer(head_);
-    }
     const bool chunked = !length_left_;
-    if (chunked && size != 0) {  // an empty chunk would end the body
+    const bool framed = chunked && size != 0;  // an empty chunk would end the body
+    std::string_view size_line;
+    if (framed) {
       auto* end = std::to_chars(size_line_.data(), size_line_.data() + 16, size, 16).ptr;
       *end++ = '\r';
       *end++ = '\n';
-      chunk_buffers_[count++] = net::buffer(size_line_.data(), static_cast<std::size_t>(end - size_line_.data()));
+      size_line = {size_line_.data(), static_cast<std::size_t>(end - size_line_.data())};
+    }
+    if (head_pending_) {
+      head_.append(size_line);
+      chunk_buffers_[count++] = net::buffer(head_);
+    } else if (framed) {
+      chunk_buffers_[count++] = net::buffer(size_line);
     }
     for (const std::string_view piece : pieces) {
       if (!piece.empty()) {
         chunk_buffers_[count++] = net::buffer(piece);
       }
     }
-    if (chunked && size != 0) {
-      chunk_buffers_[count++] = net::buffer("\r\n", 2);
-    }
-    if (chunked && last) {
-      chunk_buffers_[count++] = net::buffer("0\r\n\r\n", 5);
+    constexpr std::string_view kEnd = "\r\n0\r\n\r\n";  // a chunk's CRLF, then the terminating chunk
+    if (framed) {
+      chunk_buffers_[count++] = net::buffer(last ? kEnd : kEnd.substr(0, 2));
+    } else if (chunked && last) {
+      chunk_buffers_[count++] = net::buffer(kEnd.substr(2));
     }
     return count;
   }
@@ -248,8 +255,8 @@ class SessionExchange final : public Exchange {
   std::optional<std::uint64_t> length_left_;  // of a body whose length the head announced
   ReadAhead& ahead_;
   std::array<char, 24> size_line_{};
-  // Head, size line, pieces, CRLF, terminating chunk.
-  std::array<net::const_buffer, 4 + kMaxChunkPieces> chunk_buffers_;
+  // The head or a size line, the pieces, the chunk's end.
+  std::array<net::const_buffer, 2 + kMaxChunkPieces> chunk_buffers_;
 };
 
 awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {
