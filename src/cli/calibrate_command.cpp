@@ -52,6 +52,9 @@ int run_calibrate(const CalibrateArgs& args) {
           "  {}:\n    decode_bandwidth: {:.3f}\n    prefill_compute: {:.3f}\n    step_overhead_us: {:.0f}\n"
           "    prefill_overhead_us: {:.0f}\n    memory_utilization: {:.2f}\n",
           name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
+      if (e.serial_share > 0) {
+        yaml += fmt::format("    serial_share: {:.3f}\n", e.serial_share);
+      }
       if (e.compute_8bit > 0) {
         yaml += fmt::format("    prefill_compute_8bit: {:.3f}\n", e.compute_8bit);
       }

@@ -77,6 +77,12 @@ bool spans_compute_widths(const std::vector<const CalibrationRow*>& rows, const 
   return eight && sixteen;
 }
 
+bool runs_batches(const std::vector<const CalibrationRow*>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const CalibrationRow* row) {
+    return row->scenario == Scenario::static_batch || row->scenario == Scenario::max_load;
+  });
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -283,7 +289,7 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     // Physically plausible ranges: no engine streams HBM at its datasheet peak or runs matmuls at
     // their peak, and fixed costs are milliseconds at most. Wider ranges let a few rows pull the
     // factors to values that fit them and mislead everywhere else.
-    std::vector<Parameter> parameters = {{&Efficiency::memory, 0.5, 0.9},
+    std::vector<Parameter> parameters = {{&Efficiency::memory, 0.5, 0.95},
                                          {&Efficiency::compute, 0.2, 0.9},
                                          {&Efficiency::step_overhead_s, 0.0, 0.005},
                                          {&Efficiency::prefill_overhead_s, 0.0, 0.01}};
@@ -291,8 +297,12 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
       parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
       parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
     } else {
-      // Only rows of models of different depths tell a per-layer cost from a per-step one, and
-      // only rows computing in both widths tell the 8-bit share from the 16-bit one.
+      // Only rows of models of different depths tell a per-layer cost from a per-step one, only
+      // rows computing in both widths tell the 8-bit share from the 16-bit one, and only batches
+      // bring a step's memory and compute times close enough to show how far they overlap.
+      if (runs_batches(family_rows)) {
+        parameters.push_back({&Efficiency::serial_share, 0.0, 1.0});
+      }
       if (spans_layer_counts(family_rows, catalog)) {
         parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
       }

@@ -144,10 +144,11 @@ class CatalogReader {
     r_.known_keys(
         node, field,
         {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us", "memory_utilization",
-         "layer_latency_us", "hop_latency_us", "layer_overhead_us", "prefill_compute_8bit"});
+         "layer_latency_us", "hop_latency_us", "layer_overhead_us", "prefill_compute_8bit", "serial_share"});
     e.memory = optional(node, "decode_bandwidth", field, e.memory, 1, 1);
     e.compute = optional(node, "prefill_compute", field, e.compute, 1, 1);
     e.compute_8bit = optional(node, "prefill_compute_8bit", field, e.compute_8bit, 1, 1);
+    e.serial_share = optional(node, "serial_share", field, e.serial_share, 1, 1);
     e.step_overhead_s = optional(node, "step_overhead_us", field, e.step_overhead_s * 1e6, 1e-6);
     e.prefill_overhead_s = optional(node, "prefill_overhead_us", field, e.prefill_overhead_s * 1e6, 1e-6);
     e.memory_utilization = optional(node, "memory_utilization", field, e.memory_utilization, 1, 1);

@@ -28,6 +28,10 @@ struct Efficiency {
   // `compute` where weights and activations compute in 8 bits (fp8, int8) on hardware with an
   // 8-bit rate, which engines reach a smaller share of; 0: as `compute`.
   double compute_8bit = 0;
+  // GPUs: the share of a step's shorter part, memory or compute, that does not hide under the
+  // longer. Near the ridge point (large decode batches, short prompts) a kernel's loads and its
+  // arithmetic do not overlap perfectly; 0 is the pure roofline's max().
+  double serial_share = 0;
 };
 
 struct HardwareSpec {

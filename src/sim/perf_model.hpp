@@ -2,7 +2,8 @@
 // The roofline performance model behind the simulator (docs/simulator.md derives it). A forward
 // step reads the weights its tokens use once and the KV cache of every decoding sequence, and does
 // 2 FLOPs per active parameter per token; its time is the larger of the memory and the compute
-// time, plus the all-reduces of tensor parallelism and fixed costs per step and per layer. SRAM
+// time, plus the share of the smaller that does not overlap it, the all-reduces of tensor
+// parallelism and fixed costs per step and per layer. SRAM
 // dataflow chips run a pipeline instead, whose latency comes from per-chip work and hops.
 #include "sim/profile.hpp"
 
@@ -28,8 +29,9 @@ struct StepShape {
 enum class Bound { bandwidth, compute, layer_latency, interconnect, capacity };
 const char* to_string(Bound bound);
 
-// A step's time and where it goes. For GPUs, total = max(memory, compute) + interconnect +
-// overhead. For SRAM dataflow pipelines the parts are summed over the chips a token passes.
+// A step's time and where it goes. For GPUs, total = max(memory, compute) + serial share x
+// min(memory, compute) + interconnect + overhead. For SRAM dataflow pipelines the parts are
+// summed over the chips a token passes.
 struct StepTime {
   double memory = 0;         // reading weights and KV cache
   double compute = 0;        // matmuls and attention

@@ -53,6 +53,15 @@ int devices_needed(const Profile& profile, int context) {
                                           profile.to_string(), kMaxDevices, context));
 }
 
+// What the shorter of a step's memory and compute time adds where they do not overlap fully.
+std::string serial_part(const StepTime& step, const Efficiency& e) {
+  if (e.serial_share <= 0) {
+    return {};
+  }
+  return fmt::format(" The two overlap but for {:.0f}% of the shorter: {} more.", e.serial_share * 100,
+                     seconds(e.serial_share * std::min(step.memory, step.compute)));
+}
+
 }  // namespace
 
 std::string format_bytes(double b) {
@@ -169,6 +178,7 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
         "arithmetic at {:.0f}% of peak takes {}.",
         format_bytes((model.weight_bytes_read(1) + r.kv_bytes_per_sequence) / g), e.memory * 100, seconds(d.memory),
         count(2 * m.active_params) + " FLOP", model.compute_efficiency() * 100, seconds(d.compute));
+    out += serial_part(d, e);
     if (d.interconnect > 0) {
       out += fmt::format(" Tensor parallelism adds 2 all-reduces per layer over the {}/s interconnect: {}.",
                          format_bytes(hw.interconnect_bw), seconds(d.interconnect));
@@ -195,11 +205,11 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
   out += fmt::format(
       "\n6. Prefill. A {}-token prompt is computed in one pass: 2 x {} parameters x {} tokens = {} FLOP in "
       "the linear layers at {:.0f}% of {} x {} FLOP/s, and {} FLOP of attention at {:.0f}% of {} x {} FLOP/s, "
-      "take {}; reading the weights takes {}. Time to first token (no queue): {}, bound by {}.\n",
+      "take {}; reading the weights takes {}.{} Time to first token (no queue): {}, bound by {}.\n",
       query.prompt_tokens, count(m.active_params), query.prompt_tokens, count(model.linear_flops(prompt)),
       model.compute_efficiency() * 100, g, count(model.peak_flops()), count(model.attention_flops(prompt)),
       model.attention_compute_efficiency() * 100, g, count(model.attention_peak_flops()), seconds(f.compute),
-      seconds(f.memory), seconds(f.total), to_string(f.bound()));
+      seconds(f.memory), serial_part(f, e), seconds(f.total), to_string(f.bound()));
   return out;
 }
 

@@ -64,14 +64,15 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   Catalog truth = Catalog::builtin();
   truth.add_yaml(
       "families:\n  gpu: {decode_bandwidth: 0.6, prefill_compute: 0.4, step_overhead_us: 1500,"
-      " prefill_overhead_us: 0, layer_overhead_us: 40, prefill_compute_8bit: 0.3}\n",
+      " prefill_overhead_us: 0, layer_overhead_us: 40, prefill_compute_8bit: 0.3, serial_share: 0.3}\n",
       "truth.yaml");
   std::string csv =
       "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
   const char* shapes[] = {"h100,llama-3.1-8b,bf16", "h200,llama-3.3-70b,fp8", "a100,qwen2.5-7b,bf16"};
   int n = 0;
   for (const char* shape : shapes) {
-    for (const char* scenario : {"decode,1,0,128,1", "decode,1,4096,128,1", "ttft,1,2048,1,1", "ttft,1,8192,1,1"}) {
+    for (const char* scenario : {"decode,1,0,128,1", "decode,1,4096,128,1", "ttft,1,2048,1,1", "ttft,1,8192,1,1",
+                                 "static_batch,64,512,64,64"}) {
       csv += fmt::format("r{},{},1,x,{},1,ms,test,\n", n++, shape, scenario);
     }
   }
@@ -86,6 +87,7 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   EXPECT_NEAR(e.step_overhead_s, 1.5e-3, 0.2e-3);
   EXPECT_NEAR(e.layer_overhead_s, 40e-6, 5e-6);
   EXPECT_NEAR(e.compute_8bit, 0.3, 0.02);
+  EXPECT_NEAR(e.serial_share, 0.3, 0.05);
   for (const auto& row : rows) {
     EXPECT_NEAR(predict(row, Catalog::builtin(), &e).ratio, 1.0, 0.03) << row.id;
   }

@@ -180,6 +180,27 @@ TEST(PerfModel, AttentionOverASixteenBitCacheComputesInSixteenBits) {
   EXPECT_NEAR(kv8.step_time(prompt).compute, (linear + attention) / (1978.9e12 * 0.4), 1e-9);
 }
 
+// Of a step's shorter part, the serial share is added to the longer. By hand on the 31B model
+// (1 TB/s, 1 PFLOP/s): a decode step of 4 sequences reads 62 GB (62 ms) and computes
+// 4 x 62 GFLOP (0.248 ms); a 1,000-token prompt computes 62 TFLOP plus attention (62.98 ms) and
+// reads 62 GB (62 ms). Share 0.5: 62.124 ms and 93.98 ms.
+TEST(PerfModel, TheSerialShareAddsPartOfTheShorterPartToTheLonger) {
+  Efficiency e = kIdeal;
+  e.serial_share = 0.5;
+  const PerfModel model(profile_of(k31B, "bf16", kOneTbPerS), e);
+  const PerfModel ideal(profile_of(k31B, "bf16", kOneTbPerS), kIdeal);
+  const StepShape decode = model.decode_shape(4, 0);
+  EXPECT_NEAR(model.step_time(decode).memory, 62e-3, 1e-12);
+  EXPECT_NEAR(model.step_time(decode).compute, 0.248e-3, 1e-12);
+  EXPECT_NEAR(model.step_seconds(decode), 62e-3 + 0.5 * 0.248e-3, 1e-12);
+  EXPECT_NEAR(ideal.step_seconds(decode), 62e-3, 1e-12);
+  const StepShape prompt = PerfModel::prefill_shape(1000);
+  const double attention = 4.0 * 60 * 32 * 128 * (1000.0 * 1001 / 2);
+  const double compute = (2 * 31e9 * 1000 + attention) / 1e15;
+  EXPECT_NEAR(model.step_seconds(prompt), compute + 0.5 * 62e-3, 1e-12);
+  EXPECT_NEAR(ideal.step_seconds(prompt), compute, 1e-12);
+}
+
 // Per-token latency on the pipeline, by hand: Llama 2 7B in int8 (6.74 GB) needs
 // ceil(6.74e9 / 184e6) = 37 chips. Each chip reads 182 MB at 80 TB/s (2.28 us), but its
 // 32/37 of the layers take 40 us each (34.6 us); plus a 1 us hop: 37 x 35.6 us = 1.317 ms per token.

@@ -34,19 +34,20 @@ TEST(Roofline, ThirtyOneBillionParametersAtOneTerabytePerSecond) {
   EXPECT_THAT(words, HasSubstr("one stream cannot pass 1.00 TB/s / 62.0 GB = 16.1 tokens/s")) << words;
 }
 
-// The words name the factors the numbers used: the per-layer share of the fixed cost, and the
-// 8-bit rate at the 8-bit share for a precision that computes in 8 bits (for attention, only over
-// an 8-bit KV cache).
+// The words name the factors the numbers used: the per-layer share of the fixed cost, the serial
+// share of memory and compute, and the 8-bit rate at the 8-bit share for a precision that computes
+// in 8 bits (for attention, only over an 8-bit KV cache).
 TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
   Catalog c = Catalog::builtin();
   c.add_yaml(
       "families:\n  mine: {decode_bandwidth: 0.8, prefill_compute: 0.6, prefill_compute_8bit: 0.4,"
-      " step_overhead_us: 100, layer_overhead_us: 50}\n"
+      " step_overhead_us: 100, layer_overhead_us: 50, serial_share: 0.3}\n"
       "hardware:\n  - {id: tb, family: mine, memory_gb: 80, bandwidth_gb_s: 1000, tflops_16bit: 400,"
       " tflops_8bit: 800}\n",
       "t.yaml");
   const std::string fp8 = explain(roofline(parse_profile("llama-3.1-8b:fp8@tb", c), {}), {});
   EXPECT_THAT(fp8, HasSubstr("With 1.70 ms of fixed cost per step (50.0 us per layer for 32 layers)")) << fp8;
+  EXPECT_THAT(fp8, HasSubstr("The two overlap but for 30% of the shorter")) << fp8;
   EXPECT_THAT(fp8, HasSubstr("in the linear layers at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
   EXPECT_THAT(fp8, HasSubstr("FLOP of attention at 40% of 1 x 800.0 trillion FLOP/s")) << fp8;
   const std::string kv16 = explain(roofline(parse_profile("llama-3.1-8b:fp8-kv16@tb", c), {}), {});
