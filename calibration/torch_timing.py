@@ -19,8 +19,8 @@ cache and the rest in bf16, as vLLM's `--quantization fp8` runs by default.
 
 Scenarios, as calibration/README.md defines them:
 - ttft: one prompt of `input` tokens, batch 1, to the first token's argmax; one CUDA graph.
-- decode: one stream's tokens/s at a context of input + output/2; one decode step as a CUDA graph,
-  replayed (what vLLM and TensorRT-LLM do at small batches).
+- decode: each stream's tokens/s with `batch` streams at a context of input + output/2; one decode
+  step as a CUDA graph, replayed (what vLLM and TensorRT-LLM do up to their graph batch sizes).
 - static_batch: `batch` prompts of `input` tokens started together, run to `output` tokens each
   (prefill, then output - 1 decode steps); output tokens/s over the whole run. One CUDA graph per
   step, since the context grows each step. The log also has the same run done eagerly: its time
@@ -62,13 +62,19 @@ DEFAULT_MODELS = ["llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-2-7b", "gem
 PRECISIONS = ["bf16", "fp8-kv16"]
 SCENARIOS = ["ttft", "decode", "static_batch"]
 
-# Each suite's shapes: TTFT prompt lengths; decode (input, output), timed at a context of
-# input + output / 2; static batches (batch, input, output). `long` is where the KV cache and
-# attention, rather than the weights, take most of the time; its static batch fills Llama 2's
-# 4,096 positions.
+# Each suite's shapes: TTFT prompt lengths; decode (batch, input, output), each stream's rate
+# with `batch` streams at a context of input + output / 2; static batches (batch, input, output).
+# `long` is where the KV cache and attention, rather than the weights, take most of the time; its
+# static batch fills Llama 2's 4,096 positions. `batch` steps ever more streams at once, up to and
+# past the point where arithmetic, not the weights' reads, bounds a step.
 SUITES = {
-    "short": dict(ttft=[128, 512, 2048], decode=[(512, 256), (4096, 256)], static=[(32, 128, 128), (128, 128, 128)]),
-    "long": dict(ttft=[8192, 32768], decode=[(16384, 256), (65536, 256), (130048, 256)], static=[(32, 3968, 128)]),
+    "short": dict(
+        ttft=[128, 512, 2048], decode=[(1, 512, 256), (1, 4096, 256)], static=[(32, 128, 128), (128, 128, 128)]
+    ),
+    "long": dict(
+        ttft=[8192, 32768], decode=[(1, 16384, 256), (1, 65536, 256), (1, 130048, 256)], static=[(32, 3968, 128)]
+    ),
+    "batch": dict(ttft=[], decode=[(b, 1024, 128) for b in (8, 32, 64, 128, 256, 512)], static=[]),
 }
 DTYPE = torch.bfloat16
 DEVICE = "cuda"
@@ -262,9 +268,9 @@ def measure_ttft(model, prompt):
     return seconds * 1e3, "ms", dict(round_means_s=means)
 
 
-def measure_decode(model, context):
-    model.allocate_cache(1, context + 1)
-    ids = torch.randint(0, model.embed.shape[0], (1, 1), device=DEVICE)
+def measure_decode(model, batch, context):
+    model.allocate_cache(batch, context + 1)
+    ids = torch.randint(0, model.embed.shape[0], (batch, 1), device=DEVICE)
     graph = graph_of(lambda: model.forward(ids, context))
     seconds, means = time_rounds(graph.replay, repeats=replays_for(graph, 20))
     del graph
@@ -391,8 +397,8 @@ def main():
             suite = SUITES[args.suite]
             jobs = [("ttft", 1, n, 1, lambda n=n: measure_ttft(model, n)) for n in suite["ttft"] if n <= limit]
             jobs += [
-                ("decode", 1, i, o, lambda c=i + o // 2: measure_decode(model, c))
-                for i, o in suite["decode"]
+                ("decode", b, i, o, lambda b=b, c=i + o // 2: measure_decode(model, b, c))
+                for b, i, o in suite["decode"]
                 if i + o <= limit
             ]
             jobs += [
@@ -403,7 +409,7 @@ def main():
             for scenario, batch, prompt, output, job in (j for j in jobs if j[0] in args.scenarios):
                 shape = {"ttft": f"ttft{prompt}", "decode": f"dec{prompt}+{output}"}.get(
                     scenario, f"b{batch}x{prompt}x{output}"
-                )
+                ) + (f"-b{batch}" if scenario == "decode" and batch > 1 else "")
                 precision = "" if args.precision == "bf16" else f"-{args.precision}"
                 row_id = f"pt-{args.hardware}-{model_id}{precision}-{shape}"
                 try:

@@ -79,7 +79,7 @@ bool spans_compute_widths(const std::vector<const CalibrationRow*>& rows, const 
 
 bool runs_batches(const std::vector<const CalibrationRow*>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const CalibrationRow* row) {
-    return row->scenario == Scenario::static_batch || row->scenario == Scenario::max_load;
+    return row->scenario == Scenario::static_batch || row->scenario == Scenario::max_load || row->batch > 1;
   });
 }
 
@@ -203,7 +203,7 @@ RowResult predict(const CalibrationRow& row, const Catalog& catalog, const Effic
   RowResult result{&row};
   switch (row.scenario) {
     case Scenario::decode:
-      result.predicted = 1.0 / perf.decode_step_seconds(1, row.input + row.output / 2.0);
+      result.predicted = 1.0 / perf.decode_step_seconds(row.batch, row.input + row.output / 2.0);
       result.ratio = result.predicted / row.value;
       break;
     case Scenario::prefill: {

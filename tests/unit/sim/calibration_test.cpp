@@ -59,6 +59,35 @@ precisions:
   EXPECT_NEAR(r.ratio, 2.0, 1e-5);
 }
 
+// A decode row of `batch` streams is each stream's rate at one step of all of them. On an ideal
+// device reading 10 GB at 1 TB/s and computing 1 PFLOP/s, a step of 4 streams of the 5B model
+// reads the weights (10 ms), their KV (4 x 1,000 tokens x 1 KiB: 4.1 us) and computes 40 GFLOP
+// plus their attention (40 us); the serial share 0.5 adds half of that.
+TEST(Calibration, ADecodeRowOfABatchIsEachStreamsRateAtOneStepOfAll) {
+  Catalog c;
+  c.add_yaml(R"(
+families:
+  ideal: {decode_bandwidth: 1, prefill_compute: 1, step_overhead_us: 0, memory_utilization: 1, serial_share: 0.5}
+hardware:
+  - {id: dev, family: ideal, memory_gb: 100, bandwidth_gb_s: 1000, tflops_16bit: 1000}
+models:
+  - {id: m, params_b: 5, layers: 1, hidden: 256, heads: 1, kv_heads: 1, head_dim: 256, max_context: 4096}
+precisions:
+  - {id: bf16, weight_bytes: 2, kv_bytes: 2}
+)",
+             "test.yaml");
+  const auto rows = parse_calibration_csv(
+      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n"
+      "r,dev,m,bf16,1,x,decode,4,900,200,4,50,tok/s,test,\n",
+      "t.csv");
+  const double kv = 4 * 1000 * 2.0 * 256 * 2;
+  const double flops = 2 * 5e9 * 4 + 4.0 * 256 * 4 * 1000;
+  const double step = (10e9 + kv) / 1e12 + 0.5 * flops / 1e15;
+  const RowResult r = predict(rows.at(0), c);
+  EXPECT_NEAR(r.predicted, 1 / step, 1e-6);
+  EXPECT_NEAR(r.ratio, 1 / step / 50, 1e-8);
+}
+
 // Rows generated from known factors: the fit must find them again.
 TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   Catalog truth = Catalog::builtin();
