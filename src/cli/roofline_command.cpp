@@ -33,6 +33,7 @@ boost::json::object step_json(const sim::StepTime& t) {
   return {{"seconds", t.total},
           {"memory_s", t.memory},
           {"compute_s", t.compute},
+          {"serial_s", t.serial},
           {"layer_latency_s", t.layer_latency},
           {"interconnect_s", t.interconnect},
           {"overhead_s", t.overhead},

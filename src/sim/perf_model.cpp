@@ -117,8 +117,8 @@ StepTime PerfModel::step_time(const StepShape& step) const {
               g;
   t.interconnect = allreduce_seconds(tokens);
   t.overhead = overhead_seconds(step);
-  t.total = std::max(t.memory, t.compute) + efficiency_.serial_share * std::min(t.memory, t.compute) + t.interconnect +
-            t.overhead;
+  t.serial = efficiency_.serial_share * std::min(t.memory, t.compute);
+  t.total = std::max(t.memory, t.compute) + t.serial + t.interconnect + t.overhead;
   return t;
 }
 

@@ -29,12 +29,13 @@ struct StepShape {
 enum class Bound { bandwidth, compute, layer_latency, interconnect, capacity };
 const char* to_string(Bound bound);
 
-// A step's time and where it goes. For GPUs, total = max(memory, compute) + serial share x
-// min(memory, compute) + interconnect + overhead. For SRAM dataflow pipelines the parts are
-// summed over the chips a token passes.
+// A step's time and where it goes. For GPUs, total = max(memory, compute) + serial +
+// interconnect + overhead. For SRAM dataflow pipelines the parts are summed over the chips a token
+// passes.
 struct StepTime {
   double memory = 0;         // reading weights and KV cache
   double compute = 0;        // matmuls and attention
+  double serial = 0;         // GPUs: the serial share of the shorter of memory and compute
   double layer_latency = 0;  // dataflow: the floor of dependent operations per layer
   double interconnect = 0;   // all-reduces (tensor parallel) or chip-to-chip hops
   double overhead = 0;

@@ -59,7 +59,7 @@ std::string serial_part(const StepTime& step, const Efficiency& e) {
     return {};
   }
   return fmt::format(" The two overlap but for {:.0f}% of the shorter: {} more.", e.serial_share * 100,
-                     seconds(e.serial_share * std::min(step.memory, step.compute)));
+                     seconds(step.serial));
 }
 
 }  // namespace

@@ -39,6 +39,16 @@ class Roofline(unittest.TestCase):
             self.assertGreater(r["max_sequences"], 0)
             self.assertGreaterEqual(r["batch_tokens_per_s"], r["decode_tokens_per_s"])
 
+    def test_a_gpu_steps_parts_add_up_to_its_time(self):
+        run = infergate("roofline", "--model", "llama-3.1-8b", "--hardware", "h200", "--tp", "2", "--json")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        r = json.loads(run.stdout)[0]
+        for name in ("decode_step", "batch_step", "prefill_step"):
+            step = r[name]
+            parts = max(step["memory_s"], step["compute_s"]) + step["serial_s"] + step["interconnect_s"]
+            self.assertAlmostEqual(step["seconds"], parts + step["overhead_s"], delta=1e-12, msg=name)
+            self.assertGreater(step["serial_s"], 0, name)
+
     def test_table_and_tensor_parallel(self):
         run = infergate("roofline", "--model", "llama-3.3-70b", "--precision", "bf16", "--hardware", "h100", "--tp", "1")
         self.assertEqual(run.returncode, 0, run.stderr)

@@ -192,6 +192,7 @@ TEST(PerfModel, TheSerialShareAddsPartOfTheShorterPartToTheLonger) {
   const StepShape decode = model.decode_shape(4, 0);
   EXPECT_NEAR(model.step_time(decode).memory, 62e-3, 1e-12);
   EXPECT_NEAR(model.step_time(decode).compute, 0.248e-3, 1e-12);
+  EXPECT_NEAR(model.step_time(decode).serial, 0.5 * 0.248e-3, 1e-12);
   EXPECT_NEAR(model.step_seconds(decode), 62e-3 + 0.5 * 0.248e-3, 1e-12);
   EXPECT_NEAR(ideal.step_seconds(decode), 62e-3, 1e-12);
   const StepShape prompt = PerfModel::prefill_shape(1000);
