@@ -3,8 +3,8 @@
 // step reads the weights its tokens use once and the KV cache of every decoding sequence, and does
 // 2 FLOPs per active parameter per token; its time is the larger of the memory and the compute
 // time, plus the share of the smaller that does not overlap it, the all-reduces of tensor
-// parallelism and fixed costs per step and per layer. SRAM
-// dataflow chips run a pipeline instead, whose latency comes from per-chip work and hops.
+// parallelism and fixed costs per step and per layer. SRAM dataflow chips run a pipeline instead,
+// whose latency comes from per-chip work and hops.
 #include "sim/profile.hpp"
 
 namespace infergate::sim {

@@ -158,5 +158,21 @@ TEST(ServerChunked, EveryChunkIsFramedWhereverTheStreamEnds) {
   EXPECT_TRUE(apart.ends_with("chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n")) << apart;
 }
 
+// The first chunk's size line goes out in the head's buffer: the next response on the connection
+// writes a head of its own, with no trace of it, and a first write with nothing in it adds none.
+TEST(ServerChunked, EachResponseOnAConnectionGetsAFreshHead) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("", false);
+    const std::array<std::string_view, 2> pieces{"data: 1", "2\n\n"};
+    co_await ex.write_chunk_gathered(pieces, true);
+  });
+  const std::string received = exchange(server.port, 2);
+  const std::string_view one = "chunked\r\n\r\na\r\ndata: 12\n\n\r\n0\r\n\r\n";
+  EXPECT_EQ(count(received, one), 2U) << received;
+  EXPECT_EQ(count(received, "HTTP/1.1 200"), 2U) << received;
+  EXPECT_TRUE(received.ends_with(one)) << received;
+}
+
 }  // namespace
 }  // namespace infergate::http

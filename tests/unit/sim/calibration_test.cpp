@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -35,55 +36,53 @@ TEST(Calibration, BuiltInFactorsMatchTheMeasurements) {
   EXPECT_TRUE(meets_bounds(report));
 }
 
+// A catalog of one device whose only costs are reading at 1 TB/s and computing at `tflops`: a
+// 5B model (10 GB in bf16) of one layer with one 256-wide KV head. `family` adds factors.
+Catalog ideal_device(double tflops, std::string_view family = "") {
+  Catalog c;
+  c.add_yaml(fmt::format(R"(
+families:
+  ideal: {{decode_bandwidth: 1, prefill_compute: 1, step_overhead_us: 0, memory_utilization: 1{}}}
+hardware:
+  - {{id: dev, family: ideal, memory_gb: 100, bandwidth_gb_s: 1000, tflops_16bit: {}}}
+models:
+  - {{id: m, params_b: 5, layers: 1, hidden: 256, heads: 1, kv_heads: 1, head_dim: 256, max_context: 4096}}
+precisions:
+  - {{id: bf16, weight_bytes: 2, kv_bytes: 2}}
+)",
+                         family, tflops),
+             "test.yaml");
+  return c;
+}
+
+// The row `fields` (scenario, batch, input, output, requests, value, unit) of model m on that device.
+CalibrationRow row_on_ideal_device(std::string_view fields) {
+  return parse_calibration_csv(
+             fmt::format("id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,"
+                         "source,note\nr,dev,m,bf16,1,x,{},test,\n",
+                         fields),
+             "t.csv")
+      .at(0);
+}
+
 // A throughput row goes through the batching engine: 2 sequences, 1 prompt token, 3 output tokens
 // on an ideal device whose only cost is reading 10 GB at 1 TB/s: 3 steps of 10 ms for 6 tokens.
 TEST(Calibration, ThroughputRowsRunTheEngine) {
-  Catalog c;
-  c.add_yaml(R"(
-families:
-  ideal: {decode_bandwidth: 1, prefill_compute: 1, step_overhead_us: 0, memory_utilization: 1}
-hardware:
-  - {id: dev, family: ideal, memory_gb: 100, bandwidth_gb_s: 1000, tflops_16bit: 1000000}
-models:
-  - {id: m, params_b: 5, layers: 1, hidden: 256, heads: 1, kv_heads: 1, head_dim: 256, max_context: 4096}
-precisions:
-  - {id: bf16, weight_bytes: 2, kv_bytes: 2}
-)",
-             "test.yaml");
-  const auto rows = parse_calibration_csv(
-      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n"
-      "r,dev,m,bf16,1,x,static_batch,2,1,3,2,100,tok/s,test,\n",
-      "t.csv");
-  const RowResult r = predict(rows.at(0), c);
+  const RowResult r = predict(row_on_ideal_device("static_batch,2,1,3,2,100,tok/s"), ideal_device(1e6));
   EXPECT_NEAR(r.predicted, 6 / 0.030, 1e-3);  // steps are whole nanoseconds
   EXPECT_NEAR(r.ratio, 2.0, 1e-5);
 }
 
-// A decode row of `batch` streams is each stream's rate at one step of all of them. On an ideal
-// device reading 10 GB at 1 TB/s and computing 1 PFLOP/s, a step of 4 streams of the 5B model
-// reads the weights (10 ms), their KV (4 x 1,000 tokens x 1 KiB: 4.1 us) and computes 40 GFLOP
-// plus their attention (40 us); the serial share 0.5 adds half of that.
+// A decode row of `batch` streams is each stream's rate at one step of all of them. On the ideal
+// device computing 1 PFLOP/s, a step of 4 streams reads the weights (10 ms), their KV (4 x 1,000
+// tokens x 1 KiB: 4.1 us) and computes 40 GFLOP plus their attention (40 us); the serial share
+// 0.5 adds half of that.
 TEST(Calibration, ADecodeRowOfABatchIsEachStreamsRateAtOneStepOfAll) {
-  Catalog c;
-  c.add_yaml(R"(
-families:
-  ideal: {decode_bandwidth: 1, prefill_compute: 1, step_overhead_us: 0, memory_utilization: 1, serial_share: 0.5}
-hardware:
-  - {id: dev, family: ideal, memory_gb: 100, bandwidth_gb_s: 1000, tflops_16bit: 1000}
-models:
-  - {id: m, params_b: 5, layers: 1, hidden: 256, heads: 1, kv_heads: 1, head_dim: 256, max_context: 4096}
-precisions:
-  - {id: bf16, weight_bytes: 2, kv_bytes: 2}
-)",
-             "test.yaml");
-  const auto rows = parse_calibration_csv(
-      "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n"
-      "r,dev,m,bf16,1,x,decode,4,900,200,4,50,tok/s,test,\n",
-      "t.csv");
+  const RowResult r =
+      predict(row_on_ideal_device("decode,4,900,200,4,50,tok/s"), ideal_device(1000, ", serial_share: 0.5"));
   const double kv = 4 * 1000 * 2.0 * 256 * 2;
   const double flops = 2 * 5e9 * 4 + 4.0 * 256 * 4 * 1000;
   const double step = (10e9 + kv) / 1e12 + 0.5 * flops / 1e15;
-  const RowResult r = predict(rows.at(0), c);
   EXPECT_NEAR(r.predicted, 1 / step, 1e-6);
   EXPECT_NEAR(r.ratio, 1 / step / 50, 1e-8);
 }
