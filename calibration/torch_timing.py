@@ -10,8 +10,8 @@ are downloaded, and the time of a forward pass does not depend on the values (bu
 routing, below). The layers are what
 serving engines run: fused QKV and gate/up projections, RoPE, flash attention with grouped KV heads
 over a KV cache, RMSNorm, SwiGLU (GeGLU for Gemma), and the LM head on the last token. Mixtral's
-experts (bf16 only) are grouped products over the tokens routed to each; its random router spreads
-tokens near uniformly over them, as the simulator assumes.
+experts (bf16 only) run as a fused Triton kernel over the tokens routed to each (fused_moe.py), as
+vLLM runs them; its random router spreads tokens near uniformly over them, as the simulator assumes.
 
 Precisions, as the catalog names them: `bf16`, everything in bf16; `fp8-kv16`, every projection
 and the LM head in FP8 (E4M3, per-tensor scales, `torch._scaled_mm` on FP8 activations), the KV
@@ -95,8 +95,12 @@ class Model:
         self.experts, self.top_k = spec.get("experts", 0), spec.get("experts_per_token", 0)
         if self.experts and fp8:
             raise RuntimeError("FP8 experts are not implemented")
-        if self.experts and not hasattr(torch, "_grouped_mm"):
-            raise RuntimeError("a mixture of experts needs torch._grouped_mm (PyTorch 2.8 or later)")
+        if self.experts:
+            try:
+                from fused_moe import fused_moe
+            except ImportError as e:
+                raise RuntimeError(f"a mixture of experts needs Triton: {e}") from e
+            self.fused_moe = fused_moe
 
         def weight(*shape):
             return torch.empty(*shape, dtype=DTYPE, device=DEVICE).normal_(0, 0.02)
@@ -164,24 +168,6 @@ class Model:
         rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
         return x * cos + rotated * sin
 
-    def _experts(self, x, b):
-        """A mixture-of-experts MLP over tokens `x` ([tokens, hidden]): each token goes to its
-        top_k experts by the router, weighted by the softmax of their scores. The token copies are
-        sorted by expert and run as grouped products (torch._grouped_mm), which read only the
-        experts some token chose, as vLLM's fused MoE kernel does; every shape is fixed, so the
-        step can be a CUDA graph."""
-        scores, chosen = F.linear(x, b["router"]).topk(self.top_k, dim=-1)
-        weights = scores.float().softmax(dim=-1).to(x.dtype).flatten()
-        flat = chosen.flatten()
-        order = flat.argsort(stable=True)
-        token = order // self.top_k
-        counts = torch.zeros(self.experts, dtype=torch.int32, device=x.device)
-        counts.scatter_add_(0, flat, torch.ones_like(flat, dtype=torch.int32))
-        ends = counts.cumsum(0, dtype=torch.int32)
-        gate, up = torch._grouped_mm(x[token], b["gate_up"].transpose(-2, -1), offs=ends).chunk(2, dim=-1)
-        out = torch._grouped_mm(F.silu(gate) * up, b["down"].transpose(-2, -1), offs=ends)
-        return torch.zeros_like(x).index_add_(0, token, out * weights[order].unsqueeze(-1))
-
     def forward(self, ids, start):
         """Runs `ids` ([batch, tokens]) at positions start.. and returns the next tokens' argmax."""
         batch, tokens = ids.shape
@@ -212,7 +198,8 @@ class Model:
             h = h + (F.rms_norm(o, (self.hidden,), norms[2]) if self.gemma else o)
             a = F.rms_norm(h, (self.hidden,), norms[1])
             if self.experts:
-                m = self._experts(a.reshape(batch * tokens, self.hidden), b).view(batch, tokens, self.hidden)
+                flat = a.reshape(batch * tokens, self.hidden)
+                m = self.fused_moe(flat, b["router"], b["gate_up"], b["down"], self.top_k).view(a.shape)
             else:
                 gate, up = self._linear(a, b["gate_up"]).chunk(2, dim=-1)
                 act = F.gelu(gate, approximate="tanh") if self.gemma else F.silu(gate)
