@@ -55,6 +55,9 @@ int run_calibrate(const CalibrateArgs& args) {
       if (e.serial_share > 0) {
         yaml += fmt::format("    serial_share: {:.3f}\n", e.serial_share);
       }
+      if (e.expert_efficiency < 1) {
+        yaml += fmt::format("    expert_efficiency: {:.3f}\n", e.expert_efficiency);
+      }
       if (e.compute_8bit > 0) {
         yaml += fmt::format("    prefill_compute_8bit: {:.3f}\n", e.compute_8bit);
       }

@@ -83,6 +83,13 @@ bool runs_batches(const std::vector<const CalibrationRow*>& rows) {
   });
 }
 
+bool runs_experts(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog) {
+  return std::any_of(rows.begin(), rows.end(), [&](const CalibrationRow* row) {
+    const ModelSpec* model = catalog.find_model(row->model);
+    return model != nullptr && model->experts > 0;
+  });
+}
+
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -298,10 +305,14 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
       parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
     } else {
       // Only rows of models of different depths tell a per-layer cost from a per-step one, only
-      // rows computing in both widths tell the 8-bit share from the 16-bit one, and only batches
-      // bring a step's memory and compute times close enough to show how far they overlap.
+      // rows computing in both widths tell the 8-bit share from the 16-bit one, only batches
+      // bring a step's memory and compute times close enough to show how far they overlap, and
+      // only a mixture of experts shows how its experts' kernels fare.
       if (runs_batches(family_rows)) {
         parameters.push_back({&Efficiency::serial_share, 0.0, 1.0});
+      }
+      if (runs_experts(family_rows, catalog)) {
+        parameters.push_back({&Efficiency::expert_efficiency, 0.3, 1.0});
       }
       if (spans_layer_counts(family_rows, catalog)) {
         parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});

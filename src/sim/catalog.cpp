@@ -141,22 +141,24 @@ class CatalogReader {
       r_.problem(node, field, "must be a mapping of efficiency factors");
       return;
     }
-    r_.known_keys(
-        node, field,
-        {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us", "memory_utilization",
-         "layer_latency_us", "hop_latency_us", "layer_overhead_us", "prefill_compute_8bit", "serial_share"});
+    r_.known_keys(node, field,
+                  {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us",
+                   "memory_utilization", "layer_latency_us", "hop_latency_us", "layer_overhead_us",
+                   "prefill_compute_8bit", "serial_share", "expert_efficiency"});
     e.memory = optional(node, "decode_bandwidth", field, e.memory, 1, 1);
     e.compute = optional(node, "prefill_compute", field, e.compute, 1, 1);
     e.compute_8bit = optional(node, "prefill_compute_8bit", field, e.compute_8bit, 1, 1);
     e.serial_share = optional(node, "serial_share", field, e.serial_share, 1, 1);
+    e.expert_efficiency = optional(node, "expert_efficiency", field, e.expert_efficiency, 1, 1);
     e.step_overhead_s = optional(node, "step_overhead_us", field, e.step_overhead_s * 1e6, 1e-6);
     e.prefill_overhead_s = optional(node, "prefill_overhead_us", field, e.prefill_overhead_s * 1e6, 1e-6);
     e.memory_utilization = optional(node, "memory_utilization", field, e.memory_utilization, 1, 1);
     e.layer_latency_s = optional(node, "layer_latency_us", field, e.layer_latency_s * 1e6, 1e-6);
     e.hop_latency_s = optional(node, "hop_latency_us", field, e.hop_latency_s * 1e6, 1e-6);
     e.layer_overhead_s = optional(node, "layer_overhead_us", field, e.layer_overhead_s * 1e6, 1e-6);
-    if (e.memory <= 0 || e.compute <= 0 || e.memory_utilization <= 0) {
-      r_.problem(node, field, "decode_bandwidth, prefill_compute and memory_utilization must be above 0");
+    if (e.memory <= 0 || e.compute <= 0 || e.memory_utilization <= 0 || e.expert_efficiency <= 0) {
+      r_.problem(node, field,
+                 "decode_bandwidth, prefill_compute, memory_utilization and expert_efficiency must be above 0");
     }
   }
 

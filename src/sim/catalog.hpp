@@ -32,6 +32,11 @@ struct Efficiency {
   // longer. Near the ridge point (large decode batches, short prompts) a kernel's loads and its
   // arithmetic do not overlap perfectly; 0 is the pure roofline's max().
   double serial_share = 0;
+  // GPUs: the share of the dense rates (decode_bandwidth, prefill_compute) at which a mixture of
+  // experts' routed experts are read and multiplied. Their kernels run a few rows per expert
+  // (sorted, padded to a tile), which streams weights less well than one dense product; 1 for
+  // families without such rows.
+  double expert_efficiency = 1;
 };
 
 struct HardwareSpec {

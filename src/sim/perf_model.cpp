@@ -47,17 +47,32 @@ double PerfModel::kv_budget_bytes() const {
   return memory - weight_bytes_;
 }
 
-double PerfModel::weight_bytes_read(double tokens) const {
+double PerfModel::expert_params() const {
+  const auto& m = *profile_.model;
+  if (m.experts == 0) {
+    return 0;
+  }
+  // active = shared + experts x k/E, total = shared + experts.
+  const double routed = static_cast<double>(m.experts_per_token) / m.experts;
+  return (m.params - m.active_params) / (1.0 - routed);
+}
+
+double PerfModel::expert_bytes_read(double tokens) const {
   const auto& m = *profile_.model;
   if (m.experts == 0 || tokens <= 0) {
+    return 0;
+  }
+  // Uniform routing: an expert is untouched by a token with probability 1 - k/E.
+  const double touched = 1.0 - std::pow(1.0 - static_cast<double>(m.experts_per_token) / m.experts, tokens);
+  return expert_params() * touched * profile_.precision->weight_bytes_per_param;
+}
+
+double PerfModel::weight_bytes_read(double tokens) const {
+  if (profile_.model->experts == 0 || tokens <= 0) {
     return weight_bytes_;
   }
-  // active = shared + experts_total x k/E, total = shared + experts_total.
-  const double routed = static_cast<double>(m.experts_per_token) / m.experts;
-  const double experts_total = (m.params - m.active_params) / (1.0 - routed);
-  const double shared = m.params - experts_total;
-  const double touched = 1.0 - std::pow(1.0 - routed, tokens);
-  return (shared + experts_total * touched) * profile_.precision->weight_bytes_per_param;
+  return (profile_.model->params - expert_params()) * profile_.precision->weight_bytes_per_param +
+         expert_bytes_read(tokens);
 }
 
 double PerfModel::allreduce_seconds(double tokens) const {
@@ -97,6 +112,14 @@ double PerfModel::linear_flops(const StepShape& step) const {
   return 2.0 * profile_.model->active_params * (step.prefill_tokens + step.decode_sequences);
 }
 
+double PerfModel::expert_flops(const StepShape& step) const {
+  const auto& m = *profile_.model;
+  if (m.experts == 0) {
+    return 0;
+  }
+  return 2.0 * expert_params() * m.experts_per_token / m.experts * (step.prefill_tokens + step.decode_sequences);
+}
+
 double PerfModel::attention_flops(const StepShape& step) const {
   const auto& m = *profile_.model;
   const double decode_context = step.decode_kv_bytes / std::max(kv_bytes_per_token(), 1.0);
@@ -109,10 +132,14 @@ StepTime PerfModel::step_time(const StepShape& step) const {
   }
   const double g = devices_;
   const double tokens = step.prefill_tokens + step.decode_sequences;
-  const double bytes = (weight_bytes_read(tokens) + step.decode_kv_bytes) / g;
+  // Routed experts count as if 1 / expert_efficiency times as large at the dense rates.
+  const double expert_weight = 1.0 / efficiency_.expert_efficiency - 1.0;
+  const double bytes =
+      (weight_bytes_read(tokens) + expert_weight * expert_bytes_read(tokens) + step.decode_kv_bytes) / g;
+  const double linear = linear_flops(step) + expert_weight * expert_flops(step);
   StepTime t;
   t.memory = bytes / (profile_.hardware->memory_bw * efficiency_.memory);
-  t.compute = (linear_flops(step) / (peak_flops() * compute_efficiency()) +
+  t.compute = (linear / (peak_flops() * compute_efficiency()) +
                attention_flops(step) / (attention_peak_flops() * attention_compute_efficiency())) /
               g;
   t.interconnect = allreduce_seconds(tokens);

@@ -1,9 +1,10 @@
 #pragma once
 // The roofline performance model behind the simulator (docs/simulator.md derives it). A forward
 // step reads the weights its tokens use once and the KV cache of every decoding sequence, and does
-// 2 FLOPs per active parameter per token; its time is the larger of the memory and the compute
-// time, plus the share of the smaller that does not overlap it, the all-reduces of tensor
-// parallelism and fixed costs per step and per layer. SRAM dataflow chips run a pipeline instead,
+// 2 FLOPs per active parameter per token (a mixture of experts' routed experts at a share of the
+// dense rates); its time is the larger of the memory and the compute time, plus the share of the
+// smaller that does not overlap it, the all-reduces of tensor parallelism and fixed costs per step
+// and per layer. SRAM dataflow chips run a pipeline instead,
 // whose latency comes from per-chip work and hops.
 #include "sim/profile.hpp"
 
@@ -72,6 +73,10 @@ class PerfModel {
   // Weight bytes a step over `tokens` tokens reads: all of a dense model; for a mixture of
   // experts, the shared weights plus the experts those tokens route to (uniform routing).
   [[nodiscard]] double weight_bytes_read(double tokens) const;
+  // The routed experts' part of weight_bytes_read, and of linear_flops: what runs at the family's
+  // expert_efficiency (0 for a dense model).
+  [[nodiscard]] double expert_bytes_read(double tokens) const;
+  [[nodiscard]] double expert_flops(const StepShape& step) const;
   // Tensor parallel: the two all-reduces per layer of a step over `tokens` tokens.
   [[nodiscard]] double allreduce_seconds(double tokens) const;
   // KV bytes one token of context adds in a full-attention layer stack (2 x layers x kv_heads x
@@ -95,6 +100,8 @@ class PerfModel {
   [[nodiscard]] double overhead_seconds(const StepShape& step) const;
   [[nodiscard]] StepTime dataflow_step_time(const StepShape& step) const;
   [[nodiscard]] bool attention_in_8_bits() const;
+  // Parameters in all the routed experts together (0 for a dense model).
+  [[nodiscard]] double expert_params() const;
 
   Profile profile_;
   Efficiency efficiency_;

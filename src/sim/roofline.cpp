@@ -62,6 +62,18 @@ std::string serial_part(const StepTime& step, const Efficiency& e) {
                      seconds(step.serial));
 }
 
+// Where the family runs routed experts below the dense rates: how much of a step that concerns.
+std::string expert_part(const PerfModel& model, double tokens) {
+  const Efficiency& e = model.efficiency();
+  if (model.profile().model->experts == 0 || e.expert_efficiency >= 1) {
+    return {};
+  }
+  return fmt::format(
+      " The routed experts' {} of those bytes, and their share of the FLOPs, go at {:.0f}% of those rates "
+      "(a few rows per expert per kernel tile).",
+      format_bytes(model.expert_bytes_read(tokens) / model.devices()), e.expert_efficiency * 100);
+}
+
 }  // namespace
 
 std::string format_bytes(double b) {
@@ -178,6 +190,7 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
         "arithmetic at {:.0f}% of peak takes {}.",
         format_bytes((model.weight_bytes_read(1) + r.kv_bytes_per_sequence) / g), e.memory * 100, seconds(d.memory),
         count(2 * m.active_params) + " FLOP", model.compute_efficiency() * 100, seconds(d.compute));
+    out += expert_part(model, 1);
     out += serial_part(d, e);
     if (d.interconnect > 0) {
       out += fmt::format(" Tensor parallelism adds 2 all-reduces per layer over the {}/s interconnect: {}.",
@@ -205,11 +218,12 @@ std::string explain(const RooflineResult& r, const RooflineQuery& query) {
   out += fmt::format(
       "\n6. Prefill. A {}-token prompt is computed in one pass: 2 x {} parameters x {} tokens = {} FLOP in "
       "the linear layers at {:.0f}% of {} x {} FLOP/s, and {} FLOP of attention at {:.0f}% of {} x {} FLOP/s, "
-      "take {}; reading the weights takes {}.{} Time to first token (no queue): {}, bound by {}.\n",
+      "take {}; reading the weights takes {}.{}{} Time to first token (no queue): {}, bound by {}.\n",
       query.prompt_tokens, count(m.active_params), query.prompt_tokens, count(model.linear_flops(prompt)),
       model.compute_efficiency() * 100, g, count(model.peak_flops()), count(model.attention_flops(prompt)),
       model.attention_compute_efficiency() * 100, g, count(model.attention_peak_flops()), seconds(f.compute),
-      seconds(f.memory), serial_part(f, e), seconds(f.total), to_string(f.bound()));
+      seconds(f.memory), expert_part(model, query.prompt_tokens), serial_part(f, e), seconds(f.total),
+      to_string(f.bound()));
   return out;
 }
 

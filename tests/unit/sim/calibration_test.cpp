@@ -92,11 +92,13 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   Catalog truth = Catalog::builtin();
   truth.add_yaml(
       "families:\n  gpu: {decode_bandwidth: 0.6, prefill_compute: 0.4, step_overhead_us: 1500,"
-      " prefill_overhead_us: 0, layer_overhead_us: 40, prefill_compute_8bit: 0.3, serial_share: 0.3}\n",
+      " prefill_overhead_us: 0, layer_overhead_us: 40, prefill_compute_8bit: 0.3, serial_share: 0.3,"
+      " expert_efficiency: 0.7}\n",
       "truth.yaml");
   std::string csv =
       "id,hardware,model,precision,devices,engine,scenario,batch,input,output,requests,value,unit,source,note\n";
-  const char* shapes[] = {"h100,llama-3.1-8b,bf16", "h200,llama-3.3-70b,fp8", "a100,qwen2.5-7b,bf16"};
+  const char* shapes[] = {"h100,llama-3.1-8b,bf16", "h200,llama-3.3-70b,fp8", "a100,qwen2.5-7b,bf16",
+                          "h200,mixtral-8x7b,bf16"};
   int n = 0;
   for (const char* shape : shapes) {
     for (const char* scenario : {"decode,1,0,128,1", "decode,1,4096,128,1", "ttft,1,2048,1,1", "ttft,1,8192,1,1",
@@ -116,6 +118,7 @@ TEST(Calibration, FitRecoversTheFactorsThatMadeTheData) {
   EXPECT_NEAR(e.layer_overhead_s, 40e-6, 5e-6);
   EXPECT_NEAR(e.compute_8bit, 0.3, 0.02);
   EXPECT_NEAR(e.serial_share, 0.3, 0.05);
+  EXPECT_NEAR(e.expert_efficiency, 0.7, 0.03);
   for (const auto& row : rows) {
     EXPECT_NEAR(predict(row, Catalog::builtin(), &e).ratio, 1.0, 0.03) << row.id;
   }
@@ -145,6 +148,7 @@ TEST(Calibration, ALayerCostIsFittedOnlyAcrossModelsOfDifferentDepths) {
   }
   const Efficiency e = fit_families(rows, start).at("gpu");
   EXPECT_EQ(e.layer_overhead_s, 0);
+  EXPECT_EQ(e.expert_efficiency, 1) << "no mixture of experts among the rows";
   EXPECT_NEAR(e.step_overhead_s, 500e-6 + 32 * 50e-6, 0.1e-3);
 }
 

@@ -80,12 +80,14 @@ TEST(Catalog, RedefiningAFamilyRetunesItsHardware) {
   Catalog c = Catalog::builtin();
   c.add_yaml(
       "families:\n  gpu: {decode_bandwidth: 0.5, layer_overhead_us: 12.5, prefill_compute_8bit: 0.4,"
-      " serial_share: 0.25}\n",
+      " serial_share: 0.25, expert_efficiency: 0.75}\n",
       "mine.yaml");
   EXPECT_DOUBLE_EQ(c.find_hardware("h200")->efficiency.memory, 0.5);
   EXPECT_DOUBLE_EQ(c.find_hardware("h200")->efficiency.layer_overhead_s, 12.5e-6);
   EXPECT_DOUBLE_EQ(c.find_hardware("h200")->efficiency.compute_8bit, 0.4);
   EXPECT_DOUBLE_EQ(c.find_hardware("h200")->efficiency.serial_share, 0.25);
+  EXPECT_DOUBLE_EQ(c.find_hardware("h200")->efficiency.expert_efficiency, 0.75);
+  EXPECT_THROW(c.add_yaml("families:\n  gpu: {decode_bandwidth: 0.5, expert_efficiency: 0}\n", "zero.yaml"), YamlError);
   EXPECT_DOUBLE_EQ(c.find_hardware("m2ultra")->efficiency.memory,
                    Catalog::builtin().find_hardware("m2ultra")->efficiency.memory);
 }

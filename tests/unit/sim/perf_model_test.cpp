@@ -180,6 +180,30 @@ TEST(PerfModel, AttentionOverASixteenBitCacheComputesInSixteenBits) {
   EXPECT_NEAR(kv8.step_time(prompt).compute, (linear + attention) / (1978.9e12 * 0.4), 1e-9);
 }
 
+// Routed experts at half the dense rates, by hand on Mixtral 8x7B at 1 TB/s and 1 PFLOP/s: its
+// experts hold (46.7B - 12.9B) / (1 - 2/8) = 45.07B parameters, of which one token uses a quarter
+// (11.27B). A decode step reads 12.9B x 2 bytes, the experts' part counted twice: 48.3 ms instead of
+// 25.8; a prompt computes 2 x (12.9B + 11.27B) FLOP per token plus attention. A dense model's
+// steps do not change.
+TEST(PerfModel, RoutedExpertsRunAtTheirOwnShareOfTheDenseRates) {
+  Efficiency e = kIdeal;
+  e.expert_efficiency = 0.5;
+  const PerfModel model(profile_of(*catalog().find_model("mixtral-8x7b"), "bf16", kOneTbPerS), e);
+  const double experts = (46.7e9 - 12.9e9) / 0.75;
+  const StepShape one = model.decode_shape(1, 0);
+  EXPECT_NEAR(model.expert_bytes_read(1), experts / 4 * 2, 1e3);
+  EXPECT_NEAR(model.expert_flops(one), 2 * experts / 4, 1e3);
+  EXPECT_NEAR(model.step_time(one).memory, (12.9e9 + experts / 4) * 2 / 1e12, 1e-12);
+  const StepShape prompt = PerfModel::prefill_shape(1000);
+  const double attention = 4.0 * 32 * 32 * 128 * (1000.0 * 1001 / 2);
+  EXPECT_NEAR(model.step_time(prompt).compute, (2 * (12.9e9 + experts / 4) * 1000 + attention) / 1e15, 1e-12);
+  const PerfModel dense(profile_of(k31B, "bf16", kOneTbPerS), e);
+  const PerfModel ideal(profile_of(k31B, "bf16", kOneTbPerS), kIdeal);
+  EXPECT_EQ(dense.expert_bytes_read(1), 0);
+  EXPECT_DOUBLE_EQ(dense.step_seconds(prompt), ideal.step_seconds(prompt));
+  EXPECT_DOUBLE_EQ(dense.step_seconds(dense.decode_shape(4, 100)), ideal.step_seconds(ideal.decode_shape(4, 100)));
+}
+
 // Of a step's shorter part, the serial share is added to the longer. By hand on the 31B model
 // (1 TB/s, 1 PFLOP/s): a decode step of 4 sequences reads 62 GB (62 ms) and computes
 // 4 x 62 GFLOP (0.248 ms); a 1,000-token prompt computes 62 TFLOP plus attention (62.98 ms) and
