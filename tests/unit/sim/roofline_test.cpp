@@ -9,6 +9,7 @@ namespace infergate::sim {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 RooflineResult run(const char* profile, RooflineQuery query = {}) {
   return roofline(parse_profile(profile), query);
@@ -35,13 +36,13 @@ TEST(Roofline, ThirtyOneBillionParametersAtOneTerabytePerSecond) {
 }
 
 // The words name the factors the numbers used: the per-layer share of the fixed cost, the serial
-// share of memory and compute, and the 8-bit rate at the 8-bit share for a precision that computes
-// in 8 bits (for attention, only over an 8-bit KV cache).
-TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
+// share of memory and compute, the 8-bit rate at the 8-bit share for a precision that computes
+// in 8 bits (for attention, only over an 8-bit KV cache), and the routed experts' share.
+TEST(Roofline, ExplainsEachFactorItUses) {
   Catalog c = Catalog::builtin();
   c.add_yaml(
       "families:\n  mine: {decode_bandwidth: 0.8, prefill_compute: 0.6, prefill_compute_8bit: 0.4,"
-      " step_overhead_us: 100, layer_overhead_us: 50, serial_share: 0.3}\n"
+      " step_overhead_us: 100, layer_overhead_us: 50, serial_share: 0.3, expert_efficiency: 0.5}\n"
       "hardware:\n  - {id: tb, family: mine, memory_gb: 80, bandwidth_gb_s: 1000, tflops_16bit: 400,"
       " tflops_8bit: 800}\n",
       "t.yaml");
@@ -55,6 +56,11 @@ TEST(Roofline, ExplainsThePerLayerCostAndTheEightBitShare) {
   EXPECT_THAT(kv16, HasSubstr("FLOP of attention at 60% of 1 x 400.0 trillion FLOP/s")) << kv16;
   const std::string bf16 = explain(roofline(parse_profile("llama-3.1-8b:bf16@tb", c), {}), {});
   EXPECT_THAT(bf16, HasSubstr("in the linear layers at 60% of 1 x 400.0 trillion FLOP/s")) << bf16;
+  EXPECT_THAT(bf16, Not(HasSubstr("routed experts"))) << bf16;
+  // Mixtral in 8 bits: a token's two experts of eight hold a quarter of (46.7B - 12.9B) / 0.75.
+  const std::string moe = explain(roofline(parse_profile("mixtral-8x7b:fp8@tb", c), {}), {});
+  EXPECT_THAT(moe, HasSubstr("The routed experts' 11.3 GB of those bytes, and their share of the FLOPs, go at 50%"))
+      << moe;
 }
 
 TEST(Roofline, SaysWhenTheWeightsDoNotFitAndHowManyDevicesTheyNeed) {
