@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/csv.hpp"
+#include "core/parallel_for.hpp"
 #include "core/text_file.hpp"
 #include "sim/engine.hpp"
 #include "sim/perf_model.hpp"
@@ -280,13 +282,15 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     const bool dataflow = std::any_of(family_rows.begin(), family_rows.end(), [&](const CalibrationRow* r) {
       return catalog.find_hardware(r->hardware)->sram_dataflow;
     });
+    // The rows are predicted on all cores (a throughput row runs the engine for thousands of
+    // steps) and summed in their order, so the fit does not depend on the core count.
+    std::vector<double> terms(family_rows.size());
     auto loss = [&](const Efficiency& candidate) {
-      double sum = 0;
-      for (const CalibrationRow* row : family_rows) {
-        const double log_ratio = std::log(predict(*row, catalog, &candidate).ratio);
-        sum += log_ratio * log_ratio;
-      }
-      return sum;
+      parallel_for(family_rows.size(), [&](std::size_t i) {
+        const double log_ratio = std::log(predict(*family_rows[i], catalog, &candidate).ratio);
+        terms[i] = log_ratio * log_ratio;
+      });
+      return std::accumulate(terms.begin(), terms.end(), 0.0);
     };
     struct Parameter {
       double Efficiency::*field;
