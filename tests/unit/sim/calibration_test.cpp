@@ -36,6 +36,46 @@ TEST(Calibration, BuiltInFactorsMatchTheMeasurements) {
   EXPECT_TRUE(meets_bounds(report));
 }
 
+// The catalog holds the fit to the shipped rows: moving any fitted GPU factor a little off its
+// value makes those rows' squared log error worse. It fails when rows are added or the model
+// changes without a refit (`infergate calibrate --fit`).
+TEST(Calibration, TheCatalogHoldsTheFitToTheShippedRows) {
+  const Catalog& catalog = Catalog::builtin();
+  const auto rows = builtin_calibration();
+  const Efficiency fitted = catalog.families().at("gpu");
+  auto loss = [&](const Efficiency& e) {
+    double sum = 0;
+    for (const auto& row : rows) {
+      if (catalog.find_hardware(row.hardware)->family == "gpu") {
+        sum += std::pow(std::log(predict(row, catalog, &e).ratio), 2);
+      }
+    }
+    return sum;
+  };
+  const double at = loss(fitted);
+  struct Move {
+    double Efficiency::*field;
+    double by;
+    const char* name;
+  };
+  for (const Move& m :
+       {Move{&Efficiency::memory, 0.01, "decode_bandwidth"}, Move{&Efficiency::compute, 0.01, "prefill_compute"},
+        Move{&Efficiency::compute_8bit, 0.01, "prefill_compute_8bit"},
+        Move{&Efficiency::serial_share, 0.02, "serial_share"},
+        Move{&Efficiency::expert_efficiency, 0.01, "expert_efficiency"},
+        Move{&Efficiency::layer_overhead_s, 2e-6, "layer_overhead_us"},
+        Move{&Efficiency::step_overhead_s, 20e-6, "step_overhead_us"},
+        Move{&Efficiency::prefill_overhead_s, 20e-6, "prefill_overhead_us"}}) {
+    for (double sign : {-1.0, 1.0}) {
+      Efficiency moved = fitted;
+      moved.*m.field = std::max(0.0, moved.*m.field + sign * m.by);
+      if (moved.*m.field != fitted.*m.field) {
+        EXPECT_GT(loss(moved), at) << m.name << (sign > 0 ? " up" : " down");
+      }
+    }
+  }
+}
+
 // A catalog of one device whose only costs are reading at 1 TB/s and computing at `tflops`: a
 // 5B model (10 GB in bf16) of one layer with one 256-wide KV head. `family` adds factors.
 Catalog ideal_device(double tflops, std::string_view family = "") {
