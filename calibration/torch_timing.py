@@ -96,6 +96,8 @@ class Model:
         if self.experts and fp8:
             raise RuntimeError("FP8 experts are not implemented")
         if self.experts:
+            if not hasattr(torch, "_grouped_mm"):
+                raise RuntimeError("a mixture of experts needs torch._grouped_mm (PyTorch 2.8 or later)")
             try:
                 from fused_moe import fused_moe
             except ImportError as e:
