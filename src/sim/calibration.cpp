@@ -266,6 +266,51 @@ bool meets_bounds(const CalibrationReport& report) {
   });
 }
 
+double squared_log_error(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog, const Efficiency& e) {
+  // A throughput row runs the engine for thousands of steps: the rows go to all cores.
+  std::vector<double> terms(rows.size());
+  parallel_for(rows.size(), [&](std::size_t i) {
+    const double log_ratio = std::log(predict(*rows[i], catalog, &e).ratio);
+    terms[i] = log_ratio * log_ratio;
+  });
+  return std::accumulate(terms.begin(), terms.end(), 0.0);
+}
+
+std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog) {
+  // Physically plausible ranges: no engine streams HBM at its datasheet peak or runs matmuls at
+  // their peak, and fixed costs are milliseconds at most. Wider ranges let a few rows pull the
+  // factors to values that fit them and mislead everywhere else.
+  std::vector<FitParameter> parameters = {{&Efficiency::memory, 0.5, 0.95, "decode_bandwidth"},
+                                          {&Efficiency::compute, 0.2, 0.9, "prefill_compute"},
+                                          {&Efficiency::step_overhead_s, 0.0, 0.005, "step_overhead_us"},
+                                          {&Efficiency::prefill_overhead_s, 0.0, 0.01, "prefill_overhead_us"}};
+  const bool dataflow = std::any_of(rows.begin(), rows.end(), [&](const CalibrationRow* r) {
+    return catalog.find_hardware(r->hardware)->sram_dataflow;
+  });
+  if (dataflow) {
+    parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6, "layer_latency_us"});
+    parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6, "hop_latency_us"});
+    return parameters;
+  }
+  // Only rows of models of different depths tell a per-layer cost from a per-step one, only rows
+  // computing in both widths tell the 8-bit share from the 16-bit one, only batches bring a step's
+  // memory and compute times close enough to show how far they overlap, and only a mixture of
+  // experts shows how its experts' kernels fare.
+  if (runs_batches(rows)) {
+    parameters.push_back({&Efficiency::serial_share, 0.0, 1.0, "serial_share"});
+  }
+  if (runs_experts(rows, catalog)) {
+    parameters.push_back({&Efficiency::expert_efficiency, 0.3, 1.0, "expert_efficiency"});
+  }
+  if (spans_layer_counts(rows, catalog)) {
+    parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6, "layer_overhead_us"});
+  }
+  if (spans_compute_widths(rows, catalog)) {
+    parameters.push_back({&Efficiency::compute_8bit, 0.2, 0.9, "prefill_compute_8bit"});
+  }
+  return parameters;
+}
+
 std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<CalibrationRow>& rows,
                                                             const Catalog& catalog) {
   std::map<std::string, Efficiency, std::less<>> fitted = catalog.families();
@@ -276,62 +321,16 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     }
   }
   for (const auto& entry : by_family) {
-    const std::string& family = entry.first;
     const std::vector<const CalibrationRow*>& family_rows = entry.second;
-    Efficiency e = fitted[family];
-    const bool dataflow = std::any_of(family_rows.begin(), family_rows.end(), [&](const CalibrationRow* r) {
-      return catalog.find_hardware(r->hardware)->sram_dataflow;
-    });
-    // The rows are predicted on all cores (a throughput row runs the engine for thousands of
-    // steps) and summed in their order, so the fit does not depend on the core count.
-    std::vector<double> terms(family_rows.size());
-    auto loss = [&](const Efficiency& candidate) {
-      parallel_for(family_rows.size(), [&](std::size_t i) {
-        const double log_ratio = std::log(predict(*family_rows[i], catalog, &candidate).ratio);
-        terms[i] = log_ratio * log_ratio;
-      });
-      return std::accumulate(terms.begin(), terms.end(), 0.0);
-    };
-    struct Parameter {
-      double Efficiency::*field;
-      double lo;
-      double hi;
-    };
-    // Physically plausible ranges: no engine streams HBM at its datasheet peak or runs matmuls at
-    // their peak, and fixed costs are milliseconds at most. Wider ranges let a few rows pull the
-    // factors to values that fit them and mislead everywhere else.
-    std::vector<Parameter> parameters = {{&Efficiency::memory, 0.5, 0.95},
-                                         {&Efficiency::compute, 0.2, 0.9},
-                                         {&Efficiency::step_overhead_s, 0.0, 0.005},
-                                         {&Efficiency::prefill_overhead_s, 0.0, 0.01}};
-    if (dataflow) {
-      parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
-      parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
-    } else {
-      // Only rows of models of different depths tell a per-layer cost from a per-step one, only
-      // rows computing in both widths tell the 8-bit share from the 16-bit one, only batches
-      // bring a step's memory and compute times close enough to show how far they overlap, and
-      // only a mixture of experts shows how its experts' kernels fare.
-      if (runs_batches(family_rows)) {
-        parameters.push_back({&Efficiency::serial_share, 0.0, 1.0});
-      }
-      if (runs_experts(family_rows, catalog)) {
-        parameters.push_back({&Efficiency::expert_efficiency, 0.3, 1.0});
-      }
-      if (spans_layer_counts(family_rows, catalog)) {
-        parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
-      }
-      if (spans_compute_widths(family_rows, catalog)) {
-        parameters.push_back({&Efficiency::compute_8bit, 0.2, 0.9});
-      }
-    }
+    Efficiency e = fitted[entry.first];
+    const std::vector<FitParameter> parameters = fit_parameters(family_rows, catalog);
     // A coarse scan of each factor over its whole range, then a compass search: step each factor
     // up and down, keep what lowers the loss, halve the steps when nothing does.
-    double best = loss(e);
-    auto try_value = [&](const Parameter& p, double value) {
+    double best = squared_log_error(family_rows, catalog, e);
+    auto try_value = [&](const FitParameter& p, double value) {
       Efficiency candidate = e;
       candidate.*p.field = std::clamp(value, p.lo, p.hi);
-      const double l = loss(candidate);
+      const double l = squared_log_error(family_rows, catalog, candidate);
       if (l < best) {
         best = l;
         e = candidate;
@@ -340,19 +339,19 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
       return false;
     };
     constexpr int kScanPoints = 16;
-    for (const Parameter& p : parameters) {
+    for (const FitParameter& p : parameters) {
       for (int s = 0; s <= kScanPoints; ++s) {
         try_value(p, p.lo + (p.hi - p.lo) * s / kScanPoints);
       }
     }
     std::vector<double> step(parameters.size());
     std::transform(parameters.begin(), parameters.end(), step.begin(),
-                   [](const Parameter& p) { return (p.hi - p.lo) / kScanPoints; });
+                   [](const FitParameter& p) { return (p.hi - p.lo) / kScanPoints; });
     constexpr double kResolution = 1e-4;  // of each factor's range
     for (int pass = 0; pass < 400; ++pass) {
       bool improved = false;
       for (std::size_t i = 0; i < parameters.size(); ++i) {
-        const Parameter& p = parameters[i];
+        const FitParameter& p = parameters[i];
         improved |= try_value(p, e.*p.field + step[i]) || try_value(p, e.*p.field - step[i]);
       }
       if (!improved) {
@@ -366,7 +365,7 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
         }
       }
     }
-    fitted[family] = e;
+    fitted[entry.first] = e;
   }
   return fitted;
 }

@@ -72,6 +72,20 @@ constexpr double kWorstFactorBound = 2.0;
 RowResult predict(const CalibrationRow& row, const Catalog& catalog, const Efficiency* efficiency = nullptr);
 CalibrationReport evaluate(const std::vector<CalibrationRow>& rows, const Catalog& catalog);
 
+// Σ log(predicted / measured)² over `rows` with factors `e`: what the fit minimises. The rows are
+// predicted on all cores and summed in their order, so the sum does not depend on the core count.
+double squared_log_error(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog, const Efficiency& e);
+
+// A factor the fit moves, within the physically plausible range [lo, hi].
+struct FitParameter {
+  double Efficiency::*field;
+  double lo;
+  double hi;
+  const char* name;  // as catalog.yaml spells it
+};
+// The factors one family's rows can tell apart, so the fit moves them and leaves the rest.
+std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog);
+
 // Least squares on log(predicted / measured) over each family's rows, by coordinate search within
 // physical bounds. Families without rows keep their factors.
 std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<CalibrationRow>& rows,

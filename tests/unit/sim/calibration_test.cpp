@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -36,41 +37,28 @@ TEST(Calibration, BuiltInFactorsMatchTheMeasurements) {
   EXPECT_TRUE(meets_bounds(report));
 }
 
-// The catalog holds the fit to the shipped rows: moving any fitted GPU factor a little off its
-// value makes those rows' squared log error worse. It fails when rows are added or the model
-// changes without a refit (`infergate calibrate --fit`).
+// The catalog holds the fit to the shipped rows: moving any factor the fit moves a 250th of
+// its range off its value makes those rows' squared log error worse. It fails when rows are
+// added or the model changes without a refit (`infergate calibrate --fit`).
 TEST(Calibration, TheCatalogHoldsTheFitToTheShippedRows) {
   const Catalog& catalog = Catalog::builtin();
   const auto rows = builtin_calibration();
-  const Efficiency fitted = catalog.families().at("gpu");
-  auto loss = [&](const Efficiency& e) {
-    double sum = 0;
-    for (const auto& row : rows) {
-      if (catalog.find_hardware(row.hardware)->family == "gpu") {
-        sum += std::pow(std::log(predict(row, catalog, &e).ratio), 2);
-      }
+  std::vector<const CalibrationRow*> gpu;
+  for (const auto& row : rows) {
+    if (catalog.find_hardware(row.hardware)->family == "gpu") {
+      gpu.push_back(&row);
     }
-    return sum;
-  };
-  const double at = loss(fitted);
-  struct Move {
-    double Efficiency::*field;
-    double by;
-    const char* name;
-  };
-  for (const Move& m :
-       {Move{&Efficiency::memory, 0.01, "decode_bandwidth"}, Move{&Efficiency::compute, 0.01, "prefill_compute"},
-        Move{&Efficiency::compute_8bit, 0.01, "prefill_compute_8bit"},
-        Move{&Efficiency::serial_share, 0.02, "serial_share"},
-        Move{&Efficiency::expert_efficiency, 0.01, "expert_efficiency"},
-        Move{&Efficiency::layer_overhead_s, 2e-6, "layer_overhead_us"},
-        Move{&Efficiency::step_overhead_s, 20e-6, "step_overhead_us"},
-        Move{&Efficiency::prefill_overhead_s, 20e-6, "prefill_overhead_us"}}) {
+  }
+  const Efficiency fitted = catalog.families().at("gpu");
+  const double at = squared_log_error(gpu, catalog, fitted);
+  const std::vector<FitParameter> parameters = fit_parameters(gpu, catalog);
+  ASSERT_GE(parameters.size(), 8u) << "the GPU rows tell every GPU factor apart";
+  for (const FitParameter& p : parameters) {
     for (double sign : {-1.0, 1.0}) {
       Efficiency moved = fitted;
-      moved.*m.field = std::max(0.0, moved.*m.field + sign * m.by);
-      if (moved.*m.field != fitted.*m.field) {
-        EXPECT_GT(loss(moved), at) << m.name << (sign > 0 ? " up" : " down");
+      moved.*p.field = std::clamp(moved.*p.field + sign * (p.hi - p.lo) / 250, p.lo, p.hi);
+      if (moved.*p.field != fitted.*p.field) {
+        EXPECT_GT(squared_log_error(gpu, catalog, moved), at) << p.name << (sign > 0 ? " up" : " down");
       }
     }
   }
