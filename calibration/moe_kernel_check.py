@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from fused_moe import fused, grouped, route
-from torch_timing import ceilings
+from torch_timing import ceilings, cuda_seconds, graph_of
 
 EXPERTS, TOP_K, HIDDEN, FFN = 8, 2, 4096, 14336
 
@@ -35,22 +35,7 @@ def reference(x, router, gate_up, down):
 def microseconds(fn, repeats=20):
     """GPU time per call of fn() captured as a CUDA graph, as a model's step runs it, so Python's
     launch time is left out."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        fn()
-    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record()
-    for _ in range(repeats):
-        graph.replay()
-    end.record()
-    end.synchronize()
-    return begin.elapsed_time(end) / repeats * 1e3
+    return cuda_seconds(graph_of(fn).replay, repeats) * 1e6
 
 
 def main():
