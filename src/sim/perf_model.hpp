@@ -4,8 +4,8 @@
 // 2 FLOPs per active parameter per token (a mixture of experts' routed experts at a share of the
 // dense rates); its time is the larger of the memory and the compute time, plus the share of the
 // smaller that does not overlap it, the all-reduces of tensor parallelism and fixed costs per step
-// and per layer. SRAM dataflow chips run a pipeline instead,
-// whose latency comes from per-chip work and hops.
+// and per layer. SRAM dataflow chips run a pipeline instead, whose latency comes from per-chip
+// work and hops.
 #include "sim/profile.hpp"
 
 namespace infergate::sim {
