@@ -46,29 +46,7 @@ int run_calibrate(const CalibrateArgs& args) {
   const auto rows = args.data.empty() ? sim::builtin_calibration() : sim::load_calibration(args.data);
   if (args.fit) {
     const auto families = sim::fit_families(rows, catalog);
-    std::string yaml = "families:\n";
-    for (const auto& [name, e] : families) {
-      yaml += fmt::format(
-          "  {}:\n    decode_bandwidth: {:.3f}\n    prefill_compute: {:.3f}\n    step_overhead_us: {:.0f}\n"
-          "    prefill_overhead_us: {:.0f}\n    memory_utilization: {:.2f}\n",
-          name, e.memory, e.compute, e.step_overhead_s * 1e6, e.prefill_overhead_s * 1e6, e.memory_utilization);
-      if (e.serial_share > 0) {
-        yaml += fmt::format("    serial_share: {:.3f}\n", e.serial_share);
-      }
-      if (e.expert_efficiency < 1) {
-        yaml += fmt::format("    expert_efficiency: {:.3f}\n", e.expert_efficiency);
-      }
-      if (e.compute_8bit > 0) {
-        yaml += fmt::format("    prefill_compute_8bit: {:.3f}\n", e.compute_8bit);
-      }
-      if (e.layer_overhead_s > 0) {
-        yaml += fmt::format("    layer_overhead_us: {:.1f}\n", e.layer_overhead_s * 1e6);
-      }
-      if (e.layer_latency_s > 0) {
-        yaml += fmt::format("    layer_latency_us: {:.1f}\n", e.layer_latency_s * 1e6);
-        yaml += fmt::format("    hop_latency_us: {:.2f}\n", e.hop_latency_s * 1e6);
-      }
-    }
+    const std::string yaml = sim::families_yaml(families);
     fmt::print("# fitted efficiency factors (paste into catalog.yaml or a --catalog file)\n{}\n", yaml);
     // Applied through the YAML just printed, so the table below shows exactly what pasting those
     // rounded figures into a catalog gives.

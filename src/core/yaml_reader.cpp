@@ -10,7 +10,7 @@
 
 namespace infergate {
 
-std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys) {
+std::string suggest_key(std::string_view key, std::span<const char* const> keys) {
   const std::vector<std::string> names(keys.begin(), keys.end());
   const std::string meant = did_you_mean(key, names);
   return meant.empty() ? fmt::format(" (known here: {})", fmt::join(names, ", ")) : meant;
@@ -73,7 +73,7 @@ void YamlReader::milliseconds(const YAML::Node& parent, const char* key, const s
   }
 }
 
-void YamlReader::known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys) {
+void YamlReader::known_keys(const YAML::Node& map, const std::string& field, std::span<const char* const> keys) {
   for (const auto& entry : map) {
     const std::string key = entry.first.Scalar();
     if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -60,7 +61,10 @@ class YamlReader {
 
   // Reports keys the schema does not know, a common source of silent misconfiguration, with the
   // known key it most likely meant ("did you mean 'threads'?") or, when none is close, the list.
-  void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys);
+  void known_keys(const YAML::Node& map, const std::string& field, std::span<const char* const> keys);
+  void known_keys(const YAML::Node& map, const std::string& field, std::initializer_list<const char*> keys) {
+    known_keys(map, field, std::span(keys.begin(), keys.size()));
+  }
 
   [[nodiscard]] const std::string& source() const { return source_; }
   std::vector<std::string>& problems() { return problems_; }
@@ -75,7 +79,10 @@ class YamlReader {
 
 // " (did you mean 'threads'?)" for the key in `keys` closest to `key`, or " (known here: a, b, c)"
 // when none is close enough to be a slip.
-[[nodiscard]] std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys);
+[[nodiscard]] std::string suggest_key(std::string_view key, std::span<const char* const> keys);
+[[nodiscard]] inline std::string suggest_key(std::string_view key, std::initializer_list<const char*> keys) {
+  return suggest_key(key, std::span(keys.begin(), keys.size()));
+}
 
 // Parses `text`, turning a syntax error into a YamlError that names the file, line and column.
 YAML::Node parse_yaml(const std::string& text, const std::string& source_name, const std::string& heading);

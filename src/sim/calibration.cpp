@@ -280,16 +280,16 @@ std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*
   // Physically plausible ranges: no engine streams HBM at its datasheet peak or runs matmuls at
   // their peak, and fixed costs are milliseconds at most. Wider ranges let a few rows pull the
   // factors to values that fit them and mislead everywhere else.
-  std::vector<FitParameter> parameters = {{&Efficiency::memory, 0.5, 0.95, "decode_bandwidth"},
-                                          {&Efficiency::compute, 0.2, 0.9, "prefill_compute"},
-                                          {&Efficiency::step_overhead_s, 0.0, 0.005, "step_overhead_us"},
-                                          {&Efficiency::prefill_overhead_s, 0.0, 0.01, "prefill_overhead_us"}};
+  std::vector<FitParameter> parameters = {{&Efficiency::memory, 0.5, 0.95},
+                                          {&Efficiency::compute, 0.2, 0.9},
+                                          {&Efficiency::step_overhead_s, 0.0, 0.005},
+                                          {&Efficiency::prefill_overhead_s, 0.0, 0.01}};
   const bool dataflow = std::any_of(rows.begin(), rows.end(), [&](const CalibrationRow* r) {
     return catalog.find_hardware(r->hardware)->sram_dataflow;
   });
   if (dataflow) {
-    parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6, "layer_latency_us"});
-    parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6, "hop_latency_us"});
+    parameters.push_back({&Efficiency::layer_latency_s, 0.0, 200e-6});
+    parameters.push_back({&Efficiency::hop_latency_s, 0.0, 10e-6});
     return parameters;
   }
   // Only rows of models of different depths tell a per-layer cost from a per-step one, only rows
@@ -297,16 +297,16 @@ std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*
   // memory and compute times close enough to show how far they overlap, and only a mixture of
   // experts shows how its experts' kernels fare.
   if (runs_batches(rows)) {
-    parameters.push_back({&Efficiency::serial_share, 0.0, 1.0, "serial_share"});
+    parameters.push_back({&Efficiency::serial_share, 0.0, 1.0});
   }
   if (runs_experts(rows, catalog)) {
-    parameters.push_back({&Efficiency::expert_efficiency, 0.3, 1.0, "expert_efficiency"});
+    parameters.push_back({&Efficiency::expert_efficiency, 0.3, 1.0});
   }
   if (spans_layer_counts(rows, catalog)) {
-    parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6, "layer_overhead_us"});
+    parameters.push_back({&Efficiency::layer_overhead_s, 0.0, 200e-6});
   }
   if (spans_compute_widths(rows, catalog)) {
-    parameters.push_back({&Efficiency::compute_8bit, 0.2, 0.9, "prefill_compute_8bit"});
+    parameters.push_back({&Efficiency::compute_8bit, 0.2, 0.9});
   }
   return parameters;
 }
@@ -368,6 +368,20 @@ std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<Ca
     fitted[entry.first] = e;
   }
   return fitted;
+}
+
+std::string families_yaml(const std::map<std::string, Efficiency, std::less<>>& families) {
+  const Efficiency defaults;
+  std::string yaml = "families:\n";
+  for (const auto& [name, e] : families) {
+    yaml += fmt::format("  {}:\n", name);
+    for (const EfficiencyField& f : efficiency_fields()) {
+      if (f.always || e.*f.member != defaults.*f.member) {
+        yaml += fmt::format("    {}: {:.{}f}\n", f.name, e.*f.member / f.unit, f.decimals);
+      }
+    }
+  }
+  return yaml;
 }
 
 }  // namespace infergate::sim

@@ -81,7 +81,6 @@ struct FitParameter {
   double Efficiency::*field;
   double lo;
   double hi;
-  const char* name;  // as catalog.yaml spells it
 };
 // The factors one family's rows can tell apart, so the fit moves them and leaves the rest.
 std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*>& rows, const Catalog& catalog);
@@ -90,5 +89,10 @@ std::vector<FitParameter> fit_parameters(const std::vector<const CalibrationRow*
 // physical bounds. Families without rows keep their factors.
 std::map<std::string, Efficiency, std::less<>> fit_families(const std::vector<CalibrationRow>& rows,
                                                             const Catalog& catalog);
+
+// `families` as catalog.yaml's `families:` section, each factor rounded as efficiency_fields()
+// says; a factor not every family has is left out where it has its default (a family a file
+// names starts from the defaults).
+std::string families_yaml(const std::map<std::string, Efficiency, std::less<>>& families);
 
 }  // namespace infergate::sim

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <stdexcept>
+#include <vector>
 
 #include "core/text_file.hpp"
 #include "core/yaml_reader.hpp"
@@ -118,12 +120,12 @@ class CatalogReader {
   }
 
   // `fallback` and the file's value are in the file's units.
-  double optional(const YAML::Node& node, const char* key, const std::string& field, double fallback, double scale = 1,
-                  double maximum = kMax) {
+  double optional(const YAML::Node& node, const char* key, const std::string& field, double fallback,
+                  double scale = 1) {
     if (!node[key]) {
       return fallback * scale;
     }
-    return r_.number<double>(node[key], field + "." + key, 0, maximum).value_or(0) * scale;
+    return r_.number<double>(node[key], field + "." + key, 0, kMax).value_or(0) * scale;
   }
 
   int count(const YAML::Node& node, const char* key, const std::string& field, int minimum, bool required) {
@@ -141,21 +143,19 @@ class CatalogReader {
       r_.problem(node, field, "must be a mapping of efficiency factors");
       return;
     }
-    r_.known_keys(node, field,
-                  {"decode_bandwidth", "prefill_compute", "step_overhead_us", "prefill_overhead_us",
-                   "memory_utilization", "layer_latency_us", "hop_latency_us", "layer_overhead_us",
-                   "prefill_compute_8bit", "serial_share", "expert_efficiency"});
-    e.memory = optional(node, "decode_bandwidth", field, e.memory, 1, 1);
-    e.compute = optional(node, "prefill_compute", field, e.compute, 1, 1);
-    e.compute_8bit = optional(node, "prefill_compute_8bit", field, e.compute_8bit, 1, 1);
-    e.serial_share = optional(node, "serial_share", field, e.serial_share, 1, 1);
-    e.expert_efficiency = optional(node, "expert_efficiency", field, e.expert_efficiency, 1, 1);
-    e.step_overhead_s = optional(node, "step_overhead_us", field, e.step_overhead_s * 1e6, 1e-6);
-    e.prefill_overhead_s = optional(node, "prefill_overhead_us", field, e.prefill_overhead_s * 1e6, 1e-6);
-    e.memory_utilization = optional(node, "memory_utilization", field, e.memory_utilization, 1, 1);
-    e.layer_latency_s = optional(node, "layer_latency_us", field, e.layer_latency_s * 1e6, 1e-6);
-    e.hop_latency_s = optional(node, "hop_latency_us", field, e.hop_latency_s * 1e6, 1e-6);
-    e.layer_overhead_s = optional(node, "layer_overhead_us", field, e.layer_overhead_s * 1e6, 1e-6);
+    static const std::vector<const char*> names = [] {
+      std::vector<const char*> v;
+      for (const EfficiencyField& f : efficiency_fields()) {
+        v.push_back(f.name);
+      }
+      return v;
+    }();
+    r_.known_keys(node, field, names);
+    for (const EfficiencyField& f : efficiency_fields()) {
+      if (node[f.name]) {
+        e.*f.member = r_.number<double>(node[f.name], field + "." + f.name, 0, f.maximum).value_or(0) * f.unit;
+      }
+    }
     if (e.memory <= 0 || e.compute <= 0 || e.memory_utilization <= 0 || e.expert_efficiency <= 0) {
       r_.problem(node, field,
                  "decode_bandwidth, prefill_compute, memory_utilization and expert_efficiency must be above 0");
@@ -273,6 +273,32 @@ class CatalogReader {
 };
 
 }  // namespace
+
+std::span<const EfficiencyField> efficiency_fields() {
+  static constexpr EfficiencyField kFields[] = {
+      {"decode_bandwidth", &Efficiency::memory, 1, 1, 3, true},
+      {"prefill_compute", &Efficiency::compute, 1, 1, 3, true},
+      {"prefill_compute_8bit", &Efficiency::compute_8bit, 1, 1, 3, false},
+      {"serial_share", &Efficiency::serial_share, 1, 1, 3, false},
+      {"expert_efficiency", &Efficiency::expert_efficiency, 1, 1, 3, false},
+      {"step_overhead_us", &Efficiency::step_overhead_s, 1e-6, kMax, 0, true},
+      {"prefill_overhead_us", &Efficiency::prefill_overhead_s, 1e-6, kMax, 0, true},
+      {"layer_overhead_us", &Efficiency::layer_overhead_s, 1e-6, kMax, 1, false},
+      {"memory_utilization", &Efficiency::memory_utilization, 1, 1, 2, true},
+      {"layer_latency_us", &Efficiency::layer_latency_s, 1e-6, kMax, 1, false},
+      {"hop_latency_us", &Efficiency::hop_latency_s, 1e-6, kMax, 2, false},
+  };
+  return kFields;
+}
+
+const EfficiencyField& efficiency_field(double Efficiency::*member) {
+  for (const EfficiencyField& f : efficiency_fields()) {
+    if (f.member == member) {
+      return f;
+    }
+  }
+  throw std::logic_error("an efficiency factor without a catalog name");
+}
 
 const Catalog& Catalog::builtin() {
   static const Catalog catalog = [] {

@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,21 @@ struct Efficiency {
   // families without such rows.
   double expert_efficiency = 1;
 };
+
+// A factor as catalog.yaml spells it; the one list the catalog reader, `calibrate --fit`'s printer
+// and the fit's factor names share.
+struct EfficiencyField {
+  const char* name;
+  double Efficiency::*member;
+  double unit;     // the member's value for 1 in the YAML: 1e-6 for the fields in microseconds
+  double maximum;  // in the YAML's unit: 1 for the shares
+  int decimals;    // as `calibrate --fit` prints it
+  bool always;     // printed at its default too: every family has it
+};
+// Every factor, in catalog.yaml's order.
+std::span<const EfficiencyField> efficiency_fields();
+// The entry for `member`; throws std::logic_error for a member the list lacks.
+const EfficiencyField& efficiency_field(double Efficiency::*member);
 
 struct HardwareSpec {
   std::string id;    // as written in a profile: "h100"

@@ -58,8 +58,31 @@ TEST(Calibration, TheCatalogHoldsTheFitToTheShippedRows) {
       Efficiency moved = fitted;
       moved.*p.field = std::clamp(moved.*p.field + sign * (p.hi - p.lo) / 250, p.lo, p.hi);
       if (moved.*p.field != fitted.*p.field) {
-        EXPECT_GT(squared_log_error(gpu, catalog, moved), at) << p.name << (sign > 0 ? " up" : " down");
+        EXPECT_GT(squared_log_error(gpu, catalog, moved), at)
+            << efficiency_field(p.field).name << (sign > 0 ? " up" : " down");
       }
+    }
+  }
+}
+
+// `calibrate --fit` prints its factors as YAML and applies that text to the catalog it reports
+// on: every factor must come back, rounding apart, also one the fit left at its default.
+TEST(Calibration, TheFittedFactorsYamlGivesEveryFactorBack) {
+  Catalog catalog = Catalog::builtin();
+  auto families = catalog.families();
+  Efficiency& gpu = families.at("gpu");
+  gpu.serial_share = 0;
+  gpu.expert_efficiency = 1;
+  gpu.memory = 0.8123;
+  gpu.layer_latency_s = 4.56e-6;
+  gpu.hop_latency_s = 1.23e-6;
+  families.at("dataflow").hop_latency_s = 0;
+  families.at("apple").layer_overhead_s = 12.3e-6;
+  catalog.add_yaml(families_yaml(families), "fitted factors");
+  for (const auto& [name, e] : families) {
+    for (const EfficiencyField& f : efficiency_fields()) {
+      const double rounding = 0.5 * std::pow(10.0, -f.decimals) * f.unit;
+      EXPECT_NEAR(catalog.families().at(name).*f.member, e.*f.member, rounding * 1.000001) << name << "." << f.name;
     }
   }
 }

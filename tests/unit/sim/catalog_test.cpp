@@ -145,6 +145,19 @@ models:
   EXPECT_TRUE(c.precisions().empty());
 }
 
+TEST(Catalog, AFamilysFactorsAreCheckedByName) {
+  Catalog c = Catalog::builtin();
+  try {
+    c.add_yaml("families:\n  gpu: {decode_bandwith: 0.5, serial_share: 1.5, layer_overhead_us: -1}\n", "f.yaml");
+    FAIL() << "expected a YamlError";
+  } catch (const YamlError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("families.gpu.decode_bandwith: unknown field (did you mean 'decode_bandwidth'?)"));
+    EXPECT_THAT(e.what(), HasSubstr("families.gpu.serial_share: must be between 0 and 1"));
+    EXPECT_THAT(e.what(), HasSubstr("families.gpu.layer_overhead_us: must be between"));
+  }
+  EXPECT_DOUBLE_EQ(c.families().at("gpu").memory, Catalog::builtin().families().at("gpu").memory);
+}
+
 TEST(Catalog, ASyntaxErrorNamesTheLine) {
   Catalog c;
   try {
