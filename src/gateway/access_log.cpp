@@ -16,7 +16,10 @@ namespace infergate::gateway {
 
 namespace {
 
-constexpr std::size_t kEarlyFlushBytes = std::size_t{1} << 20;
+// The writer wakes early at this much. On a core it shares with an I/O thread, each batch's write
+// delays the requests in flight: a 1 MiB write took the p99 a quarter above what 256 KiB do
+// (bench/RESULTS.md, "2026-12-04, eighth session"); smaller batches cost more wake-ups.
+constexpr std::size_t kEarlyFlushBytes = std::size_t{256} << 10;
 // The field names and punctuation of a record take fewer bytes than this.
 constexpr std::size_t kRecordFrame = 320;
 

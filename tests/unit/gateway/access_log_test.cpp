@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +126,27 @@ TEST(AccessLog, WritesOneLinePerRecordByTheTimeItCloses) {
     ++lines;
   }
   EXPECT_EQ(lines, 3);
+  std::filesystem::remove(path);
+}
+
+// A busy gateway's lines go out a batch of 256 KiB at a time, not a larger one at the interval:
+// each write delays the requests on the core the writer shares.
+TEST(AccessLog, WritesABatchOnceItPasses256KiBWithoutWaitingForTheInterval) {
+  const auto path = std::filesystem::temp_directory_path() / "infergate-access-log-batch-test.jsonl";
+  std::filesystem::remove(path);
+  {
+    AccessLog log(path.string(), std::chrono::hours(1));
+    const std::size_t line = access_line(sample()).size();
+    const std::size_t records = (std::size_t{300} << 10) / line;
+    for (std::size_t i = 0; i < records; ++i) {
+      log.write(sample());
+    }
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::filesystem::file_size(path) < (std::size_t{256} << 10) && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GE(std::filesystem::file_size(path), std::size_t{256} << 10);
+  }
   std::filesystem::remove(path);
 }
 
