@@ -1,9 +1,11 @@
 #include "gateway/access_log.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -120,7 +122,25 @@ void AccessLog::write(const AccessRecord& record) {
   }
 }
 
+bool AccessLog::put(const std::string& batch) {
+  const bool taken = std::fwrite(batch.data(), 1, batch.size(), file_) == batch.size();
+  const bool flushed = std::fflush(file_) == 0;
+  if (!taken || !flushed) {
+    const int error = errno;
+    std::clearerr(file_);  // the next batch tries again
+    errno = error;
+    return false;
+  }
+  if (on_disk_) {
+    // Where the batch ended: the file's end, unless someone else wrote since.
+    const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
+    written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
+  }
+  return true;
+}
+
 void AccessLog::run() {
+  std::uint64_t lost_since_ok = 0;
   std::string batch;
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -129,12 +149,19 @@ void AccessLog::run() {
     const bool stopping = stopping_;
     lock.unlock();
     if (!batch.empty()) {
-      std::fwrite(batch.data(), 1, batch.size(), file_);
-      std::fflush(file_);
-      if (on_disk_) {
-        // Where the batch ended: the file's end, unless someone else wrote since.
-        const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
-        written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
+      if (put(batch)) {
+        if (lost_since_ok > 0) {
+          spdlog::warn("the access log is written again, after {} lines were dropped", lost_since_ok);
+          lost_since_ok = 0;
+        }
+      } else {
+        const auto lines = static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), '\n'));
+        if (lost_since_ok == 0) {
+          spdlog::error("the access log cannot be written ({}): its lines are dropped until it can",
+                        std::strerror(errno));
+        }
+        lost_since_ok += lines;
+        lines_lost_.fetch_add(lines, std::memory_order_relaxed);
       }
       batch.clear();
     }

@@ -3,6 +3,7 @@
 // a writer thread wakes every flush interval (or when the buffer grows large) and writes the batch,
 // so no request ever waits for the disk or wakes another thread. Prompts and keys are never part
 // of a record.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -51,8 +52,14 @@ class AccessLog {
 
   void write(const AccessRecord& record);
 
+  // Lines whose batch the file did not take (a full disk, a closed pipe): they are dropped, with
+  // an error logged when the writes start failing and a note when they work again.
+  [[nodiscard]] std::uint64_t lines_lost() const { return lines_lost_.load(std::memory_order_relaxed); }
+
  private:
   void run();
+  // Writes one batch; false when the file did not take all of it.
+  bool put(const std::string& batch);
 
   std::FILE* file_;
   bool owns_file_;
@@ -63,6 +70,7 @@ class AccessLog {
   std::condition_variable wake_;
   std::string pending_;
   bool stopping_ = false;
+  std::atomic<std::uint64_t> lines_lost_{0};
   std::thread writer_;
 };
 

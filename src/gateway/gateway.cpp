@@ -63,10 +63,10 @@ Gateway::Gateway(GatewayOptions options)
   server_.port = options_.port.value_or(server_.port);
   server_.threads = options_.threads.value_or(server_.threads);
   server_.access_log = options_.access_log.value_or(server_.access_log);
-  snapshot_.store(build(std::move(routes)));
   if (!server_.access_log.empty()) {
     access_log_ = std::make_unique<AccessLog>(server_.access_log);
   }
+  snapshot_.store(build(std::move(routes)));  // its metrics read the access log's count
   const int threads =
       server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
@@ -84,8 +84,8 @@ Gateway::~Gateway() {
 }
 
 std::shared_ptr<const Snapshot> Gateway::build(std::shared_ptr<const RouteTable> routes) const {
-  auto metrics =
-      std::make_shared<const GatewayMetrics>(registry_, tallies_, *routes, control_ ? &control_->ledger() : nullptr);
+  auto metrics = std::make_shared<const GatewayMetrics>(registry_, tallies_, *routes,
+                                                        control_ ? &control_->ledger() : nullptr, access_log_.get());
   return std::make_shared<const Snapshot>(Snapshot{std::move(routes), std::move(metrics)});
 }
 

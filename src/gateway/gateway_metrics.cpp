@@ -43,8 +43,8 @@ prometheus::Histogram::BucketBoundaries overhead_buckets() {
 }  // namespace
 
 GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
-                               const RouteTable& routes, const Ledger* ledger)
-    : registry_(std::move(registry)), tallies_(std::move(tallies)), ledger_(ledger) {
+                               const RouteTable& routes, const Ledger* ledger, const AccessLog* access_log)
+    : registry_(std::move(registry)), tallies_(std::move(tallies)), ledger_(ledger), access_log_(access_log) {
   auto histogram = [this](prometheus::Family<prometheus::Histogram>& family, const prometheus::Labels& labels,
                           const prometheus::Histogram::BucketBoundaries& buckets) {
     return &tallies_->histogram(family.Add(labels, buckets), buckets);
@@ -114,6 +114,13 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, s
     ledger_failures_ = &prometheus::BuildCounter()
                             .Name("infergate_ledger_write_failures_total")
                             .Help("Usage ledger flushes that failed (their rows stay queued for the next)")
+                            .Register(*registry_)
+                            .Add({});
+  }
+  if (access_log_ != nullptr) {
+    access_log_lost_ = &prometheus::BuildCounter()
+                            .Name("infergate_access_log_lines_lost_total")
+                            .Help("Access log lines dropped because the file did not take them (a full disk)")
                             .Register(*registry_)
                             .Add({});
   }
@@ -196,15 +203,18 @@ std::string GatewayMetrics::scrape() const {
   for (const auto& [deployment, series] : deployments_) {
     series.in_flight->Set(deployment->in_flight.load(std::memory_order_relaxed));
   }
+  // A counter only goes up: it is brought up to its source's own count. Two scrapes at once (two
+  // I/O threads, or snapshots on both sides of a reload) must not both add the same rows.
+  static std::mutex syncing;
+  const std::lock_guard lock(syncing);
   if (ledger_ != nullptr) {
     const LedgerStats stats = ledger_->stats();
-    // A counter only goes up: it is brought up to the ledger's own count. Two scrapes at once (two
-    // I/O threads, or snapshots on both sides of a reload) must not both add the same rows.
-    static std::mutex syncing;
-    const std::lock_guard lock(syncing);
     ledger_written_->Increment(static_cast<double>(stats.rows_written) - ledger_written_->Value());
     ledger_failures_->Increment(static_cast<double>(stats.write_failures) - ledger_failures_->Value());
     ledger_queued_->Set(static_cast<double>(stats.rows_queued));
+  }
+  if (access_log_ != nullptr) {
+    access_log_lost_->Increment(static_cast<double>(access_log_->lines_lost()) - access_log_lost_->Value());
   }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "gateway/access_log.hpp"
 #include "gateway/ledger.hpp"
 #include "gateway/metric_tally.hpp"
 #include "gateway/route_table.hpp"
@@ -43,9 +44,9 @@ class GatewayMetrics {
  public:
   // Series for every route and deployment of `routes`, in `registry` (shared across reloads, so a
   // series that survives a reload keeps counting, as do its `tallies`), and for the usage ledger
-  // when there is one.
+  // and the access log when there are.
   GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
-                 const RouteTable& routes, const Ledger* ledger = nullptr);
+                 const RouteTable& routes, const Ledger* ledger = nullptr, const AccessLog* access_log = nullptr);
   ~GatewayMetrics();
   GatewayMetrics(const GatewayMetrics&) = delete;
   GatewayMetrics& operator=(const GatewayMetrics&) = delete;
@@ -56,8 +57,8 @@ class GatewayMetrics {
   void provider_limited(const Deployment& d) const;
   // Redis (shared rate-limit state) did not answer a request's admission.
   void rate_limit_state_error() const;
-  // Prometheus text exposition (version 0.0.4), with in-flight gauges and the ledger's figures
-  // read at this moment.
+  // Prometheus text exposition (version 0.0.4), with in-flight gauges and the ledger's and access
+  // log's figures read at this moment.
   [[nodiscard]] std::string scrape() const;
 
  private:
@@ -89,6 +90,8 @@ class GatewayMetrics {
   prometheus::Counter* ledger_written_ = nullptr;
   prometheus::Gauge* ledger_queued_ = nullptr;
   prometheus::Counter* ledger_failures_ = nullptr;
+  const AccessLog* access_log_;
+  prometheus::Counter* access_log_lost_ = nullptr;
 };
 
 }  // namespace infergate::gateway

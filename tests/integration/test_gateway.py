@@ -206,6 +206,25 @@ class GatewayUnderAbuse(unittest.TestCase):
         self.assertEqual(status, 200)
 
 
+class GatewayAccessLogOnAFullDisk(unittest.TestCase):
+    def test_serves_on_and_counts_the_lines_it_drops(self):
+        sim = Sim("--speedup", "50")
+        gw = Gateway("--upstream", sim.url, "--access-log", "/dev/full")
+        try:
+            for _ in range(3):
+                status, _ = gw.post("/v1/chat/completions", CHAT)
+                self.assertEqual(status, 200)
+            self.assertTrue(wait_for(lambda: gw.metrics().get("infergate_access_log_lines_lost_total") == 3))
+            status, _ = gw.post("/v1/chat/completions", CHAT)
+            self.assertEqual(status, 200)
+            self.assertTrue(wait_for(lambda: gw.metrics().get("infergate_access_log_lines_lost_total") == 4))
+        finally:
+            gw.close()
+            sim.close()
+        self.assertEqual(gw.stderr_text.count("the access log cannot be written (No space left on device)"), 1,
+                         gw.stderr_text)
+
+
 class GatewayMetricsExposition(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

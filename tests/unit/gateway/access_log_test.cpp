@@ -150,6 +150,24 @@ TEST(AccessLog, WritesABatchOnceItPasses256KiBWithoutWaitingForTheInterval) {
   std::filesystem::remove(path);
 }
 
+// A full disk: each batch is dropped and its lines counted, and the writer goes on trying.
+TEST(AccessLog, CountsTheLinesAFileDoesNotTake) {
+  AccessLog log("/dev/full", std::chrono::milliseconds(2));
+  const auto lost = [&](std::uint64_t lines) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (log.lines_lost() < lines && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return log.lines_lost();
+  };
+  for (int i = 0; i < 3; ++i) {
+    log.write(sample());
+  }
+  EXPECT_EQ(lost(3), 3u);
+  log.write(sample());
+  EXPECT_EQ(lost(4), 4u);
+}
+
 // About 10 MiB of records, in about 40 writes.
 void write_bursts(const std::string& path) {
   AccessLog log(path, std::chrono::milliseconds(2));
