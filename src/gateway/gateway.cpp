@@ -48,6 +48,9 @@ Gateway::Gateway(GatewayOptions options)
     : options_(std::move(options)),
       registry_(std::make_shared<prometheus::Registry>()),
       tallies_(std::make_shared<MetricTallies>()) {
+  // A pipe whose reader went away (standard error as the access log, piped into a pager that
+  // quit) is a failed write to count, not the end of the gateway.
+  std::signal(SIGPIPE, SIG_IGN);
   std::shared_ptr<const RouteTable> routes;
   if (!options_.config_path.empty()) {
     const GatewayConfig config = load_config(options_.config_path);

@@ -225,6 +225,25 @@ class GatewayAccessLogOnAFullDisk(unittest.TestCase):
                          gw.stderr_text)
 
 
+    def test_serves_on_when_standard_error_is_a_pipe_nobody_reads(self):
+        sim = Sim("--speedup", "50")
+        gw = Gateway("--upstream", sim.url, "--access-log", "-")
+        try:
+            gw.proc.stderr.close()
+            for _ in range(3):
+                status, _ = gw.post("/v1/chat/completions", CHAT)
+                self.assertEqual(status, 200)
+            self.assertTrue(wait_for(lambda: gw.metrics().get("infergate_access_log_lines_lost_total") == 3))
+            status, _ = gw.post("/v1/chat/completions", CHAT)
+            self.assertEqual(status, 200)
+            self.assertIsNone(gw.proc.poll())
+        finally:
+            gw.proc.terminate()
+            gw.proc.wait(timeout=10)
+            gw.proc.stdout.close()
+            sim.close()
+
+
 class GatewayMetricsExposition(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
