@@ -24,22 +24,13 @@
 #include <vector>
 
 #include "http/socket_receive.hpp"
+#include "loopback_pair.hpp"
 
 namespace {
 
 namespace net = boost::asio;
-using net::ip::tcp;
 
-struct Pair {
-  explicit Pair(net::io_context& io) : sender(io), receiver(io) {
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    sender.connect(acceptor.local_endpoint());
-    acceptor.accept(receiver);
-    sender.set_option(tcp::no_delay(true));
-  }
-  tcp::socket sender;
-  tcp::socket receiver;
-};
+using Pair = infergate::microbench::LoopbackPair;
 
 using Receive = std::function<std::size_t(std::span<char>)>;
 

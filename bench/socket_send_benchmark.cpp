@@ -23,22 +23,13 @@
 #include <vector>
 
 #include "http/write_now.hpp"
+#include "loopback_pair.hpp"
 
 namespace {
 
 namespace net = boost::asio;
-using net::ip::tcp;
 
-struct Pair {
-  explicit Pair(net::io_context& io) : sender(io), receiver(io) {
-    tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    sender.connect(acceptor.local_endpoint());
-    acceptor.accept(receiver);
-    sender.set_option(tcp::no_delay(true));
-  }
-  tcp::socket sender;
-  tcp::socket receiver;
-};
+using Pair = infergate::microbench::LoopbackPair;
 
 void drain(int fd, std::size_t bytes, std::vector<char>& room) {
   for (std::size_t got = 0; got < bytes;) {

@@ -122,21 +122,20 @@ void AccessLog::write(const AccessRecord& record) {
   }
 }
 
-bool AccessLog::put(const std::string& batch) {
+int AccessLog::put(const std::string& batch) {
   const bool taken = std::fwrite(batch.data(), 1, batch.size(), file_) == batch.size();
   const bool flushed = std::fflush(file_) == 0;
   if (!taken || !flushed) {
     const int error = errno;
     std::clearerr(file_);  // the next batch tries again
-    errno = error;
-    return false;
+    return error;
   }
   if (on_disk_) {
     // Where the batch ended: the file's end, unless someone else wrote since.
     const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
     written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
   }
-  return true;
+  return 0;
 }
 
 void AccessLog::run() {
@@ -149,7 +148,7 @@ void AccessLog::run() {
     const bool stopping = stopping_;
     lock.unlock();
     if (!batch.empty()) {
-      if (put(batch)) {
+      if (const int error = put(batch); error == 0) {
         if (lost_since_ok > 0) {
           spdlog::warn("the access log is written again, after {} lines were dropped", lost_since_ok);
           lost_since_ok = 0;
@@ -158,7 +157,7 @@ void AccessLog::run() {
         const auto lines = static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), '\n'));
         if (lost_since_ok == 0) {
           spdlog::error("the access log cannot be written ({}): its lines are dropped until it can",
-                        std::strerror(errno));
+                        std::strerror(error));
         }
         lost_since_ok += lines;
         lines_lost_.fetch_add(lines, std::memory_order_relaxed);

@@ -58,8 +58,8 @@ class AccessLog {
 
  private:
   void run();
-  // Writes one batch; false when the file did not take all of it.
-  bool put(const std::string& batch);
+  // Writes one batch: 0, or the system's error number when the file did not take all of it.
+  int put(const std::string& batch);
 
   std::FILE* file_;
   bool owns_file_;
