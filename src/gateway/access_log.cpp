@@ -1,5 +1,6 @@
 #include "gateway/access_log.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 #include "core/background_thread.hpp"
 #include "core/repeated_json_fields.hpp"
 #include "core/text_writer.hpp"
+#include "core/write_all.hpp"
 
 namespace infergate::gateway {
 
@@ -83,14 +85,14 @@ std::string_view access_line(const AccessRecord& r) {
 }
 
 AccessLog::AccessLog(const std::string& path, std::chrono::milliseconds flush_interval)
-    : file_(path == "-" ? stderr : std::fopen(path.c_str(), "a")),
-      owns_file_(path != "-"),
+    : fd_(path == "-" ? STDERR_FILENO : ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)),
+      owns_fd_(path != "-"),
       flush_interval_(flush_interval) {
-  if (file_ == nullptr) {
+  if (fd_ < 0) {
     throw std::runtime_error(fmt::format("cannot open the access log '{}': {}", path, std::strerror(errno)));
   }
   struct stat st {};
-  on_disk_ = ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
+  on_disk_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
   writer_ = std::thread([this] {
     become_background_thread("ig-access-log");
     run();
@@ -104,8 +106,8 @@ AccessLog::~AccessLog() {
   }
   wake_.notify_one();
   writer_.join();
-  if (owns_file_) {
-    std::fclose(file_);
+  if (owns_fd_) {
+    ::close(fd_);
   }
 }
 
@@ -122,20 +124,26 @@ void AccessLog::write(const AccessRecord& record) {
   }
 }
 
-int AccessLog::put(const std::string& batch) {
-  const bool taken = std::fwrite(batch.data(), 1, batch.size(), file_) == batch.size();
-  const bool flushed = std::fflush(file_) == 0;
-  if (!taken || !flushed) {
-    const int error = errno;
-    std::clearerr(file_);  // the next batch tries again
-    return error;
+AccessLog::Put AccessLog::put(std::string_view batch) {
+  if (torn_) {
+    // The cut line ends here, so that the lines after it stay lines of their own.
+    if (const int error = write_all(fd_, "\n").error; error != 0) {
+      return {error, static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), '\n'))};
+    }
+    torn_ = false;
+  }
+  const WriteAll wrote = write_all(fd_, batch);
+  if (wrote.error != 0) {
+    const std::string_view unwritten = batch.substr(wrote.written);
+    torn_ = wrote.written > 0 && batch[wrote.written - 1] != '\n';
+    return {wrote.error, static_cast<std::uint64_t>(std::count(unwritten.begin(), unwritten.end(), '\n'))};
   }
   if (on_disk_) {
     // Where the batch ended: the file's end, unless someone else wrote since.
-    const std::int64_t end = ::lseek(::fileno(file_), 0, SEEK_CUR);
-    written_pages_.appended(::fileno(file_), end - static_cast<std::int64_t>(batch.size()), end);
+    const std::int64_t end = ::lseek(fd_, 0, SEEK_CUR);
+    written_pages_.appended(fd_, end - static_cast<std::int64_t>(batch.size()), end);
   }
-  return 0;
+  return {};
 }
 
 void AccessLog::run() {
@@ -148,19 +156,18 @@ void AccessLog::run() {
     const bool stopping = stopping_;
     lock.unlock();
     if (!batch.empty()) {
-      if (const int error = put(batch); error == 0) {
+      if (const Put put_batch = put(batch); put_batch.error == 0) {
         if (lost_since_ok > 0) {
           spdlog::warn("the access log is written again, after {} lines were dropped", lost_since_ok);
           lost_since_ok = 0;
         }
       } else {
-        const auto lines = static_cast<std::uint64_t>(std::count(batch.begin(), batch.end(), '\n'));
         if (lost_since_ok == 0) {
           spdlog::error("the access log cannot be written ({}): its lines are dropped until it can",
-                        std::strerror(error));
+                        std::strerror(put_batch.error));
         }
-        lost_since_ok += lines;
-        lines_lost_.fetch_add(lines, std::memory_order_relaxed);
+        lost_since_ok += put_batch.lines_lost;
+        lines_lost_.fetch_add(put_batch.lines_lost, std::memory_order_relaxed);
       }
       batch.clear();
     }

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -57,13 +56,19 @@ class AccessLog {
   [[nodiscard]] std::uint64_t lines_lost() const { return lines_lost_.load(std::memory_order_relaxed); }
 
  private:
-  void run();
-  // Writes one batch: 0, or the system's error number when the file did not take all of it.
-  int put(const std::string& batch);
+  struct Put {
+    int error = 0;                 // the system's error number when the file did not take it all
+    std::uint64_t lines_lost = 0;  // lines that did not go out whole
+  };
 
-  std::FILE* file_;
-  bool owns_file_;
+  void run();
+  // Writes one batch, after ending the line a failed write cut short, if any.
+  Put put(std::string_view batch);
+
+  int fd_;
+  bool owns_fd_;
   bool on_disk_ = false;      // a regular file, standard error included
+  bool torn_ = false;         // the writer's: a failed write left the file inside a line
   DropBehind written_pages_;  // the writer thread's
   std::chrono::milliseconds flush_interval_;
   std::mutex mutex_;

@@ -14,6 +14,7 @@
 
 #include "core/repeated_json_fields.hpp"
 #include "core/text_writer.hpp"
+#include "core/write_all.hpp"
 
 namespace infergate::gateway {
 
@@ -164,18 +165,9 @@ std::string JournalFile::read(std::int64_t from, std::int64_t to) const {
 }
 
 void JournalFile::append(std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      if (n == 0) {
-        errno = EIO;
-      }
-      fail("append to");
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
+  if (const int error = write_all(fd_, bytes).error; error != 0) {
+    errno = error;
+    fail("append to");
   }
 }
 

@@ -2,17 +2,20 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <boost/json.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "support/cached_pages.hpp"
 
@@ -166,6 +169,50 @@ TEST(AccessLog, CountsTheLinesAFileDoesNotTake) {
   EXPECT_EQ(lost(3), 3u);
   log.write(sample());
   EXPECT_EQ(lost(4), 4u);
+}
+
+// A file that stops taking bytes inside a line (a file-size limit here, as a disk that fills up):
+// the lines before the cut count as written, the cut line and the ones after it as lost, and once
+// the file takes bytes again the next line starts a line of its own instead of continuing the cut.
+TEST(AccessLog, ALineAWriteCutShortIsLostAndTheNextOneStartsALineOfItsOwn) {
+  const auto path = std::filesystem::temp_directory_path() / "infergate-access-log-cut-test.jsonl";
+  std::filesystem::remove(path);
+  const std::size_t line = access_line(sample()).size();
+  rlimit unlimited{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &unlimited), 0);
+  rlimit limited = unlimited;
+  limited.rlim_cur = 2 * line + line / 2;
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  {
+    AccessLog log(path.string(), std::chrono::milliseconds(2));
+    for (int i = 0; i < 5; ++i) {
+      AccessRecord r = sample();
+      r.status = 200 + i;
+      log.write(r);
+    }
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (log.lines_lost() < 3 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    EXPECT_EQ(log.lines_lost(), 3u);
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &unlimited), 0);
+    AccessRecord r = sample();
+    r.status = 299;
+    log.write(r);
+  }
+  std::signal(SIGXFSZ, previous_handler);
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string text; std::getline(in, text);) {
+    lines.push_back(text);
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(json::parse(lines[0]).as_object().at("status").as_int64(), 200);
+  EXPECT_EQ(json::parse(lines[1]).as_object().at("status").as_int64(), 201);
+  EXPECT_EQ(lines[2].size(), line / 2);
+  EXPECT_EQ(json::parse(lines[3]).as_object().at("status").as_int64(), 299);
+  std::filesystem::remove(path);
 }
 
 // About 10 MiB of records, in about 40 writes.
