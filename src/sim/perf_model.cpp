@@ -19,6 +19,13 @@ PerfModel::PerfModel(const Profile& profile) : PerfModel(profile, profile.hardwa
 
 PerfModel::PerfModel(const Profile& profile, Efficiency efficiency) : profile_(profile), efficiency_(efficiency) {
   weight_bytes_ = profile.model->params * profile.precision->weight_bytes_per_param;
+  const auto& m = *profile.model;
+  if (m.experts > 0) {
+    // active = shared + experts x k/E, total = shared + experts.
+    const double routed = static_cast<double>(m.experts_per_token) / m.experts;
+    expert_params_ = (m.params - m.active_params) / (1.0 - routed);
+  }
+  shared_weight_bytes_ = (m.params - expert_params_) * profile.precision->weight_bytes_per_param;
   devices_ = profile.devices;
   const auto& hw = *profile.hardware;
   if (hw.sram_dataflow) {
@@ -47,16 +54,6 @@ double PerfModel::kv_budget_bytes() const {
   return memory - weight_bytes_;
 }
 
-double PerfModel::expert_params() const {
-  const auto& m = *profile_.model;
-  if (m.experts == 0) {
-    return 0;
-  }
-  // active = shared + experts x k/E, total = shared + experts.
-  const double routed = static_cast<double>(m.experts_per_token) / m.experts;
-  return (m.params - m.active_params) / (1.0 - routed);
-}
-
 double PerfModel::expert_bytes_read(double tokens) const {
   const auto& m = *profile_.model;
   if (m.experts == 0 || tokens <= 0) {
@@ -64,15 +61,18 @@ double PerfModel::expert_bytes_read(double tokens) const {
   }
   // Uniform routing: an expert is untouched by a token with probability 1 - k/E.
   const double touched = 1.0 - std::pow(1.0 - static_cast<double>(m.experts_per_token) / m.experts, tokens);
-  return expert_params() * touched * profile_.precision->weight_bytes_per_param;
+  return expert_params_ * touched * profile_.precision->weight_bytes_per_param;
 }
 
 double PerfModel::weight_bytes_read(double tokens) const {
+  return weight_bytes_read(tokens, expert_bytes_read(tokens));
+}
+
+double PerfModel::weight_bytes_read(double tokens, double expert_bytes) const {
   if (profile_.model->experts == 0 || tokens <= 0) {
     return weight_bytes_;
   }
-  return (profile_.model->params - expert_params()) * profile_.precision->weight_bytes_per_param +
-         expert_bytes_read(tokens);
+  return shared_weight_bytes_ + expert_bytes;
 }
 
 double PerfModel::allreduce_seconds(double tokens) const {
@@ -117,7 +117,7 @@ double PerfModel::expert_flops(const StepShape& step) const {
   if (m.experts == 0) {
     return 0;
   }
-  return 2.0 * expert_params() * m.experts_per_token / m.experts * (step.prefill_tokens + step.decode_sequences);
+  return 2.0 * expert_params_ * m.experts_per_token / m.experts * (step.prefill_tokens + step.decode_sequences);
 }
 
 double PerfModel::attention_flops(const StepShape& step) const {
@@ -134,8 +134,8 @@ StepTime PerfModel::step_time(const StepShape& step) const {
   const double tokens = step.prefill_tokens + step.decode_sequences;
   // Routed experts count as if 1 / expert_efficiency times as large at the dense rates.
   const double expert_weight = 1.0 / efficiency_.expert_efficiency - 1.0;
-  const double bytes =
-      (weight_bytes_read(tokens) + expert_weight * expert_bytes_read(tokens) + step.decode_kv_bytes) / g;
+  const double experts = expert_bytes_read(tokens);
+  const double bytes = (weight_bytes_read(tokens, experts) + expert_weight * experts + step.decode_kv_bytes) / g;
   const double linear = linear_flops(step) + expert_weight * expert_flops(step);
   StepTime t;
   t.memory = bytes / (profile_.hardware->memory_bw * efficiency_.memory);

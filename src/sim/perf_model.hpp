@@ -100,13 +100,15 @@ class PerfModel {
   [[nodiscard]] double overhead_seconds(const StepShape& step) const;
   [[nodiscard]] StepTime dataflow_step_time(const StepShape& step) const;
   [[nodiscard]] bool attention_in_8_bits() const;
-  // Parameters in all the routed experts together (0 for a dense model).
-  [[nodiscard]] double expert_params() const;
+  // weight_bytes_read(tokens) where expert_bytes_read(tokens) is known already.
+  [[nodiscard]] double weight_bytes_read(double tokens, double expert_bytes) const;
 
   Profile profile_;
   Efficiency efficiency_;
   int devices_ = 1;
   double weight_bytes_ = 0;
+  double expert_params_ = 0;        // in all the routed experts together (0 for a dense model)
+  double shared_weight_bytes_ = 0;  // what every token reads: all but the routed experts
 };
 
 }  // namespace infergate::sim
