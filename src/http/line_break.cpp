@@ -13,6 +13,9 @@
 namespace infergate::http {
 
 std::size_t first_line_break_memchr(std::string_view bytes) {
+  if (bytes.empty()) {
+    return std::string_view::npos;  // and its data may be null, which memchr must not be given
+  }
   const void* lf = std::memchr(bytes.data(), '\n', bytes.size());
   const std::size_t until = lf ? static_cast<std::size_t>(static_cast<const char*>(lf) - bytes.data()) : bytes.size();
   const void* cr = std::memchr(bytes.data(), '\r', until);

@@ -89,7 +89,9 @@ ChunkGlance glance_stream_chunk_scalar(std::string_view data) {
   ChunkGlance g;
   const char* begin = data.data();
   const char* end = begin + data.size();
-  for (const char* colon = begin; (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon))); ++colon) {
+  // memchr must not be given the null pointer of an empty view, even for no bytes.
+  for (const char* colon = begin;
+       colon != end && (colon = static_cast<const char*>(std::memchr(colon, ':', end - colon))); ++colon) {
     if (colon - begin >= 2 && colon[-1] == '"') {
       glance_key_before(begin, end, colon, g);
     }
