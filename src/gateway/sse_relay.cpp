@@ -22,8 +22,10 @@ void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
   auto on_event = [&](const http::SseEvent& event) {
     const std::size_t end = parser_.position();
     if (observe(event, now_ns)) {
-      drop_held = drop_held || event_start == 0;
-      cuts.emplace_back(event_start, end);
+      // From where the event began: a block of comments before it goes out.
+      const std::size_t begin = parser_.event_begin();
+      drop_held = drop_held || begin == 0;
+      cuts.emplace_back(begin, end);
     }
     event_start = end;
   };

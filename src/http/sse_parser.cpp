@@ -49,12 +49,13 @@ std::size_t SseParser::feed_events(std::string_view bytes, Callback on_event, co
     pos = 1;  // the LF of a CRLF split across two reads
   }
   last_was_cr_ = false;
+  event_begin_ = line_.empty() && at_event_start_ ? pos : 0;
   while (pos < bytes.size()) {
     if (line_.empty() && at_event_start_) {
       // At the start of an event: the usual ones go out without the line-by-line machinery.
       if (take_run != nullptr) {
         if (const std::size_t taken = (*take_run)(pos); taken != 0) {
-          pos = position_ = last_blank = pos + taken;
+          pos = position_ = last_blank = event_begin_ = pos + taken;
           continue;
         }
       } else if (const std::size_t next = single_line_event(bytes, pos); next != std::string_view::npos) {
@@ -64,7 +65,7 @@ std::size_t SseParser::feed_events(std::string_view bytes, Callback on_event, co
         }
         position_ = last_blank = next;
         on_event(SseEvent{{}, data, id_});
-        pos = next;
+        pos = event_begin_ = next;
         continue;
       }
     }
@@ -92,6 +93,9 @@ std::size_t SseParser::feed_events(std::string_view bytes, Callback on_event, co
       last_blank = next;
     }
     process_line(line, in_bytes, on_event);
+    if (line.empty()) {
+      event_begin_ = next;
+    }
     line_.clear();
     pos = next;
   }

@@ -36,6 +36,10 @@ class SseParser {
   // Inside an `on_event` called from feed(): the offset in its `bytes` just past the blank line
   // that completed the event. npos inside finish().
   [[nodiscard]] std::size_t position() const { return position_; }
+  // Inside an `on_event` called from feed(): the offset in its `bytes` where the event began, just
+  // past the blank line before it (a block of comments before it is not part of it); 0 also when
+  // it began in bytes fed before.
+  [[nodiscard]] std::size_t event_begin() const { return event_begin_; }
 
   // End of the body. A final event not followed by a blank line is still delivered: the spec says
   // to drop it, but a server that omits the last newline should not lose its usage chunk.
@@ -65,6 +69,7 @@ class SseParser {
   bool last_was_cr_ = false;
   std::size_t ignored_lines_ = 0;
   std::size_t position_ = std::string_view::npos;
+  std::size_t event_begin_ = 0;
 };
 
 }  // namespace infergate::http

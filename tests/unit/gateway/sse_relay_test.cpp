@@ -212,5 +212,18 @@ TEST(SseRelay, AUsageChunkIsRemovedWithTheFieldsBeforeItAtEverySplit) {
   }
 }
 
+TEST(SseRelay, AKeepAliveCommentBeforeTheUsageChunkGoesOutAtEverySplit) {
+  // A block of comments ended by its own blank line is not part of the event after it, here one
+  // with an id line that the parser reads line by line.
+  for (const std::string keep_alive : {": keep-alive\n\n", ": keep-alive\r\n\r\n", ":\r\r"}) {
+    const std::string stream = kToken + keep_alive + "id: 3\n" + kUsage + kDone;
+    for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+      const Relayed r = relay_split(stream, cut, true);
+      ASSERT_EQ(r.out, kToken + keep_alive + kDone) << "cut at " << cut;
+      ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace infergate::gateway

@@ -109,6 +109,19 @@ TEST(SseParser, ReportsWhereEventsEndAndThePointUpToWhichBytesAreComplete) {
   EXPECT_EQ(comments.feed(": keep-alive\n\n: again", [](const SseEvent&) { FAIL(); }), 14U);
 }
 
+TEST(SseParser, ReportsWhereEachEventBeganAfterTheCommentsBeforeIt) {
+  SseParser parser;
+  std::vector<std::size_t> begins;
+  const auto on_event = [&](const SseEvent&) { begins.push_back(parser.event_begin()); };
+  const std::string bytes = "data: a\n\n: ping\n\nid: 2\ndata: b\n\n: note\ndata: c\n\ndata: d";
+  parser.feed(bytes, on_event);
+  EXPECT_EQ(begins, (std::vector<std::size_t>{0, bytes.find("id: 2"), bytes.find(": note")}));
+  // An event begun in an earlier read began at 0 of this one; one begun here, where it begins.
+  begins.clear();
+  parser.feed("\n\n: x\r\n\r\nevent: e\ndata: f\n\n", on_event);
+  EXPECT_EQ(begins, (std::vector<std::size_t>{0, 9}));
+}
+
 // Whole reads take a shortcut for events of one LF-terminated data line; a byte at a time never
 // does. Random streams of every kind of line must give the same events both ways, and the same
 // offsets of their ends where no CR makes those depend on the split.
