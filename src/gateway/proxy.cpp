@@ -516,7 +516,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     body.request_usage();
   }
   if (d.upstream_model != ctx.view.model) {
-    body.rename_model(d.upstream_model);
+    body.rename_model(d.upstream_model, ctx.view.model_members);
   }
   boost::container::small_vector<http::Header, 4> headers{{"Content-Type", "application/json"},
                                                           {"X-Request-Id", ctx.request_id}};

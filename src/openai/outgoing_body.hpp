@@ -14,16 +14,18 @@ class OutgoingBody {
  public:
   // `body` is the client's request body, a JSON object; it must outlive this and its pieces.
   explicit OutgoingBody(std::string_view body) : body_(body) {}
-  // Pinned: a piece may be a view of model_.
+  // Pinned: a piece may be a view of model_ or rewritten_.
   OutgoingBody(const OutgoingBody&) = delete;
   OutgoingBody& operator=(const OutgoingBody&) = delete;
 
   // Adds "stream_options":{"include_usage":true} after the opening brace. Only for a body without
   // stream_options.
   void request_usage();
-  // Replaces the value of the top-level "model" with `model`. False, and nothing changed, when the
-  // body has no top-level "model" that is a string.
-  bool rename_model(std::string_view model);
+  // Replaces the value of the top-level "model" with `model`: of each, where the body repeats the
+  // member, and also where it spells the name with escapes. `members`: how many the body holds, as
+  // the request view counted them (model_members). False, and nothing changed, when the body has
+  // no top-level "model" that is a string.
+  bool rename_model(std::string_view model, int members = 1);
 
   // The bytes to send, in order.
   [[nodiscard]] std::span<const std::string_view> pieces() const { return {pieces_.data(), count_}; }
@@ -40,6 +42,8 @@ class OutgoingBody {
   std::size_t model_begin_ = 0;                 // the value replaced, if model_ is set
   std::size_t model_end_ = 0;
   std::string model_;  // the new value, as JSON
+  // The body with every model renamed, where it holds more than one (body_ then views it).
+  std::string rewritten_;
   std::array<std::string_view, 5> pieces_{body_};
   std::size_t count_ = 1;
 };

@@ -58,6 +58,7 @@ class RequestHandler : public JsonHandlerBase {
     f.next_counts = f.counting && (key == "content" || key == "text");
     f.next_role = Role::other;
     if (depth_ == 1) {
+      out_.model_members += key == "model" ? 1 : 0;
       f.next_role = key == "model"                      ? Role::model
                     : key == "stream"                   ? Role::stream
                     : key == "stream_options"           ? Role::stream_options

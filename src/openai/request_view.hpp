@@ -18,6 +18,9 @@ struct RequestView {
   // Characters of prompt text / 4 (+4 per message), or the count of token ids: what rate limits
   // reserve before the upstream reports the real count.
   std::int64_t prompt_tokens_estimate = 0;
+  // Top-level members named "model": more than one only in a body that repeats the name (the last
+  // one is routed on), which a proxy renaming the model must then rename in each.
+  int model_members = 0;
 };
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out);

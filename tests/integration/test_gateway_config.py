@@ -82,6 +82,18 @@ class GatewayConfigFile(unittest.TestCase):
         with urllib.request.urlopen(self.gw.url + "/metrics") as r:
             self.assertIn('infergate_fallbacks_total{model="big"} 1', r.read().decode())
 
+    def test_a_body_that_repeats_or_escapes_the_model_reaches_the_upstream_renamed(self):
+        # The gateway routes on the last "model", as a DOM does; the upstream must see its own name
+        # in every one, or it answers for a model it does not serve.
+        self.write(self.providers() + "models:\n  chat:\n    deployments: [{provider: a, model: a-upstream}]\n")
+        self.gw = Gateway("--config", self.config)
+        rest = b'"messages":[{"role":"user","content":"hello"}],"max_tokens":3}'
+        for body in (b'{"model":"chat",' + rest, b'{"model":"other","model":"chat",' + rest,
+                     b'{"m\\u006fdel":"chat",' + rest, b'{"model":7,"mod\\u0065l":"chat",' + rest):
+            status, answer = self.gw.post("/v1/chat/completions", body)
+            self.assertEqual((status, answer.get("model")), (200, "a-upstream"), (body, answer))
+        self.assertEqual(self.successes(self.a), 4)
+
     def test_https_upstream_verified_against_the_trust_store_or_not_at_all(self):
         cert, key = os.path.join(self.tmp.name, "cert.pem"), os.path.join(self.tmp.name, "key.pem")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",

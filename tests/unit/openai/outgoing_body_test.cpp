@@ -45,6 +45,34 @@ TEST(OutgoingBody, ModelIsRenamedInPlace) {
   EXPECT_EQ(renamed(R"({"model":"m"})", "tab\there"), R"({"model":"tab\there"})");
 }
 
+std::optional<std::string> renamed_each(std::string_view body, std::string_view model, int members) {
+  OutgoingBody out(body);
+  if (!out.rename_model(model, members)) {
+    return std::nullopt;
+  }
+  return out.joined();
+}
+
+// The gateway routes on the last "model" (as a DOM does, and most parsers upstream); a body that
+// repeats it or spells it with escapes must not reach the upstream with the public name.
+TEST(OutgoingBody, EveryModelIsRenamedWhereTheBodyRepeatsOrEscapesIt) {
+  EXPECT_EQ(renamed_each(R"({"model":"a","n":1,"model" : "public"})", "u", 2), R"({"model":"u","n":1,"model" : "u"})");
+  EXPECT_EQ(renamed_each(R"({"model":7,"model":"public"})", "u", 2), R"({"model":"u","model":"u"})");
+  EXPECT_EQ(renamed_each(R"({"model":{"x":[1,"}"]} ,"model":"p"})", "u", 2), R"({"model":"u" ,"model":"u"})");
+  EXPECT_EQ(renamed_each(R"({"mod\u0065l":"public"})", "u", 1), R"({"mod\u0065l":"u"})");
+  EXPECT_EQ(renamed_each(R"({"model":"a","m\u006fdel":"public","tools":[{"model":"x"}]})", "u", 2),
+            R"({"model":"u","m\u006fdel":"u","tools":[{"model":"x"}]})");
+  EXPECT_EQ(renamed_each(R"({"model":null,"model":[]})", "u", 2), std::nullopt);
+  // Both edits with a repeated model: still valid JSON, the usage request first.
+  const std::string body = R"({"model":"a","stream":true,"model":"public"})";
+  OutgoingBody out(body);
+  out.request_usage();
+  ASSERT_TRUE(out.rename_model("upstream/\"q\"", 2));
+  EXPECT_EQ(
+      out.joined(),
+      R"({"stream_options":{"include_usage":true},"model":"upstream/\"q\"","stream":true,"model":"upstream/\"q\""})");
+}
+
 TEST(OutgoingBody, BothEditsTogetherAreValidJsonAndTheBodyIsNotCopied) {
   const std::string body = R"({"model":"public","messages":[{"role":"user","content":"hi"}],"stream":true})";
   OutgoingBody out(body);

@@ -20,6 +20,18 @@ TEST(RequestView, ReadsModelAndStreamingOptions) {
   EXPECT_FALSE(v.include_usage);
 }
 
+TEST(RequestView, CountsTheTopLevelModelMembersAndRoutesOnTheLast) {
+  RequestView v;
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","tools":[{"model":"t"}],"meta":{"model":"x"}})", v));
+  EXPECT_EQ(v.model_members, 1);
+  ASSERT_FALSE(parse_request_view(R"({"model":"a","model":"b"})", v));  // the fast path
+  EXPECT_EQ(v.model_members, 2);
+  EXPECT_EQ(v.model, "b");
+  ASSERT_FALSE(parse_request_view(R"({"model":"a","m\u006fdel":"b"})", v));  // the parser
+  EXPECT_EQ(v.model_members, 2);
+  EXPECT_EQ(v.model, "b");
+}
+
 TEST(RequestView, NamesTheFieldItCannotRead) {
   RequestView v;
   EXPECT_EQ(parse_request_view(R"({"stream":true})", v)->param, "model");
