@@ -54,7 +54,7 @@ bool names_model(std::string_view name) {
   return !ec && decoded.is_string() && decoded.get_string() == "model";
 }
 
-// The last byte of a value that ends before `end` (a comma or the closing brace): blanks skipped.
+// Just past the last byte of a value followed by blanks up to `end` (a comma or the closing brace).
 std::size_t value_end(std::string_view text, std::size_t end) {
   while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\n' || text[end - 1] == '\r')) {
     --end;
@@ -88,8 +88,8 @@ ModelValues find_model_values(std::string_view body, bool first_only) {
           const std::size_t value = skip_space(body, colon + 1);
           const bool is_string = value < body.size() && body[value] == '"';
           if (first_only) {
-            const std::size_t value_end = is_string ? string_end(body, value) : std::string_view::npos;
-            return value_end == std::string_view::npos ? ModelValues{} : ModelValues{{value, value_end, true}};
+            const std::size_t close = is_string ? string_end(body, value) : std::string_view::npos;
+            return close == std::string_view::npos ? ModelValues{} : ModelValues{{value, close, true}};
           }
           values.push_back({value, value, is_string});
           in_model = true;
