@@ -283,7 +283,7 @@ std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {
   while (!text.empty()) {
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || value < 0) {
+    if (ec != std::errc{} || !std::isfinite(value) || value < 0) {
       return std::nullopt;
     }
     text.remove_prefix(static_cast<std::size_t>(end - text.data()));
@@ -305,7 +305,8 @@ std::optional<std::chrono::milliseconds> parse_reset(std::string_view text) {
   }
   // Up to a whole millisecond (a fraction of one is not yet the reset), but not for the error of
   // decimal fractions in binary: "2.023s" is 2023.0000000000002 ms.
-  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(total_ms - 1e-6)));
+  const auto longest = static_cast<double>(std::chrono::milliseconds(kLongestAnnouncedWait).count());
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(std::min(total_ms, longest) - 1e-6)));
 }
 
 }  // namespace infergate

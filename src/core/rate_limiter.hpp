@@ -127,7 +127,12 @@ std::string format_reset(std::chrono::milliseconds duration);
 inline constexpr std::size_t kResetBound = 24;
 // The same into `out`, which has room for kResetBound characters; returns the end.
 char* write_reset(char* out, std::chrono::milliseconds duration);
-// The inverse, also taking "1h2m3.5s" and plain seconds ("7.66"); nullopt for anything else.
+// The inverse, also taking "1h2m3.5s" and plain seconds ("7.66"); nullopt for anything else
+// (infinities and NaN included). A wait longer than kLongestAnnouncedWait counts as that.
 std::optional<std::chrono::milliseconds> parse_reset(std::string_view text);
+
+// The longest wait an upstream's reset or Retry-After header is taken for: a daily limit's reset
+// is hours away, and a larger figure is an error that must not overflow the clock arithmetic.
+inline constexpr std::chrono::hours kLongestAnnouncedWait{24};
 
 }  // namespace infergate

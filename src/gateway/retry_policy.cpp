@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/rate_limiter.hpp"
+
 namespace infergate::gateway {
 
 RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, int attempts,
@@ -31,10 +33,11 @@ RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, in
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
   double seconds = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec != std::errc{} || end != value.data() + value.size() || seconds < 0) {
+  if (ec != std::errc{} || end != value.data() + value.size() || !std::isfinite(seconds) || seconds < 0) {
     return std::nullopt;
   }
-  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+  const auto longest = static_cast<double>(std::chrono::milliseconds(kLongestAnnouncedWait).count());
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(seconds * 1000, longest)));
 }
 
 }  // namespace infergate::gateway

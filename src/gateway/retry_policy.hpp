@@ -33,7 +33,8 @@ RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, in
                            std::chrono::milliseconds elapsed, std::optional<std::chrono::milliseconds> retry_after,
                            double jitter);
 
-// Parses Retry-After given in seconds (HTTP-dates are treated as absent).
+// Parses Retry-After given in seconds (HTTP-dates, infinities and NaN are treated as absent); a
+// wait longer than kLongestAnnouncedWait (core/rate_limiter.hpp) counts as that.
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
 
 }  // namespace infergate::gateway

@@ -228,6 +228,13 @@ TEST(RateLimiter, ReadsResetDurationsAsServersWriteThem) {
   EXPECT_FALSE(parse_reset(""));
   EXPECT_FALSE(parse_reset("soon"));
   EXPECT_FALSE(parse_reset("5d"));
+  // Figures no clock can hold: not-a-number refused, an absurd wait taken as a day.
+  EXPECT_FALSE(parse_reset("nan"));
+  EXPECT_FALSE(parse_reset("inf"));
+  EXPECT_FALSE(parse_reset("1sinfs"));
+  EXPECT_EQ(parse_reset("1e300s"), std::chrono::milliseconds(kLongestAnnouncedWait));
+  EXPECT_EQ(parse_reset("1e308h1e308h"), std::chrono::milliseconds(kLongestAnnouncedWait));
+  EXPECT_EQ(parse_reset("23h59m"), std::chrono::minutes(23 * 60 + 59));
 }
 
 }  // namespace

@@ -36,5 +36,14 @@ TEST(ProviderRest, A429WithoutHintsRestsOneSecondAndHonoursRetryAfter) {
   EXPECT_EQ(provider_rest_until(told, kNow), kNow + 3'000 * kMs);
 }
 
+TEST(ProviderRest, AnAbsurdResetRestsADayAndNoLonger) {
+  http::ResponseHead head;
+  head.status = 429;
+  head.add_header("x-ratelimit-remaining-tokens", "0");
+  head.add_header("x-ratelimit-reset-tokens", "1e300s");
+  head.add_header("Retry-After", "1e308");
+  EXPECT_EQ(provider_rest_until(head, kNow), kNow + std::int64_t{86'400'000} * kMs);
+}
+
 }  // namespace
 }  // namespace infergate::gateway

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/rate_limiter.hpp"
+
 namespace infergate::gateway {
 namespace {
 
@@ -73,6 +75,11 @@ TEST(RetryPolicy, RetryAfterInSeconds) {
   EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
   EXPECT_FALSE(parse_retry_after(""));
   EXPECT_FALSE(parse_retry_after("-1"));
+  // Figures no clock can hold: not-a-number refused, an absurd wait taken as a day.
+  EXPECT_FALSE(parse_retry_after("nan"));
+  EXPECT_FALSE(parse_retry_after("inf"));
+  EXPECT_EQ(parse_retry_after("1e308"), milliseconds(kLongestAnnouncedWait));
+  EXPECT_EQ(parse_retry_after("86400"), milliseconds(kLongestAnnouncedWait));
 }
 
 }  // namespace
