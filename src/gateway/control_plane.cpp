@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <limits>
 
 #include "core/clock.hpp"
 
@@ -179,6 +181,11 @@ Refusal ControlPlane::state_unavailable() {
                                   "can; try again shortly",
                                   std::nullopt, std::string("rate_limit_state_unavailable")},
                  {{"Retry-After", "1"}}};
+}
+
+std::int64_t ControlPlane::reservation(std::int64_t prompt_estimate, std::optional<std::int64_t> max_tokens) {
+  const std::int64_t asked = std::max<std::int64_t>(0, max_tokens.value_or(0));
+  return prompt_estimate + std::min(asked, std::numeric_limits<std::int64_t>::max() - prompt_estimate);
 }
 
 void ControlPlane::settle(const Ticket& ticket, std::int64_t actual_tokens) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,11 @@ class ControlPlane {
   // max_tokens.
   std::variant<Ticket, Refusal> admit(std::shared_ptr<const KeyRecord> key, std::string_view model,
                                       std::int64_t tokens);
+
+  // The tokens a request reserves until its real use is known: the prompt estimate and max_tokens.
+  // A negative max_tokens (some servers read it as "no limit") adds none, so that no request can
+  // lower its key's count; a huge one saturates instead of overflowing.
+  static std::int64_t reservation(std::int64_t prompt_estimate, std::optional<std::int64_t> max_tokens);
 
   // Charges the tokens the request really used (prompt + completion) in place of its reservation
   // (local state; with shared state the proxy reconciles in Redis).

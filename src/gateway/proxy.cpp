@@ -283,9 +283,8 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
 
 namespace {
 
-// The tokens a request reserves against its key's TPM until its real use is known.
 std::int64_t reservation_tokens(const openai::RequestView& view) {
-  return view.prompt_tokens_estimate + view.max_tokens.value_or(0);
+  return ControlPlane::reservation(view.prompt_tokens_estimate, view.max_tokens);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "core/json_error.hpp"
@@ -83,7 +84,10 @@ class RequestHandler : public JsonHandlerBase {
   }
   bool on_number_part(json::string_view, error_code&) { return true; }
   bool on_int64(std::int64_t v, json::string_view, error_code&) { return integer(v); }
-  bool on_uint64(std::uint64_t v, json::string_view, error_code&) { return integer(static_cast<std::int64_t>(v)); }
+  // Above the int64 range: saturated, not wrapped into a negative count.
+  bool on_uint64(std::uint64_t v, json::string_view, error_code&) {
+    return integer(static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max())));
+  }
   bool on_double(double, json::string_view, error_code&) {
     mistype(place().first);
     return true;

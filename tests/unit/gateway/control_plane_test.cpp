@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -112,6 +114,18 @@ TEST_F(ControlPlaneTest, RpmAndTpmCountPerModelAcrossRefreshesAndSettleToRealUse
   ASSERT_TRUE(std::holds_alternative<Ticket>(d));
   EXPECT_EQ(std::get<Ticket>(d).requests()->remaining, 1);
   EXPECT_EQ(std::get<Ticket>(d).tokens()->remaining, 50);
+}
+
+// A reservation below the prompt would lower the key's count for every request beside it: a
+// negative max_tokens (which some servers read as "no limit") must not buy room under the TPM.
+TEST(ControlPlaneReservation, IsThePromptAndMaxTokensNeverLessThanThePromptAndNeverOverflowing) {
+  constexpr std::int64_t kMost = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(ControlPlane::reservation(100, 50), 150);
+  EXPECT_EQ(ControlPlane::reservation(100, std::nullopt), 100);
+  EXPECT_EQ(ControlPlane::reservation(100, 0), 100);
+  EXPECT_EQ(ControlPlane::reservation(100, -1'000'000'000'000), 100);
+  EXPECT_EQ(ControlPlane::reservation(100, kMost), kMost);
+  EXPECT_EQ(ControlPlane::reservation(100, kMost - 99), kMost);
 }
 
 TEST_F(ControlPlaneTest, AKeyWithoutRateLimitsReportsNone) {

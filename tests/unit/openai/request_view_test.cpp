@@ -4,6 +4,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,16 @@ TEST(RequestView, CountsTheTopLevelModelMembersAndRoutesOnTheLast) {
   ASSERT_FALSE(parse_request_view(R"({"model":"a","m\u006fdel":"b"})", v));  // the parser
   EXPECT_EQ(v.model_members, 2);
   EXPECT_EQ(v.model, "b");
+}
+
+TEST(RequestView, AMaxTokensBeyondTheInt64RangeSaturatesInsteadOfTurningNegative) {
+  RequestView v;
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","max_tokens":18446744073709551615})", v));
+  EXPECT_EQ(v.max_tokens, std::numeric_limits<std::int64_t>::max());
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","max_completion_tokens":9223372036854775808})", v));
+  EXPECT_EQ(v.max_tokens, std::numeric_limits<std::int64_t>::max());
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","max_tokens":-5})", v));
+  EXPECT_EQ(v.max_tokens, -5);  // read as sent; the reservation counts it as none
 }
 
 TEST(RequestView, NamesTheFieldItCannotRead) {
@@ -115,7 +127,10 @@ std::string read(std::string_view body, RequestView& out) {
       if (!v->is_int64() && !v->is_uint64()) {
         return field;
       }
-      out.max_tokens = v->is_int64() ? v->get_int64() : static_cast<std::int64_t>(v->get_uint64());
+      // Beyond the int64 range: saturated.
+      out.max_tokens = v->is_int64() ? v->get_int64()
+                                     : static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                           v->get_uint64(), std::numeric_limits<std::int64_t>::max()));
     }
   }
   std::int64_t chars = 0;
