@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include <cmath>
 #include <functional>
 
 #include "core/json_error.hpp"
@@ -144,6 +145,11 @@ std::optional<ApiError> read_prompt(const json::value* prompt, PromptDigest& dig
   return std::nullopt;
 }
 
+// A double that is an integer in the int64 range (casting one outside it is undefined).
+bool is_whole_int64(double d) {
+  return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d;
+}
+
 // Reads an optional integer field; null means absent.
 std::optional<ApiError> read_int(const json::object& body, std::string_view field, std::int64_t minimum,
                                  std::optional<std::int64_t>& out) {
@@ -156,7 +162,7 @@ std::optional<ApiError> read_int(const json::object& body, std::string_view fiel
     value = v->get_int64();
   } else if (v->is_uint64()) {
     value = static_cast<std::int64_t>(std::min<std::uint64_t>(v->get_uint64(), INT64_MAX));
-  } else if (v->is_double() && v->get_double() == static_cast<double>(static_cast<std::int64_t>(v->get_double()))) {
+  } else if (v->is_double() && is_whole_int64(v->get_double())) {
     value = static_cast<std::int64_t>(v->get_double());
   } else {
     return wrong_type(field, "an integer", *v);

@@ -119,6 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "must be an integer, got a string"},
         BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":0})", "max_tokens",
                 "at least 1"},
+        BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":4.1e100})", "max_tokens",
+                "must be an integer"},
         BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream":"yes"})", "stream",
                 "must be a boolean"},
         BadCase{R"({"model":"m","messages":[{"role":"user","content":"x"}],"stream_options":{"include_usage":1}})",
