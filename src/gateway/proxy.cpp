@@ -206,7 +206,7 @@ awaitable<void> Proxy::serve(http::Exchange& ex, std::string_view path) {
     if (refusal) {
       co_await refuse(ex, ctx, *refusal);
     } else {
-      ctx.strip_usage = ctx.view.stream && !ctx.view.has_stream_options && ctx.endpoint != "/embeddings";
+      ctx.strip_usage = ctx.view.stream && !ctx.view.include_usage && ctx.endpoint != "/embeddings";
       ctx.body = ex.body();
       co_await forward(ex, ctx);
     }
@@ -512,7 +512,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
   // re-serialising the body.
   openai::OutgoingBody& body = ctx.outgoing.emplace(ctx.body);
   if (ctx.strip_usage) {
-    body.request_usage();
+    body.request_usage(ctx.view.stream_options_members);
   }
   if (d.upstream_model != ctx.view.model) {
     body.rename_model(d.upstream_model, ctx.view.model_members);

@@ -1,6 +1,7 @@
 #include "openai/outgoing_body.hpp"
 
 #include <algorithm>
+#include <span>
 #include <utility>
 
 #include <boost/container/small_vector.hpp>
@@ -33,25 +34,25 @@ std::size_t skip_space(std::string_view text, std::size_t i) {
   return i;
 }
 
-struct ModelValue {
+// A member's value: from its first byte to just past its last.
+struct MemberValue {
   std::size_t begin = 0;
   std::size_t end = 0;
-  bool is_string = false;
 };
-using ModelValues = boost::container::small_vector<ModelValue, 1>;
+using MemberValues = boost::container::small_vector<MemberValue, 1>;
 
-// Whether a member name, quotes included, is "model": written plainly, or with escapes (which
-// the request view decodes, so a client could route on one the splice missed).
-bool names_model(std::string_view name) {
-  if (name == R"("model")") {
+// Whether a member name, quotes included, is `name`: written plainly, or with escapes (which the
+// request view decodes, so a client could route on one a splice missed).
+bool names(std::string_view quoted, std::string_view name) {
+  if (quoted.size() == name.size() + 2 && quoted.substr(1, name.size()) == name) {
     return true;
   }
-  if (name.find('\\') == std::string_view::npos) {
+  if (quoted.find('\\') == std::string_view::npos) {
     return false;
   }
   boost::system::error_code ec;
-  const json::value decoded = json::parse(name, ec);
-  return !ec && decoded.is_string() && decoded.get_string() == "model";
+  const json::value decoded = json::parse(quoted, ec);
+  return !ec && decoded.is_string() && decoded.get_string() == name;
 }
 
 // Just past the last byte of a value followed by blanks up to `end` (a comma or the closing brace).
@@ -62,81 +63,127 @@ std::size_t value_end(std::string_view text, std::size_t end) {
   return end;
 }
 
-// The values of the top-level members named "model", in order: of every one, or (`first_only`)
-// of the first written plainly, when its value is a string. The body is valid JSON: the request
-// view read it first.
-ModelValues find_model_values(std::string_view body, bool first_only) {
-  ModelValues values;
+// The values of the members named `name` of the object that opens at `open`, in order: of every
+// one, or (`first_plain`) of the first written plainly. The body is valid JSON: the request view
+// read it first.
+MemberValues find_member_values(std::string_view body, std::size_t open, std::string_view name, bool first_plain) {
+  MemberValues values;
   int depth = 0;
   bool key_next = false;
-  bool in_model = false;  // inside a model member's value, which ends at depth 1's next , or }
-  for (std::size_t i = 0; i < body.size();) {
+  bool in_value = false;  // inside a wanted member's value, which ends at depth 1's next , or }
+  for (std::size_t i = open; i < body.size();) {
     const char c = body[i];
     if (c == '"') {
       const std::size_t end = string_end(body, i);
       if (end == std::string_view::npos) {
         return {};
       }
-      const std::string_view name = body.substr(i, end - i);
+      const std::string_view quoted = body.substr(i, end - i);
       if (depth == 1 && key_next) {
         key_next = false;
-        if (first_only ? name == R"("model")" : names_model(name)) {
+        if (first_plain ? quoted.size() == name.size() + 2 && quoted.substr(1, name.size()) == name
+                        : names(quoted, name)) {
           const std::size_t colon = skip_space(body, end);
           if (colon >= body.size() || body[colon] != ':') {
             return {};
           }
-          const std::size_t value = skip_space(body, colon + 1);
-          const bool is_string = value < body.size() && body[value] == '"';
-          if (first_only) {
-            const std::size_t close = is_string ? string_end(body, value) : std::string_view::npos;
-            return close == std::string_view::npos ? ModelValues{} : ModelValues{{value, close, true}};
-          }
-          values.push_back({value, value, is_string});
-          in_model = true;
+          values.push_back({skip_space(body, colon + 1), 0});
+          in_value = true;
         }
       }
       i = end;
       continue;
     }
     if (depth == 1 && (c == ',' || c == '}')) {
-      if (in_model) {
+      if (in_value) {
         values.back().end = value_end(body, i);
-        in_model = false;
+        in_value = false;
+        if (first_plain) {
+          return values;
+        }
       }
       key_next = c == ',';
     }
     if (c == '{' || c == '[') {
       ++depth;
       key_next = depth == 1 && c == '{';
-    } else if (c == '}' || c == ']') {
-      --depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      break;
     }
     ++i;
   }
-  return in_model ? ModelValues{} : values;
+  return in_value ? MemberValues{} : values;
+}
+
+// `text` with each of `edits` (in order, none overlapping) put in place of the bytes it covers.
+struct Edit {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::string_view text;
+};
+std::string edited(std::string_view text, std::span<const Edit> edits) {
+  std::string out;
+  std::size_t at = 0;
+  for (const Edit& e : edits) {
+    out.append(text.substr(at, e.begin - at)).append(e.text);
+    at = e.end;
+  }
+  out.append(text.substr(at));
+  return out;
 }
 
 }  // namespace
 
-void OutgoingBody::request_usage() {
+void OutgoingBody::request_usage(int stream_options_members) {
   brace_ = body_.find('{');
   if (brace_ == std::string_view::npos) {
     return;
   }
-  const std::size_t next = body_.find_first_not_of(" \t\r\n", brace_ + 1);
-  const bool empty_object = next == std::string_view::npos || body_[next] == '}';
-  usage_ = empty_object ? std::string_view(R"("stream_options":{"include_usage":true})")
-                        : std::string_view(R"("stream_options":{"include_usage":true},)");
+  const MemberValues options =
+      stream_options_members > 0 ? find_member_values(body_, brace_, "stream_options", false) : MemberValues{};
+  if (options.empty()) {
+    const std::size_t next = body_.find_first_not_of(" \t\r\n", brace_ + 1);
+    const bool empty_object = next == std::string_view::npos || body_[next] == '}';
+    usage_ = empty_object ? std::string_view(R"("stream_options":{"include_usage":true})")
+                          : std::string_view(R"("stream_options":{"include_usage":true},)");
+    assemble();
+    return;
+  }
+  // The client's own stream_options, each of them (whichever one the upstream takes): its
+  // include_usage set, or added. Only a client that sends stream_options without asking for the
+  // usage has its body copied.
+  boost::container::small_vector<Edit, 2> edits;
+  for (const MemberValue& option : options) {
+    if (body_[option.begin] != '{') {  // null, or a value a later member overrides
+      edits.push_back({option.begin, option.end, R"({"include_usage":true})"});
+      continue;
+    }
+    const MemberValues flags = find_member_values(body_, option.begin, "include_usage", false);
+    for (const MemberValue& flag : flags) {
+      edits.push_back({flag.begin, flag.end, "true"});
+    }
+    if (flags.empty()) {
+      const std::size_t next = skip_space(body_, option.begin + 1);
+      edits.push_back({option.begin + 1, option.begin + 1,
+                       body_[next] == '}' ? R"("include_usage":true)" : R"("include_usage":true,)"});
+    }
+  }
+  rewritten_ = edited(body_, edits);
+  body_ = rewritten_;
   assemble();
 }
 
 bool OutgoingBody::rename_model(std::string_view model, int members) {
-  // One member named plainly, as nearly every client sends it: found without reading further.
-  ModelValues values = members == 1 ? find_model_values(body_, true) : ModelValues{};
-  if (values.empty()) {
-    values = find_model_values(body_, false);
+  const std::size_t open = body_.find('{');
+  if (open == std::string_view::npos) {
+    return false;
   }
-  if (std::none_of(values.begin(), values.end(), [](const ModelValue& v) { return v.is_string; })) {
+  // One member named plainly, as nearly every client sends it: found without reading further.
+  MemberValues values = members == 1 ? find_member_values(body_, open, "model", true) : MemberValues{};
+  if (values.empty()) {
+    values = find_member_values(body_, open, "model", false);
+  }
+  if (std::none_of(values.begin(), values.end(), [&](const MemberValue& v) { return body_[v.begin] == '"'; })) {
     return false;
   }
   const bool plain = std::none_of(model.begin(), model.end(),
@@ -153,14 +200,11 @@ bool OutgoingBody::rename_model(std::string_view model, int members) {
   } else {
     // Every one renamed, so that the upstream reads the new name whichever it takes: the body is
     // copied, as only a client that repeats the name makes it.
-    std::string rewritten;
-    std::size_t at = 0;
-    for (const ModelValue& v : values) {
-      rewritten.append(body_.substr(at, v.begin - at)).append(model_);
-      at = v.end;
+    boost::container::small_vector<Edit, 2> edits;
+    for (const MemberValue& v : values) {
+      edits.push_back({v.begin, v.end, model_});
     }
-    rewritten.append(body_.substr(at));
-    rewritten_ = std::move(rewritten);
+    rewritten_ = edited(body_, edits);
     body_ = rewritten_;
     model_.clear();
   }

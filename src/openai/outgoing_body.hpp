@@ -1,7 +1,7 @@
 #pragma once
 // The body the gateway sends upstream: the client's bytes with at most two edits (usage asked for,
 // the model renamed), held as views of the client's bytes around the edits so that neither edit
-// copies the body. Nothing is re-serialised.
+// copies the body of a usual request. Nothing is re-serialised.
 #include <array>
 #include <cstddef>
 #include <span>
@@ -18,9 +18,12 @@ class OutgoingBody {
   OutgoingBody(const OutgoingBody&) = delete;
   OutgoingBody& operator=(const OutgoingBody&) = delete;
 
-  // Adds "stream_options":{"include_usage":true} after the opening brace. Only for a body without
-  // stream_options.
-  void request_usage();
+  // Asks for the usage chunk. Where the body has no top-level "stream_options", adds
+  // "stream_options":{"include_usage":true} after the opening brace. Otherwise sets include_usage
+  // to true in each of them (one that is not an object, such as null, becomes
+  // {"include_usage":true}), which copies the body. `stream_options_members`: how many the body
+  // holds, as the request view counted them.
+  void request_usage(int stream_options_members = 0);
   // Replaces the value of the top-level "model" with `model`: of each, where the body repeats the
   // member, and also where it spells the name with escapes. `members`: how many the body holds, as
   // the request view counted them (model_members). False, and nothing changed, when the body has

@@ -60,6 +60,7 @@ class RequestHandler : public JsonHandlerBase {
     f.next_role = Role::other;
     if (depth_ == 1) {
       out_.model_members += key == "model" ? 1 : 0;
+      out_.stream_options_members += key == "stream_options" ? 1 : 0;
       f.next_role = key == "model"                      ? Role::model
                     : key == "stream"                   ? Role::stream
                     : key == "stream_options"           ? Role::stream_options
@@ -115,9 +116,10 @@ class RequestHandler : public JsonHandlerBase {
         stream_ = Seen::absent;
         out_.stream = false;
         break;
-      case Role::stream_options:
+      case Role::stream_options:  // and so is its include_usage, where an earlier one had it
         stream_options_ = Seen::absent;
-        out_.has_stream_options = false;
+        include_usage_ = Seen::absent;
+        out_.include_usage = false;
         break;
       case Role::include_usage:
         include_usage_ = Seen::absent;
@@ -203,7 +205,6 @@ class RequestHandler : public JsonHandlerBase {
     }
     if (role == Role::stream_options && object) {
       stream_options_ = Seen::valid;
-      out_.has_stream_options = true;
       include_usage_ = Seen::absent;
       out_.include_usage = false;
     } else {

@@ -12,7 +12,6 @@ namespace infergate::openai {
 struct RequestView {
   std::string model;
   bool stream = false;
-  bool has_stream_options = false;
   bool include_usage = false;
   std::optional<std::int64_t> max_tokens;  // max_completion_tokens wins over max_tokens
   // Characters of prompt text / 4 (+4 per message), or the count of token ids: what rate limits
@@ -21,6 +20,9 @@ struct RequestView {
   // Top-level members named "model": more than one only in a body that repeats the name (the last
   // one is routed on), which a proxy renaming the model must then rename in each.
   int model_members = 0;
+  // Top-level members named "stream_options", whatever their value (null included): where there
+  // is one, asking for the usage edits it instead of adding another.
+  int stream_options_members = 0;
 };
 
 std::optional<ApiError> parse_request_view(std::string_view body, RequestView& out);

@@ -130,9 +130,18 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertTrue(plain.rstrip().endswith("data: [DONE]"))
         asked = self.gw.stream("/v1/chat/completions", dict(CHAT, stream=True, stream_options={"include_usage": True}))
         self.assertIn('"completion_tokens":4', asked)
+        # A client that sends stream_options without asking for the usage (false, null, or no
+        # include_usage) does not see it either, but the gateway still asks for it, in the
+        # client's own object: the tokens logged are the upstream's, not an estimate.
+        for options in ({"include_usage": False}, None, {}):
+            declined = self.gw.stream("/v1/chat/completions", dict(CHAT, stream=True, stream_options=options))
+            self.assertNotIn('"usage"', declined, options)
+            self.assertEqual(declined.count('"content":" '), 4, options)
         lines = access_log_lines(self.log)
-        self.assertTrue(wait_for(lambda: len(lines()) == 2))
-        self.assertEqual([line["completion_tokens"] for line in lines()], [4, 4])
+        self.assertTrue(wait_for(lambda: len(lines()) == 5))
+        upstream = json.loads(next(line[len("data: "):] for line in asked.splitlines() if '"usage"' in line))["usage"]
+        self.assertEqual([(line["prompt_tokens"], line["completion_tokens"]) for line in lines()],
+                         [(upstream["prompt_tokens"], 4)] * 5)
 
     def aborted(self):
         return sum(s.metrics()["vllm:request_aborted_total"] for s in self.sims)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "openai/request_view.hpp"
+
 #include <boost/json/parse.hpp>
 
 namespace infergate::openai {
@@ -10,6 +12,15 @@ namespace {
 std::string usage_requested(std::string_view body) {
   OutgoingBody out(body);
   out.request_usage();
+  return out.joined();
+}
+
+// The usage asked for as the gateway does: the request view first counts the stream_options.
+std::string usage_asked(std::string_view body) {
+  RequestView view;
+  EXPECT_FALSE(parse_request_view(body, view)) << body;
+  OutgoingBody out(body);
+  out.request_usage(view.stream_options_members);
   return out.joined();
 }
 
@@ -29,6 +40,40 @@ TEST(OutgoingBody, UsageIsSplicedInWithoutTouchingTheRest) {
   EXPECT_TRUE(parsed.at("stream_options").as_object().at("include_usage").as_bool());
   EXPECT_EQ(boost::json::parse(usage_requested("{}")).as_object().size(), 1u);
   EXPECT_EQ(boost::json::parse(usage_requested(" { } ")).as_object().size(), 1u);
+}
+
+// A client that sends stream_options without asking for the usage still has it asked for, in its
+// own object, so that the gateway knows the tokens (its relay removes the chunk again). Adding a
+// second stream_options beside the client's would leave it to the upstream's parser which counts.
+TEST(OutgoingBody, UsageIsAskedForInTheClientsOwnStreamOptions) {
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream":true,"stream_options":{"include_usage":false}})"),
+            R"({"model":"m","stream":true,"stream_options":{"include_usage":true}})");
+  EXPECT_EQ(usage_asked(R"({"stream_options":{},"model":"m"})"),
+            R"({"stream_options":{"include_usage":true},"model":"m"})");
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream_options": { "x":[1,"}"] } })"),
+            R"({"model":"m","stream_options": {"include_usage":true, "x":[1,"}"] } })");
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream_options" : null })"),
+            R"({"model":"m","stream_options" : {"include_usage":true} })");
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream_options":{"include_usage":null,"include_usage" : false }})"),
+            R"({"model":"m","stream_options":{"include_usage":true,"include_usage" : true }})");
+  // Repeated, or named with escapes: each one, whichever the upstream reads.
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream_options":{"include_usage":true},"stream_options":null})"),
+            R"({"model":"m","stream_options":{"include_usage":true},"stream_options":{"include_usage":true}})");
+  EXPECT_EQ(usage_asked(R"({"model":"m","stream_\u006fptions":{"include_u\u0073age":false}})"),
+            R"({"model":"m","stream_\u006fptions":{"include_u\u0073age":true}})");
+  // Deeper down, an include_usage is not the request's.
+  EXPECT_EQ(
+      usage_asked(R"({"model":"m","stream_options":{"x":{"include_usage":false}},"meta":{"stream_options":1}})"),
+      R"({"model":"m","stream_options":{"include_usage":true,"x":{"include_usage":false}},"meta":{"stream_options":1}})");
+  // With the model renamed too.
+  const std::string body = R"({"model":"public","stream":true,"stream_options":{"include_usage":false}})";
+  RequestView view;
+  ASSERT_FALSE(parse_request_view(body, view));
+  OutgoingBody out(body);
+  out.request_usage(view.stream_options_members);
+  ASSERT_TRUE(out.rename_model("upstream/name", view.model_members));
+  EXPECT_EQ(out.joined(), R"({"model":"upstream/name","stream":true,"stream_options":{"include_usage":true}})");
+  EXPECT_EQ(out.size(), out.joined().size());
 }
 
 TEST(OutgoingBody, ModelIsRenamedInPlace) {

@@ -18,7 +18,7 @@ TEST(RequestView, ReadsModelAndStreamingOptions) {
       parse_request_view(R"({"model":"m","stream":true,"stream_options":{"include_usage":false},"x":[1]})", v));
   EXPECT_EQ(v.model, "m");
   EXPECT_TRUE(v.stream);
-  EXPECT_TRUE(v.has_stream_options);
+  EXPECT_EQ(v.stream_options_members, 1);
   EXPECT_FALSE(v.include_usage);
 }
 
@@ -32,6 +32,22 @@ TEST(RequestView, CountsTheTopLevelModelMembersAndRoutesOnTheLast) {
   ASSERT_FALSE(parse_request_view(R"({"model":"a","m\u006fdel":"b"})", v));  // the parser
   EXPECT_EQ(v.model_members, 2);
   EXPECT_EQ(v.model, "b");
+}
+
+// A stream_options the usage request must edit rather than add beside: null and repeated ones too.
+TEST(RequestView, CountsTheTopLevelStreamOptionsMembersWhateverTheirValue) {
+  RequestView v;
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","stream":true,"meta":{"stream_options":{}}})", v));
+  EXPECT_EQ(v.stream_options_members, 0);
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","stream_options":null})", v));
+  EXPECT_EQ(v.stream_options_members, 1);
+  EXPECT_FALSE(v.include_usage);
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","stream_options":{"include_usage":true},"stream_options":null})", v));
+  EXPECT_EQ(v.stream_options_members, 2);
+  EXPECT_FALSE(v.include_usage);  // the last one counts
+  ASSERT_FALSE(parse_request_view(R"({"model":"m","stream_\u006fptions":{"include_usage":true}})", v));
+  EXPECT_EQ(v.stream_options_members, 1);
+  EXPECT_TRUE(v.include_usage);
 }
 
 TEST(RequestView, AMaxTokensBeyondTheInt64RangeSaturatesInsteadOfTurningNegative) {
@@ -114,7 +130,6 @@ std::string read(std::string_view body, RequestView& out) {
     if (!v->is_object()) {
       return "stream_options";
     }
-    out.has_stream_options = true;
     if (const auto* u = v->get_object().if_contains("include_usage"); u && !u->is_null()) {
       if (!u->is_bool()) {
         return "stream_options.include_usage";
@@ -203,7 +218,6 @@ TEST(RequestView, ReadsWhatADomWouldInOnePass) {
       ASSERT_FALSE(error) << body << ": " << error->message;
       EXPECT_EQ(fast.model, slow.model) << body;
       EXPECT_EQ(fast.stream, slow.stream) << body;
-      EXPECT_EQ(fast.has_stream_options, slow.has_stream_options) << body;
       EXPECT_EQ(fast.include_usage, slow.include_usage) << body;
       EXPECT_EQ(fast.max_tokens, slow.max_tokens) << body;
       EXPECT_EQ(fast.prompt_tokens_estimate, slow.prompt_tokens_estimate) << body;
