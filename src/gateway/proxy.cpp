@@ -18,6 +18,7 @@
 #include "core/random.hpp"
 #include "core/rate_limiter.hpp"
 #include "gateway/admin_api.hpp"
+#include "gateway/charge.hpp"
 #include "gateway/provider_limits.hpp"
 #include "gateway/request_id.hpp"
 #include "gateway/sse_relay.hpp"
@@ -734,29 +735,6 @@ awaitable<void> Proxy::respond_error(http::Exchange& ex, Context& ctx, const ope
   co_await ex.respond(error.status, "application/json", body, headers);
 }
 
-namespace {
-
-struct Charge {
-  std::int64_t prompt = 0;
-  std::int64_t completion = 0;
-  const char* source = "none";
-};
-
-// What the request really used: the upstream's usage, or (a stream cut before its usage chunk, a
-// client that left mid-stream) the prompt estimate and a token per text event relayed.
-Charge charge(const openai::RequestView& view, const std::optional<openai::Usage>& usage, int status,
-              std::int64_t text_events) {
-  if (usage) {
-    return Charge{usage->prompt_tokens, usage->completion_tokens, "usage"};
-  }
-  if ((status > 0 && status < 400) || (status == 499 && text_events > 0)) {
-    return Charge{view.prompt_tokens_estimate, text_events, "estimate"};
-  }
-  return Charge{};
-}
-
-}  // namespace
-
 void Proxy::settle(Context& ctx) {
   if (!ctx.ticket || ctx.settled) {
     return;
@@ -809,11 +787,12 @@ void Proxy::finish(Context& ctx) {
     o.ttft_s = static_cast<double>(ctx.first_token_ns - ctx.received_ns) / 1e9;
   }
   if (ctx.usage) {
-    o.prompt_tokens = ctx.usage->prompt_tokens;
-    o.completion_tokens = ctx.usage->completion_tokens;
-    if (ctx.usage->completion_tokens > 1 && ctx.last_token_ns > ctx.first_token_ns) {
+    const openai::Usage usage = charged(*ctx.usage);
+    o.prompt_tokens = usage.prompt_tokens;
+    o.completion_tokens = usage.completion_tokens;
+    if (usage.completion_tokens > 1 && ctx.last_token_ns > ctx.first_token_ns) {
       o.tpot_s = static_cast<double>(ctx.last_token_ns - ctx.first_token_ns) / 1e9 /
-                 static_cast<double>(ctx.usage->completion_tokens - 1);
+                 static_cast<double>(usage.completion_tokens - 1);
     }
   }
   o.fallbacks = ctx.fallbacks;
