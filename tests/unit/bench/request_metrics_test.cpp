@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/time_units.hpp"
+
 namespace infergate::bench {
 namespace {
-
-constexpr std::int64_t ms = 1'000'000;
 
 RequestRecord record_with(std::vector<TextEvent> events, std::optional<std::int64_t> usage_tokens) {
   RequestRecord r;

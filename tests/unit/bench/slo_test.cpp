@@ -4,10 +4,10 @@
 
 #include <stdexcept>
 
+#include "bench/time_units.hpp"
+
 namespace infergate::bench {
 namespace {
-
-constexpr std::int64_t ms = 1'000'000;
 
 // A request due at 0 whose first token comes at `ttft` ms, then one token per `gap` ms.
 RequestRecord request(std::int64_t ttft, std::int64_t gap, int tokens) {

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/time_units.hpp"
+
 namespace infergate::bench {
 namespace {
-
-constexpr std::int64_t ms = 1'000'000;
 
 RequestRecord ok(std::int64_t due_ms, std::int64_t first_ms, std::int64_t last_ms, int tokens) {
   RequestRecord r;

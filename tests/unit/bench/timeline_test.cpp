@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/time_units.hpp"
+
 namespace infergate::bench {
 namespace {
 
-constexpr std::int64_t ms = 1'000'000;
-
 // Ten text events 80 ms apart starting 100 ms after dispatch; the server counted 20 tokens.
-RequestRecord request(std::uint64_t index, std::int64_t dispatch_ms, std::int64_t end_ms) {
+RequestRecord dispatched(std::uint64_t index, std::int64_t dispatch_ms, std::int64_t end_ms) {
   RequestRecord r;
   r.index = index;
   r.due_ns = r.dispatch_ns = r.sent_ns = dispatch_ms * ms;
@@ -23,8 +23,8 @@ RequestRecord request(std::uint64_t index, std::int64_t dispatch_ms, std::int64_
 
 // Two closed-loop workers, three requests each.
 std::vector<RequestRecord> two_workers() {
-  return {request(0, 0, 1000),    request(1, 0, 1500),    request(2, 1000, 2000),
-          request(3, 1500, 2500), request(4, 2000, 3000), request(5, 2500, 3500)};
+  return {dispatched(0, 0, 1000),    dispatched(1, 0, 1500),    dispatched(2, 1000, 2000),
+          dispatched(3, 1500, 2500), dispatched(4, 2000, 3000), dispatched(5, 2500, 3500)};
 }
 
 TEST(SteadyState, ExcludesTheFirstWaveAndTheDrain) {
@@ -46,14 +46,14 @@ TEST(SteadyState, ExcludesTheFirstWaveAndTheDrain) {
 }
 
 TEST(SteadyState, AbsentWhenEveryRequestIsInTheFirstWave) {
-  EXPECT_FALSE(steady_state({request(0, 0, 1000), request(1, 0, 1500)}).has_value());
+  EXPECT_FALSE(steady_state({dispatched(0, 0, 1000), dispatched(1, 0, 1500)}).has_value());
   EXPECT_FALSE(steady_state({}).has_value());
 }
 
 TEST(SteadyState, OneStreamDropsOnlyItsFirstRequest) {
   std::vector<RequestRecord> records;
   for (int i = 0; i < 5; ++i) {
-    records.push_back(request(i, i * 1000, i * 1000 + 1000));
+    records.push_back(dispatched(i, i * 1000, i * 1000 + 1000));
   }
   const auto steady = steady_state(records);
   ASSERT_TRUE(steady.has_value());

@@ -47,7 +47,7 @@ class RunningServer {
 };
 
 // Everything the server sends on one connection after `requests`, until it closes the connection.
-std::string exchange(std::uint16_t port, int requests) {
+std::string send_pipelined(std::uint16_t port, int requests) {
   net::io_context io;
   tcp::socket socket(io);
   socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
@@ -78,7 +78,7 @@ TEST(ServerKnownLength, SendsTheBodyUnframedAndKeepsTheConnection) {
     const std::array<std::string_view, 1> rest{"world"};
     co_await ex.write_chunk_gathered(rest, true);
   });
-  const std::string received = exchange(server.port, 2);
+  const std::string received = send_pipelined(server.port, 2);
   EXPECT_EQ(count(received, "Content-Length: 11\r\n\r\nhello world"), 2U) << received;
   EXPECT_EQ(received.find("Transfer-Encoding"), std::string::npos);
   EXPECT_EQ(received.find("0\r\n\r\n"), std::string::npos);  // no terminating chunk
@@ -90,7 +90,7 @@ TEST(ServerKnownLength, FieldsAlreadyWrittenAsLinesGoInTheHead) {
     ex.begin_stream(200, "application/json", extra, 2, "x-two: 2\r\nx-three: 3\r\n");
     co_await ex.write_chunk("ok", true);
   });
-  const std::string received = exchange(server.port, 1);
+  const std::string received = send_pipelined(server.port, 1);
   EXPECT_NE(received.find("\r\nX-One: 1\r\nx-two: 2\r\nx-three: 3\r\n"), std::string::npos) << received;
   EXPECT_NE(received.find("\r\n\r\nok"), std::string::npos) << received;
 }
@@ -100,7 +100,7 @@ TEST(ServerKnownLength, AnEmptyBodyEndsWithItsHead) {
     ex.begin_stream(200, "application/json", {}, 0);
     co_await ex.write_chunk({}, true);
   });
-  const std::string received = exchange(server.port, 2);
+  const std::string received = send_pipelined(server.port, 2);
   EXPECT_EQ(count(received, "Content-Length: 0\r\n\r\n"), 2U) << received;
 }
 
@@ -109,7 +109,7 @@ TEST(ServerKnownLength, ABodyThatEndsShortClosesTheConnection) {
     ex.begin_stream(200, "application/json", {}, 11);
     co_await ex.write_chunk("hello", true);
   });
-  const std::string received = exchange(server.port, 2);
+  const std::string received = send_pipelined(server.port, 2);
   // One response, cut short; the second request is never answered.
   EXPECT_EQ(count(received, "HTTP/1.1 200"), 1U) << received;
   EXPECT_TRUE(received.ends_with("\r\n\r\nhello")) << received;
@@ -122,7 +122,7 @@ TEST(ServerKnownLength, AWritePastTheLengthSendsNothingAndClosesTheConnection) {
     const auto ec = co_await ex.write_chunk("too long", true);
     refused = ec == net::error::message_size;
   });
-  EXPECT_EQ(exchange(server.port, 2), "");
+  EXPECT_EQ(send_pipelined(server.port, 2), "");
   EXPECT_TRUE(refused);
 }
 
@@ -131,7 +131,7 @@ TEST(ServerKnownLength, AStreamWithoutALengthStaysChunked) {
     ex.begin_stream(200, "text/event-stream");
     co_await ex.write_chunk("data: 1\n\n", true);
   });
-  const std::string received = exchange(server.port, 1);
+  const std::string received = send_pipelined(server.port, 1);
   EXPECT_NE(received.find("Transfer-Encoding: chunked\r\n\r\n9\r\ndata: 1\n\n\r\n0\r\n\r\n"), std::string::npos)
       << received;
 }
@@ -147,14 +147,14 @@ TEST(ServerChunked, EveryChunkIsFramedWhereverTheStreamEnds) {
     co_await ex.write_chunk("", false);
     co_await ex.write_chunk("e", true);
   });
-  const std::string received = exchange(server.port, 1);
+  const std::string received = send_pipelined(server.port, 1);
   EXPECT_NE(received.find("chunked\r\n\r\n1\r\na\r\n3\r\nbcd\r\n1\r\ne\r\n0\r\n\r\n"), std::string::npos) << received;
   RunningServer ends_apart([](Exchange& ex) -> net::awaitable<void> {
     ex.begin_stream(200, "text/event-stream");
     co_await ex.write_chunk("ab", false);
     co_await ex.end_stream();
   });
-  const std::string apart = exchange(ends_apart.port, 1);
+  const std::string apart = send_pipelined(ends_apart.port, 1);
   EXPECT_TRUE(apart.ends_with("chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n")) << apart;
 }
 
@@ -167,7 +167,7 @@ TEST(ServerChunked, EachResponseOnAConnectionGetsAFreshHead) {
     const std::array<std::string_view, 2> pieces{"data: 1", "2\n\n"};
     co_await ex.write_chunk_gathered(pieces, true);
   });
-  const std::string received = exchange(server.port, 2);
+  const std::string received = send_pipelined(server.port, 2);
   const std::string_view one = "chunked\r\n\r\na\r\ndata: 12\n\n\r\n0\r\n\r\n";
   EXPECT_EQ(count(received, one), 2U) << received;
   EXPECT_EQ(count(received, "HTTP/1.1 200"), 2U) << received;

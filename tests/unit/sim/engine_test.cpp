@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "sim/ideal_efficiency.hpp"
+
 namespace infergate::sim {
 namespace {
 
@@ -19,8 +21,6 @@ const ModelSpec kModel{.id = "m",
                        .kv_heads = 1,
                        .head_dim = 256,
                        .max_context = 1 << 20};
-constexpr Efficiency kIdeal{.memory = 1, .compute = 1, .step_overhead_s = 0, .memory_utilization = 1};
-
 class EngineTest : public ::testing::Test {
  protected:
   PerfModel model{Profile{&kModel, Catalog::builtin().find_precision("bf16"), &kDevice, 1}, kIdeal};

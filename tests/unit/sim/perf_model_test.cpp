@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "sim/ideal_efficiency.hpp"
+
 namespace infergate::sim {
 namespace {
 
@@ -22,7 +24,6 @@ const ModelSpec k31B{.id = "m31",
                      .kv_heads = 16,
                      .head_dim = 128,
                      .max_context = 8192};
-constexpr Efficiency kIdeal{.memory = 1, .compute = 1, .step_overhead_s = 0, .memory_utilization = 1};
 // The factors the hand computations below were done with, independent of the calibrated ones.
 constexpr Efficiency kRough{.memory = 0.75, .compute = 0.5, .step_overhead_s = 0.0005, .memory_utilization = 0.9};
 
