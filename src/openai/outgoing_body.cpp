@@ -41,10 +41,15 @@ struct MemberValue {
 };
 using MemberValues = boost::container::small_vector<MemberValue, 1>;
 
+// Whether a member name, quotes included, is `name` written plainly.
+bool names_plainly(std::string_view quoted, std::string_view name) {
+  return quoted.size() == name.size() + 2 && quoted.substr(1, name.size()) == name;
+}
+
 // Whether a member name, quotes included, is `name`: written plainly, or with escapes (which the
 // request view decodes, so a client could route on one a splice missed).
 bool names(std::string_view quoted, std::string_view name) {
-  if (quoted.size() == name.size() + 2 && quoted.substr(1, name.size()) == name) {
+  if (names_plainly(quoted, name)) {
     return true;
   }
   if (quoted.find('\\') == std::string_view::npos) {
@@ -81,8 +86,7 @@ MemberValues find_member_values(std::string_view body, std::size_t open, std::st
       const std::string_view quoted = body.substr(i, end - i);
       if (depth == 1 && key_next) {
         key_next = false;
-        if (first_plain ? quoted.size() == name.size() + 2 && quoted.substr(1, name.size()) == name
-                        : names(quoted, name)) {
+        if (first_plain ? names_plainly(quoted, name) : names(quoted, name)) {
           const std::size_t colon = skip_space(body, end);
           if (colon >= body.size() || body[colon] != ':') {
             return {};
