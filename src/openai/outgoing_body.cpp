@@ -34,6 +34,13 @@ std::size_t skip_space(std::string_view text, std::size_t i) {
   return i;
 }
 
+// Whether the object that opens at `open` has no members: a member added after its brace then
+// takes no comma.
+bool empty_object(std::string_view text, std::size_t open) {
+  const std::size_t next = skip_space(text, open + 1);
+  return next >= text.size() || text[next] == '}';
+}
+
 // A member's value: from its first byte to just past its last.
 struct MemberValue {
   std::size_t begin = 0;
@@ -146,10 +153,8 @@ void OutgoingBody::request_usage(int stream_options_members) {
   const MemberValues options =
       stream_options_members > 0 ? find_member_values(body_, brace_, "stream_options", false) : MemberValues{};
   if (options.empty()) {
-    const std::size_t next = body_.find_first_not_of(" \t\r\n", brace_ + 1);
-    const bool empty_object = next == std::string_view::npos || body_[next] == '}';
-    usage_ = empty_object ? std::string_view(R"("stream_options":{"include_usage":true})")
-                          : std::string_view(R"("stream_options":{"include_usage":true},)");
+    usage_ = empty_object(body_, brace_) ? std::string_view(R"("stream_options":{"include_usage":true})")
+                                         : std::string_view(R"("stream_options":{"include_usage":true},)");
     assemble();
     return;
   }
@@ -167,9 +172,8 @@ void OutgoingBody::request_usage(int stream_options_members) {
       edits.push_back({flag.begin, flag.end, "true"});
     }
     if (flags.empty()) {
-      const std::size_t next = skip_space(body_, option.begin + 1);
       edits.push_back({option.begin + 1, option.begin + 1,
-                       body_[next] == '}' ? R"("include_usage":true)" : R"("include_usage":true,)"});
+                       empty_object(body_, option.begin) ? R"("include_usage":true)" : R"("include_usage":true,)"});
     }
   }
   rewritten_ = edited(body_, edits);
