@@ -1,7 +1,6 @@
 #include "doctor/endpoint.hpp"
 
 #include <fmt/format.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -10,6 +9,7 @@
 
 #include <chrono>
 
+#include "core/as_tuple.hpp"
 #include "core/clock.hpp"
 #include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
@@ -22,7 +22,6 @@ namespace infergate::doctor {
 namespace net = boost::asio;
 using net::awaitable;
 using tcp = net::ip::tcp;
-constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
 

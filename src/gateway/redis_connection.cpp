@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <hiredis/hiredis.h>
 #include <spdlog/spdlog.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -18,6 +17,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/as_tuple.hpp"
 #include "core/clock.hpp"
 
 namespace infergate::gateway {
@@ -25,7 +25,6 @@ namespace infergate::gateway {
 namespace net = boost::asio;
 using boost::system::error_code;
 using net::awaitable;
-constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 namespace {
 

@@ -1,11 +1,11 @@
 #include "gateway/redis_rate_limits.hpp"
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
 
 #include "core/append_number.hpp"
+#include "core/as_tuple.hpp"
 
 namespace infergate::gateway {
 
@@ -146,7 +146,7 @@ net::awaitable<std::optional<Admission>> RedisRateLimits::admit_leased(const std
     }
     // Held by its own pointer: the map may move the lease while this request waits.
     const std::shared_ptr<net::steady_timer> answered = lease.answered;
-    co_await answered->async_wait(net::as_tuple(net::use_awaitable));
+    co_await answered->async_wait(as_tuple);
   }
   Lease& asking = leases_[bucket];
   asking.asking = true;

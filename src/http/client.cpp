@@ -1,7 +1,6 @@
 #include "http/client.hpp"
 
 #include <openssl/ssl.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -22,6 +21,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "core/as_tuple.hpp"
 #include "core/text_writer.hpp"
 #include "http/chunked_decoder.hpp"
 #include "http/header_lines.hpp"
@@ -42,7 +42,6 @@ using boost::system::error_code;
 using boost::system::result;
 using net::awaitable;
 using net::ip::tcp;
-constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 void ResponseHead::add_header(std::string_view name, std::string_view value) {
   const auto at = static_cast<std::uint32_t>(text_.size());

@@ -1,7 +1,6 @@
 #include "http/read_ahead.hpp"
 
 #include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -9,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/as_tuple.hpp"
 #include "http/socket_receive.hpp"
 
 namespace infergate::http {
@@ -130,7 +130,6 @@ std::size_t ReadAhead::take() {
 }
 
 net::awaitable<std::tuple<error_code, std::size_t>> ReadAhead::wait() {
-  constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
   return net::async_initiate<decltype(as_tuple), void(error_code, std::size_t)>(
       [state = state_.get()](auto handler) { state->waiter.emplace(std::move(handler)); }, as_tuple);
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -20,6 +19,7 @@
 #include <memory>
 #include <tuple>
 
+#include "core/as_tuple.hpp"
 #include "core/clock.hpp"
 #include "core/text_writer.hpp"
 #include "http/header_lines.hpp"
@@ -36,9 +36,7 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using boost::system::error_code;
 using net::awaitable;
-using net::use_awaitable;
 using net::ip::tcp;
-constexpr auto as_tuple = net::as_tuple(use_awaitable);
 
 namespace {
 
