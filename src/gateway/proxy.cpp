@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -14,6 +13,7 @@
 #include <random>
 #include <variant>
 
+#include "core/as_tuple.hpp"
 #include "core/clock.hpp"
 #include "core/random.hpp"
 #include "core/rate_limiter.hpp"
@@ -36,7 +36,6 @@ namespace infergate::gateway {
 namespace net = boost::asio;
 using boost::system::error_code;
 using net::awaitable;
-constexpr auto as_tuple = net::as_tuple(net::use_awaitable);
 
 struct Proxy::Attempt {
   AttemptOutcome outcome = AttemptOutcome::success;
@@ -116,7 +115,9 @@ struct Proxy::Context {
   std::int64_t overhead_ns = 0;
   std::string error;
   bool client_gone = false;
-  bool settled = false;                  // the key's token reservation replaced by what the request used
+  // What the key's token reservation was replaced with, once it was: the ledger row records the
+  // same, even where the request's end (a client gone during the last write) changed its status.
+  std::optional<Charge> settled;
   http::Connection* upstream = nullptr;  // the upstream connection in use, for the peer watch
   net::steady_timer* backoff = nullptr;  // the retry backoff being waited on, for the peer watch
 };
@@ -739,8 +740,7 @@ void Proxy::settle(Context& ctx) {
   if (!ctx.ticket || ctx.settled) {
     return;
   }
-  ctx.settled = true;
-  const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
+  const Charge& used = ctx.settled.emplace(charge(ctx.view, ctx.usage, ctx.status, ctx.text_events));
   if (shared_limits_) {
     shared_limits_->reconcile(ctx.ticket->reservation(), used.prompt + used.completion, unix_ms());
   } else {
@@ -753,7 +753,7 @@ void Proxy::finish(Context& ctx) {
   const std::int64_t ended_ms = unix_ms_at(now);  // the ledger row's and the access log's
   if (ctx.key) {
     settle(ctx);
-    const Charge used = charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
+    const Charge used = ctx.settled ? *ctx.settled : charge(ctx.view, ctx.usage, ctx.status, ctx.text_events);
     LedgerRow row;
     row.ts_ms = ended_ms;
     row.request_id = ctx.request_id.view();
