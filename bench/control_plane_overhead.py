@@ -16,8 +16,14 @@ access log write after the load count too; after each table, that CPU split by t
 thread "infergate", the ledger's, the access log's) and into user and system time, over all rounds,
 tells where keys on spend theirs.
 
+With --loads open and --rates, infergate bench also offers requests at fixed Poisson rates (open
+loop): there the gateway is below saturation, so its added latency is its own work and not the
+queue a saturating closed loop builds in front of it, which a closed loop's added latency
+multiplies by every percent of throughput lost.
+
 Usage: /usr/bin/python3 bench/control_plane_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
-           [--loads wrk,bench] [--modes plain,stream] [--connections 1,16,64] [--variants local,redis,lease]
+           [--loads wrk,bench,open] [--modes plain,stream] [--connections 1,16,64] [--rates 5000,20000]
+           [--open-cap 256] [--variants local,redis,lease]
 Needs nginx, wrk and redis-server (apt-get install nginx-light wrk redis-server)."""
 import argparse
 import os
@@ -36,7 +42,7 @@ MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500  # the gateway's default
 
 
-def report(runs, load, mode, connections, variants, rounds):
+def report(runs, load, mode, level, variants, rounds):
     def median(variant, field):
         return statistics.median(r[field] for r in runs[(load, variant)])
 
@@ -46,8 +52,8 @@ def report(runs, load, mode, connections, variants, rounds):
         return statistics.median(pair(v, o) for v, o in zip(runs[(load, variant)], runs[(load, "off")]))
 
     direct_p50, direct_p99 = median("direct", "p50"), median("direct", "p99")
-    print("\n%s, %d connections, %s (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
-          (mode, connections, LOAD_NAMES[load], direct_p50, direct_p99, rounds))
+    print("\n%s, %s, %s (direct p50 %.3f ms, p99 %.3f ms; medians of %d rounds)" %
+          (mode, level, LOAD_NAMES[load], direct_p50, direct_p99, rounds))
     print("  %-6s %9s %10s %10s %11s %14s %13s %13s" % ("auth", "req/s", "+p50 ms", "+p99 ms", "CPU us/req",
                                                      "+p50 / off", "p50 - off ms", "CPU / off"))
     off_added = median("off", "p50") - direct_p50
@@ -83,9 +89,21 @@ def main():
     p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
     p.add_argument("--modes", default="plain,stream", help="bodies: plain, stream or both")
     p.add_argument("--connections", default="1,16,64", help="connection counts, comma-separated")
+    p.add_argument("--rates", default="",
+                   help="open-loop rates (requests/s, comma-separated) for the load 'open': infergate bench with "
+                        "Poisson arrivals, at most --open-cap in flight")
+    p.add_argument("--open-cap", type=int, default=256, help="open loop: the most requests in flight")
     p.add_argument("--variants", default="local,redis,lease", help="variants compared with off: local, redis, lease")
     args = p.parse_args()
-    loads = args.loads.split(",")
+    closed_loads = [load for load in args.loads.split(",") if load != "open"]
+    # A level is the closed loads at a connection count, or the open load at a rate.
+    levels = [(closed_loads, connections, None, "%d connections" % connections)
+              for connections in (int(c) for c in args.connections.split(",")) if closed_loads]
+    if "open" in args.loads.split(","):
+        if not args.rates:
+            p.error("--loads open needs --rates")
+        levels += [(["open"], args.open_cap, int(rate), "%s requests/s offered" % rate)
+                   for rate in args.rates.split(",")]
     variants = ("off",) + tuple(args.variants.split(","))
     tmp = tempfile.mkdtemp(prefix="ig-control-")
     procs = []
@@ -129,20 +147,21 @@ def main():
 
         direct = "http://127.0.0.1:%d" % upstream_port
         for mode in args.modes.split(","):
-            for connections in (int(c) for c in args.connections.split(",")):
+            for loads, connections, rate, level in levels:
                 runs = {(load, v): [] for load in loads for v in ("direct",) + variants}
                 for round_index in range(args.rounds):
                     for load in loads:
                         runs[(load, "direct")].append(
                             run_load(load, args.bin, tmp, "direct", direct, mode, connections, args.seconds,
-                                     gateway=False))
+                                     gateway=False, rate=rate))
                         # Rotated each round, so that no variant always follows another.
                         shift = round_index % len(variants)
                         for variant in variants[shift:] + variants[:shift]:
                             pid, base, key = gateways[variant]
                             pids = children(pid)
                             before = thread_cpu(pids)
-                            r = run_load(load, args.bin, tmp, variant, base, mode, connections, args.seconds, key)
+                            r = run_load(load, args.bin, tmp, variant, base, mode, connections, args.seconds, key,
+                                         rate=rate)
                             # The ledger and the access log write a run's last rows after it: their
                             # CPU counts too (a ledger that fell behind the load would otherwise
                             # look free).
@@ -153,7 +172,7 @@ def main():
                             r["cpu"] = sum(sum(t) for t in r["threads"].values()) * 1e6 / r["requests"]
                             runs[(load, variant)].append(r)
                 for load in loads:
-                    report(runs, load, mode, connections, variants, args.rounds)
+                    report(runs, load, mode, level, variants, args.rounds)
     finally:
         stop_all(procs)
         shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes

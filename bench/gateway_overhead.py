@@ -14,9 +14,11 @@ Two load generators, closed loop with the same connections: wrk, light enough to
 proxy's core, so its latencies are mostly queueing in the proxy; and `infergate bench` (the
 binary under test's own client, E2E latency), which does more per request and makes core 0 the
 bottleneck, so the proxy runs below saturation and its added latency is its own processing time.
+With --loads open and --rates, `infergate bench` also offers requests at fixed Poisson rates (open
+loop, at most --open-cap in flight): every proxy gets the same arrivals, whatever its pace.
 
 Usage: /usr/bin/python3 bench/gateway_overhead.py [--bin build/src/cli/infergate] [--seconds 4] [--rounds 3]
-           [--loads wrk,bench]
+           [--loads wrk,bench,open] [--rates 5000,20000] [--open-cap 256]
 Needs nginx, haproxy and wrk: apt-get install nginx-light haproxy wrk (not needed by the tests)."""
 import argparse
 import json
@@ -189,7 +191,7 @@ def parse_latency(text, label):
     return value * {"us": 1e-3, "ms": 1, "s": 1e3}[unit]
 
 
-LOAD_NAMES = {"wrk": "wrk", "bench": "infergate bench"}
+LOAD_NAMES = {"wrk": "wrk", "bench": "infergate bench", "open": "infergate bench at a fixed Poisson rate"}
 
 
 def run_wrk(url, lua, connections, seconds):
@@ -203,15 +205,21 @@ def run_wrk(url, lua, connections, seconds):
             "p50": parse_latency(out, "50%"), "p99": parse_latency(out, "99%")}
 
 
-def run_bench(binary, url, model, mode, connections, seconds, key=None, wrapper=()):
+def run_bench(binary, url, model, mode, connections, seconds, key=None, wrapper=(), rate=None):
     """One `infergate bench` run on core 0, closed loop with `connections` requests in flight, as
-    run_wrk; its latencies are whole responses (E2E). It sleeps in epoll between events
+    run_wrk, or with `rate` open loop: requests arrive at that Poisson rate whatever the answers'
+    pace, at most `connections` in flight, so that a latency is the proxy's own and not the wait of
+    a saturated queue. Its latencies are whole responses (E2E). It sleeps in epoll between events
     (--no-busy-poll): spinning would take core 0 from the upstream that shares it. `wrapper`
     comes first on the command line (perf stat, to count the client's own events)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         cmd = list(wrapper) + ["taskset", "-c", "0", binary, "bench", "--base-url", url, "--model", model,
-               "--concurrency", str(connections), "--duration", str(seconds), "--input-tokens", "100",
-               "--output-tokens", "64", "--no-busy-poll", "--json", out.name]
+               "--duration", str(seconds), "--input-tokens", "100", "--output-tokens", "64", "--no-busy-poll",
+               "--json", out.name]
+        if rate:
+            cmd += ["--rate", str(rate), "--arrival", "poisson", "--max-concurrency", str(connections)]
+        else:
+            cmd += ["--concurrency", str(connections)]
         if mode == "plain":
             cmd.append("--no-stream")
         if key:
@@ -226,13 +234,14 @@ def run_bench(binary, url, model, mode, connections, seconds, key=None, wrapper=
             "p50": summary["e2e_ms"]["p50"], "p99": summary["e2e_ms"]["p99"]}
 
 
-def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None, gateway=True):
-    """One run of `load` (wrk or bench) against a target: an infergate gateway (`gateway`) serves
-    the public models "plain" and "sse"; any other target forwards /plain and /sse to the upstream."""
+def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None, gateway=True, rate=None):
+    """One run of `load` (wrk, bench, or open: bench at `rate`) against a target: an infergate
+    gateway (`gateway`) serves the public models "plain" and "sse"; any other target forwards /plain
+    and /sse to the upstream."""
     prefix = "" if gateway else ("/plain" if mode == "plain" else "/sse")
-    if load == "bench":
+    if load in ("bench", "open"):
         return run_bench(binary, base + prefix + "/v1", ("plain" if mode == "plain" else "sse") if gateway else "bench",
-                         mode, connections, seconds, key)
+                         mode, connections, seconds, key, rate=rate if load == "open" else None)
     body = {"model": "plain" if mode == "plain" else "sse",
             "messages": [{"role": "user", "content": "hello " * 100}],
             "max_tokens": 64, "stream": mode == "stream"}
@@ -245,11 +254,11 @@ def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None
     return run_wrk(base, lua, connections, seconds)
 
 
-def measure(load, binary, tmp, name, pid, base, mode, connections, seconds):
+def measure(load, binary, tmp, name, pid, base, mode, connections, seconds, rate=None):
     """One run against one target; the proxy's user and system CPU µs per request with it."""
     pids = children(pid) if pid else []
     before, core0_before = cpu_split(pids), core_busy_seconds(0)
-    r = run_load(load, binary, tmp, name, base, mode, connections, seconds, gateway=name == "infergate")
+    r = run_load(load, binary, tmp, name, base, mode, connections, seconds, gateway=name == "infergate", rate=rate)
     after, core0_after = cpu_split(pids), core_busy_seconds(0)
     r["user_us"] = (after[0] - before[0]) * 1e6 / r["requests"]
     r["sys_us"] = (after[1] - before[1]) * 1e6 / r["requests"]
@@ -260,13 +269,13 @@ def measure(load, binary, tmp, name, pid, base, mode, connections, seconds):
     return r
 
 
-def report(load, mode, connections, results, rounds):
+def report(load, mode, level, results, rounds):
     """Medians over the rounds of each figure, taken one figure at a time."""
     def med(name, key):
-        return statistics.median(r[key] for r in results[(load, mode, connections, name)])
+        return statistics.median(r[key] for r in results[(load, mode, level, name)])
 
-    print("\n%s, %d connections, %s, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
-          (mode, connections, LOAD_NAMES[load], rounds, med("direct", "rps"), med("direct", "p50"),
+    print("\n%s, %s, %s, medians of %d rounds (direct: %.0f req/s, p50 %.3f ms, p99 %.3f ms)" %
+          (mode, level, LOAD_NAMES[load], rounds, med("direct", "rps"), med("direct", "p50"),
            med("direct", "p99")))
     print("  %-10s %10s %10s %10s %22s %14s" % ("proxy", "req/s", "+p50 ms", "+p99 ms", "CPU us/req (user+sys)",
                                                 "core 0 us/req"))
@@ -281,7 +290,7 @@ def report(load, mode, connections, results, rounds):
           (med("infergate", "cpu_us") / best, med("infergate", "rps") / best_rps))
     # The same ratios within each round, whose runs are seconds apart: the machine's drift
     # between rounds cancels, and their spread says how far a ratio above is from noise.
-    runs = [results[(load, mode, connections, n)] for n in ("infergate", "nginx", "haproxy")]
+    runs = [results[(load, mode, level, n)] for n in ("infergate", "nginx", "haproxy")]
     cpu = sorted(ours["cpu_us"] / min(a["cpu_us"], b["cpu_us"]) for ours, a, b in zip(*runs))
     rps = sorted(ours["rps"] / max(a["rps"], b["rps"]) for ours, a, b in zip(*runs))
     print("  the same, round by round: CPU per request %.2f [%.2f-%.2f], req/s %.2f [%.2f-%.2f] (median [range])" %
@@ -296,9 +305,20 @@ def main():
                    "gateway without changing its load")
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3, help="runs per target, load generator and load, interleaved")
-    p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
+    p.add_argument("--loads", default="wrk,bench",
+                   help="load generators: wrk, bench (infergate bench), open (infergate bench at --rates)")
+    p.add_argument("--rates", default="", help="open loop: requests/s offered, comma-separated")
+    p.add_argument("--open-cap", type=int, default=256, help="open loop: the most requests in flight")
     args = p.parse_args()
-    loads = args.loads.split(",")
+    closed_loads = [load for load in args.loads.split(",") if load != "open"]
+    # A level is the closed loads at a connection count, or the open load at a rate.
+    levels = [(closed_loads, connections, None, "%d connections" % connections)
+              for connections in (16, 64) if closed_loads]
+    if "open" in args.loads.split(","):
+        if not args.rates:
+            p.error("--loads open needs --rates")
+        levels += [(["open"], args.open_cap, int(rate), "%s requests/s offered" % rate)
+                   for rate in args.rates.split(",")]
     tmp = tempfile.mkdtemp(prefix="ig-overhead-")
     ports = {name: free_port() for name in ("upstream", "infergate", "nginx", "haproxy")}
     procs = []
@@ -343,7 +363,7 @@ def main():
 
         results = {}
         for mode in ("plain", "stream"):
-            for connections in (16, 64):
+            for loads, connections, rate, level in levels:
                 names = list(targets)
                 for round_index in range(args.rounds):
                     # Rotated each round so that no target always runs first or last.
@@ -352,10 +372,10 @@ def main():
                         pid, base = targets[name]
                         for load in loads:
                             r = measure(load, args.client or args.bin, tmp, name, pid, base, mode, connections,
-                                        args.seconds)
-                            results.setdefault((load, mode, connections, name), []).append(r)
+                                        args.seconds, rate)
+                            results.setdefault((load, mode, level, name), []).append(r)
                 for load in loads:
-                    report(load, mode, connections, results, args.rounds)
+                    report(load, mode, level, results, args.rounds)
     finally:
         stop_all(procs)
         shutil.rmtree(tmp, ignore_errors=True)  # the logs of a run take gigabytes
