@@ -36,7 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gateway_overhead import (LOAD_NAMES, children, create_unlimited_key, free_port, run_load,  # noqa: E402
-                              stop_all, thread_cpu, wait_port, write_upstream)
+                              stop_all, thread_cpu, wait_port, warn_if_behind, write_upstream)
 
 MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500  # the gateway's default
@@ -66,6 +66,7 @@ def report(runs, load, mode, level, variants, rounds):
             variant, median(variant, "rps"), added, median(variant, "p99") - direct_p99,
             median(variant, "cpu"), ratio, paired(variant, lambda v, o: v["p50"] - o["p50"]),
             paired(variant, lambda v, o: v["cpu"] / o["cpu"])))
+    warn_if_behind([r for variant in ("direct",) + tuple(variants) for r in runs[(load, variant)]])
     print("  CPU by thread, us per request (user + system), all rounds:")
     for variant in variants:
         requests = sum(r["requests"] for r in runs[(load, variant)])

@@ -230,8 +230,20 @@ def run_bench(binary, url, model, mode, connections, seconds, key=None, wrapper=
     if summary["failed"]:
         raise RuntimeError("%d of %d requests failed during the run against %s" %
                            (summary["failed"], summary["failed"] + summary["completed"], url))
+    client = summary.get("client") or {}
+    # Open loop only: a closed loop here makes core 0 the bottleneck on purpose.
+    behind = client.get("reason") if rate and client.get("bound") else None
     return {"requests": summary["completed"], "rps": summary["requests_per_s"],
-            "p50": summary["e2e_ms"]["p50"], "p99": summary["e2e_ms"]["p99"]}
+            "p50": summary["e2e_ms"]["p50"], "p99": summary["e2e_ms"]["p99"], "behind": behind}
+
+
+def warn_if_behind(runs):
+    """Says so when the open-loop generator could not keep its schedule in some of `runs`: their
+    latencies are then the generator's queue, not the target's."""
+    reasons = [r["behind"] for r in runs if r.get("behind")]
+    if reasons:
+        print("  ! the load generator fell behind in %d of %d runs (%s): these latencies are its own" %
+              (len(reasons), len(runs), reasons[0]))
 
 
 def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None, gateway=True, rate=None):
@@ -286,6 +298,8 @@ def report(load, mode, level, results, rounds):
             med(name, "core0_us")))
     best = min(med(n, "cpu_us") for n in ("nginx", "haproxy"))
     best_rps = max(med(n, "rps") for n in ("nginx", "haproxy"))
+    warn_if_behind([r for name in ("direct", "infergate", "nginx", "haproxy")
+                    for r in results[(load, mode, level, name)]])
     print("  infergate / best of nginx, haproxy: CPU per request %.2f, req/s %.2f" %
           (med("infergate", "cpu_us") / best, med("infergate", "rps") / best_rps))
     # The same ratios within each round, whose runs are seconds apart: the machine's drift
