@@ -35,8 +35,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import (LOAD_NAMES, children, create_unlimited_key, free_port, run_load,  # noqa: E402
-                              stop_all, thread_cpu, wait_port, warn_if_behind, write_upstream)
+from gateway_overhead import (LOAD_NAMES, add_load_arguments, children, create_unlimited_key,  # noqa: E402
+                              free_port, load_levels, run_load, stop_all, thread_cpu, wait_port, warn_if_behind,
+                              write_upstream)
 
 MASTER = "bench-master-key-0123456789"
 LEDGER_FLUSH_MS = 500  # the gateway's default
@@ -87,24 +88,12 @@ def main():
     p.add_argument("--bin", default="build/src/cli/infergate")
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--loads", default="wrk,bench", help="load generators: wrk, bench (infergate bench) or both")
+    add_load_arguments(p)
     p.add_argument("--modes", default="plain,stream", help="bodies: plain, stream or both")
     p.add_argument("--connections", default="1,16,64", help="connection counts, comma-separated")
-    p.add_argument("--rates", default="",
-                   help="open-loop rates (requests/s, comma-separated) for the load 'open': infergate bench with "
-                        "Poisson arrivals, at most --open-cap in flight")
-    p.add_argument("--open-cap", type=int, default=256, help="open loop: the most requests in flight")
     p.add_argument("--variants", default="local,redis,lease", help="variants compared with off: local, redis, lease")
     args = p.parse_args()
-    closed_loads = [load for load in args.loads.split(",") if load != "open"]
-    # A level is the closed loads at a connection count, or the open load at a rate.
-    levels = [(closed_loads, connections, None, "%d connections" % connections)
-              for connections in (int(c) for c in args.connections.split(",")) if closed_loads]
-    if "open" in args.loads.split(","):
-        if not args.rates:
-            p.error("--loads open needs --rates")
-        levels += [(["open"], args.open_cap, int(rate), "%s requests/s offered" % rate)
-                   for rate in args.rates.split(",")]
+    levels = load_levels(p, args, [int(c) for c in args.connections.split(",")])
     variants = ("off",) + tuple(args.variants.split(","))
     tmp = tempfile.mkdtemp(prefix="ig-control-")
     procs = []

@@ -246,6 +246,32 @@ def warn_if_behind(runs):
               (len(reasons), len(runs), reasons[0]))
 
 
+def add_load_arguments(parser):
+    """--loads, --rates and --open-cap, as both overhead benchmarks take them."""
+    parser.add_argument("--loads", default="wrk,bench",
+                        help="load generators: wrk, bench (infergate bench), open (infergate bench at --rates)")
+    parser.add_argument("--rates", default="", help="open loop: requests/s offered, comma-separated")
+    parser.add_argument("--open-cap", type=int, default=256, help="open loop: the most requests in flight")
+
+
+def load_levels(parser, args, connections):
+    """The levels to run, each (loads, connections, rate, label): the closed loads of --loads at
+    each of `connections`, then the open load at each of --rates."""
+    loads = args.loads.split(",")
+    unknown = [load for load in loads if load not in LOAD_NAMES]
+    if unknown:
+        parser.error("unknown load %s: the loads are %s" % (", ".join(unknown), ", ".join(LOAD_NAMES)))
+    closed = [load for load in loads if load != "open"]
+    levels = [(closed, c, None, "%d connections" % c) for c in connections if closed]
+    if "open" in loads:
+        try:
+            rates = [int(rate) for rate in args.rates.split(",")]
+        except ValueError:
+            parser.error("--loads open needs --rates: whole requests/s, comma-separated (got %r)" % args.rates)
+        levels += [(["open"], args.open_cap, rate, "%d requests/s offered" % rate) for rate in rates]
+    return levels
+
+
 def run_load(load, binary, tmp, name, base, mode, connections, seconds, key=None, gateway=True, rate=None):
     """One run of `load` (wrk, bench, or open: bench at `rate`) against a target: an infergate
     gateway (`gateway`) serves the public models "plain" and "sse"; any other target forwards /plain
@@ -319,20 +345,9 @@ def main():
                    "gateway without changing its load")
     p.add_argument("--seconds", type=int, default=4)
     p.add_argument("--rounds", type=int, default=3, help="runs per target, load generator and load, interleaved")
-    p.add_argument("--loads", default="wrk,bench",
-                   help="load generators: wrk, bench (infergate bench), open (infergate bench at --rates)")
-    p.add_argument("--rates", default="", help="open loop: requests/s offered, comma-separated")
-    p.add_argument("--open-cap", type=int, default=256, help="open loop: the most requests in flight")
+    add_load_arguments(p)
     args = p.parse_args()
-    closed_loads = [load for load in args.loads.split(",") if load != "open"]
-    # A level is the closed loads at a connection count, or the open load at a rate.
-    levels = [(closed_loads, connections, None, "%d connections" % connections)
-              for connections in (16, 64) if closed_loads]
-    if "open" in args.loads.split(","):
-        if not args.rates:
-            p.error("--loads open needs --rates")
-        levels += [(["open"], args.open_cap, int(rate), "%s requests/s offered" % rate)
-                   for rate in args.rates.split(",")]
+    levels = load_levels(p, args, (16, 64))
     tmp = tempfile.mkdtemp(prefix="ig-overhead-")
     ports = {name: free_port() for name in ("upstream", "infergate", "nginx", "haproxy")}
     procs = []
