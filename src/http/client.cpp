@@ -105,7 +105,7 @@ class StreamConnection final : public Connection {
       : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {
     if constexpr (kPlain) {
       reactor_ = &reactor_of(stream_);
-      reports_left_ = report_bytes_left(stream_);
+      watch_peer_close(stream_);
       batch_ = SendBatch::find(net::query(stream_.get_executor(), net::execution::context));
     }
   }
@@ -336,7 +336,7 @@ class StreamConnection final : public Connection {
     deadline_.begin(timeout_);
     ++socket_reads_;
     if constexpr (kPlain) {
-      return async_receive_some(*reactor_, stream_, room, reports_left_, as_tuple);
+      return async_receive_some(*reactor_, stream_, room, as_tuple);
     } else {
       return stream_.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
     }
@@ -370,7 +370,6 @@ class StreamConnection final : public Connection {
   std::string authority_;
   // Plain TCP: its reads use socket_receive.hpp's receive.
   net::detail::reactor* reactor_ = nullptr;
-  bool reports_left_ = false;
   SendBatch* batch_ = nullptr;  // plain TCP: where requests wait for the end of the round, if anywhere
   std::string head_;
   boost::container::small_vector<net::const_buffer, 6> buffers_;  // the request: head_, then the body's pieces

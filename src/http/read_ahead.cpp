@@ -27,11 +27,11 @@ class ReadAhead::Receive : public reactor_op {
   Receive& operator=(const Receive&) = delete;
   ~Receive() = default;
 
-  void prepare(std::shared_ptr<State> owner, int fd, std::span<char> room, bool reports_left) {
+  void prepare(std::shared_ptr<State> owner, int fd, std::span<char> room, Registration registration) {
     owner_ = std::move(owner);
     fd_ = fd;
     room_ = room;
-    reports_left_ = reports_left;
+    registration_ = registration;
     // What a read completed without being performed reports (its socket shutting down).
     ec_ = net::error::operation_aborted;
     bytes_transferred_ = 0;
@@ -40,7 +40,7 @@ class ReadAhead::Receive : public reactor_op {
  private:
   static status perform(reactor_op* base) {
     auto* self = static_cast<Receive*>(base);
-    return receive_once(self->fd_, self->room_, self->reports_left_, self->ec_, self->bytes_transferred_);
+    return receive_once(self->fd_, self->room_, self->registration_, self->ec_, self->bytes_transferred_);
   }
 
   // `io_context` null: the io_context is going away with the read pending.
@@ -50,7 +50,7 @@ class ReadAhead::Receive : public reactor_op {
   std::shared_ptr<State> owner_;  // while the read is in flight
   int fd_ = -1;
   std::span<char> room_;
-  bool reports_left_ = false;
+  Registration registration_ = nullptr;
 };
 
 struct ReadAhead::State {
@@ -63,7 +63,6 @@ struct ReadAhead::State {
   // cannot be move-assigned (its operator= wraps the handler in itself, endlessly).
   std::optional<net::any_completion_handler<void(error_code, std::size_t)>> waiter;
   reactor* io_reactor = nullptr;  // set by the first read
-  bool reports_left = false;      // TCP_INQ is on
   Receive receive;
 };
 
@@ -87,10 +86,10 @@ void ReadAhead::start(net::ip::tcp::socket& socket, std::span<char> room) {
   const int fd = socket.native_handle();
   if (s.io_reactor == nullptr) {
     s.io_reactor = &reactor_of(socket);
-    s.reports_left = report_bytes_left(socket);
+    watch_peer_close(socket);
   }
   s.pending = true;
-  s.receive.prepare(state_, fd, room, s.reports_left);
+  s.receive.prepare(state_, fd, room, registration_of(socket));
   start_read_op(*s.io_reactor, socket, &s.receive);
 }
 

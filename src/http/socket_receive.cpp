@@ -1,64 +1,103 @@
 #include "http/socket_receive.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
+#include <boost/asio/detail/epoll_reactor.hpp>
+#include <boost/asio/detail/scheduler_operation.hpp>
 #include <boost/asio/error.hpp>
 
-#include <array>
 #include <cerrno>
-#include <cstring>
+#include <cstdint>
+#include <type_traits>
 
 namespace infergate::http {
 
 namespace net = boost::asio;
 using boost::system::error_code;
+using net::detail::epoll_reactor;
 using net::detail::reactor;
 using net::detail::reactor_op;
+using net::detail::scheduler_operation;
+
+static_assert(std::is_same_v<reactor, epoll_reactor>, "these receives read what Asio's epoll reactor keeps");
 
 namespace {
 
 // Asio keeps a socket's reactor registration in a protected member; a pointer to that member,
 // formed in a derived class, reaches it on any socket.
 struct SocketInternals : net::ip::tcp::socket {
-  static reactor::per_descriptor_data& registration(net::ip::tcp::socket& socket) {
+  static Registration& registration(net::ip::tcp::socket& socket) {
     constexpr auto impl = &SocketInternals::impl_;
     return (socket.*impl).get_implementation().reactor_data_;
   }
 };
 
-// What TCP_INQ reported: the bytes left after the receive, non-zero when an end of stream is
-// pending; -1 when it reported nothing.
-int bytes_left(msghdr& msg) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_TCP && c->cmsg_type == TCP_CM_INQ) {
-      int left = 0;
-      std::memcpy(&left, CMSG_DATA(c), sizeof left);
-      return left;
-    }
-  }
-  return -1;
+// The reactor keeps the rest in private members: its epoll descriptor, a registration's interest
+// set, and the events epoll last reported for it (a registration is a scheduler operation, whose
+// result field carries them to the reads it performs). An explicit instantiation may name private
+// members, and the friend function it defines hands out the member pointer.
+template <class Tag, typename Tag::type Member>
+struct Expose {
+  friend typename Tag::type member(Tag /*unused*/) { return Member; }
+};
+struct EpollFd {
+  using type = int epoll_reactor::*;
+  friend type member(EpollFd);
+};
+struct Interest {
+  using type = std::uint32_t epoll_reactor::descriptor_state::*;
+  friend type member(Interest);
+};
+struct Reported {
+  using type = unsigned int scheduler_operation::*;
+  friend type member(Reported);
+};
+template struct Expose<EpollFd, &epoll_reactor::epoll_fd_>;
+template struct Expose<Interest, &epoll_reactor::descriptor_state::registered_events_>;
+template struct Expose<Reported, &scheduler_operation::task_result_>;
+
+std::uint32_t reported(Registration registration) {
+  // The registration's base class is private; only this cast may name it.
+  const auto* op = (const scheduler_operation*)registration;  // NOLINT(google-readability-casting)
+  return op->*member(Reported{});
+}
+
+// A short receive emptied the socket, unless epoll has reported an end of stream or an error
+// that the receive stopped short of (or cannot be asked to).
+bool emptied(Registration registration) {
+  constexpr std::uint32_t kEnded = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+  return registration != nullptr && (registration->*member(Interest{}) & EPOLLRDHUP) != 0 &&
+         (reported(registration) & kEnded) == 0;
 }
 
 }  // namespace
 
-bool report_bytes_left(net::ip::tcp::socket& socket) {
-  const int on = 1;
-  return ::setsockopt(socket.native_handle(), SOL_TCP, TCP_INQ, &on, sizeof on) == 0;
+Registration registration_of(net::ip::tcp::socket& socket) {
+  return SocketInternals::registration(socket);
 }
 
-reactor_op::status receive_once(int fd, std::span<char> room, bool reports_left, error_code& ec, std::size_t& bytes) {
-  iovec iov{room.data(), room.size()};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int))> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  if (reports_left) {
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
+bool watch_peer_close(net::ip::tcp::socket& socket) {
+  Registration registration = registration_of(socket);
+  if (registration == nullptr) {
+    return false;
   }
-  const ssize_t n = ::recvmsg(fd, &msg, MSG_DONTWAIT);
+  std::uint32_t& interest = registration->*member(Interest{});
+  if ((interest & EPOLLIN) == 0) {
+    return false;  // not registered for reads
+  }
+  epoll_event ev{};
+  ev.events = interest | EPOLLRDHUP;
+  ev.data.ptr = registration;
+  if (::epoll_ctl(reactor_of(socket).*member(EpollFd{}), EPOLL_CTL_MOD, socket.native_handle(), &ev) != 0) {
+    return false;
+  }
+  interest = ev.events;  // the reactor's own changes of the registration keep it
+  return true;
+}
+
+reactor_op::status receive_once(int fd, std::span<char> room, Registration registration, error_code& ec,
+                                std::size_t& bytes) {
+  const ssize_t n = ::recv(fd, room.data(), room.size(), MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
     return reactor_op::not_done;
   }
@@ -72,7 +111,7 @@ reactor_op::status receive_once(int fd, std::span<char> room, bool reports_left,
   }
   ec = {};
   bytes = static_cast<std::size_t>(n);
-  return reports_left && bytes_left(msg) == 0 ? reactor_op::done_and_exhausted : reactor_op::done;
+  return bytes < room.size() && emptied(registration) ? reactor_op::done_and_exhausted : reactor_op::done;
 }
 
 reactor& reactor_of(net::ip::tcp::socket& socket) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <poll.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
 #include <array>
@@ -19,6 +21,7 @@ namespace {
 
 namespace net = boost::asio;
 using boost::system::error_code;
+using net::detail::reactor_op;
 using net::ip::tcp;
 
 struct Result {
@@ -31,10 +34,9 @@ class SocketReceiveTest : public ::testing::Test {
  protected:
   void receive() {
     result.reset();
-    async_receive_some(reactor_of(pair.server), pair.server, room, reports_left,
-                       [this](error_code ec, std::size_t bytes) {
-                         result = Result{ec, bytes};
-                       });
+    async_receive_some(reactor_of(pair.server), pair.server, room, [this](error_code ec, std::size_t bytes) {
+      result = Result{ec, bytes};
+    });
   }
 
   // Runs until the receive completes, for at most two seconds: a receive that never completes
@@ -47,15 +49,75 @@ class SocketReceiveTest : public ::testing::Test {
     }
   }
 
+  // Runs the reactor for a while with no read pending, so that it takes in what epoll reports.
+  void let_epoll_report() {
+    net::steady_timer timer(io, std::chrono::milliseconds(20));
+    timer.async_wait([](error_code) {});
+    io.restart();
+    io.run();
+  }
+
+  // Waits (without the reactor) until the server end has something to receive.
+  void wait_readable() {
+    pollfd p{pair.server.native_handle(), POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 2000), 1);
+  }
+
+  reactor_op::status receive_directly(std::size_t& bytes) {
+    error_code ec;
+    const reactor_op::status status =
+        receive_once(pair.server.native_handle(), room, registration_of(pair.server), ec, bytes);
+    EXPECT_FALSE(ec);
+    return status;
+  }
+
   net::io_context io;
   SocketPair pair{io};
-  bool reports_left = report_bytes_left(pair.server);
+  bool watching = watch_peer_close(pair.server);
   std::array<char, 16> room{};
   std::optional<Result> result;
 };
 
-TEST_F(SocketReceiveTest, TheKernelReportsWhatIsLeftOnLoopback) {
-  EXPECT_TRUE(reports_left);  // TCP_INQ: Linux 4.18 and later
+TEST_F(SocketReceiveTest, EpollWatchesThePeerCloseOnLoopback) {
+  EXPECT_TRUE(watching);
+}
+
+TEST_F(SocketReceiveTest, AShortReceiveReportsTheSocketEmptied) {
+  net::write(pair.client, net::buffer("abc", 3));
+  wait_readable();
+  std::size_t bytes = 0;
+  EXPECT_EQ(receive_directly(bytes), reactor_op::done_and_exhausted);
+  EXPECT_EQ(bytes, 3u);
+}
+
+TEST_F(SocketReceiveTest, AFullReceiveDoesNotReportTheSocketEmptied) {
+  net::write(pair.client, net::buffer("0123456789abcdef", 16));
+  wait_readable();
+  std::size_t bytes = 0;
+  EXPECT_EQ(receive_directly(bytes), reactor_op::done);
+  EXPECT_EQ(bytes, room.size());
+}
+
+TEST_F(SocketReceiveTest, AShortReceiveWithAnEndReportedBehindItDoesNotReportTheSocketEmptied) {
+  net::write(pair.client, net::buffer("abc", 3));
+  pair.client.shutdown(tcp::socket::shutdown_send);
+  let_epoll_report();
+  std::size_t bytes = 0;
+  EXPECT_EQ(receive_directly(bytes), reactor_op::done);
+  EXPECT_EQ(bytes, 3u);
+}
+
+TEST(SocketReceive, ASocketWhosePeerCloseIsNotWatchedIsNeverReportedEmptied) {
+  net::io_context io;
+  SocketPair pair(io);
+  net::write(pair.client, net::buffer("abc", 3));
+  pollfd p{pair.server.native_handle(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 2000), 1);
+  std::array<char, 16> room{};
+  error_code ec;
+  std::size_t bytes = 0;
+  EXPECT_EQ(receive_once(pair.server.native_handle(), room, registration_of(pair.server), ec, bytes), reactor_op::done);
+  EXPECT_EQ(bytes, 3u);
 }
 
 TEST_F(SocketReceiveTest, ReceivesWhatArrives) {
@@ -108,6 +170,37 @@ TEST_F(SocketReceiveTest, AnEndOfStreamBehindTheLastBytesIsReported) {
   EXPECT_EQ(result->ec, net::error::eof);
 }
 
+TEST_F(SocketReceiveTest, AnEndOfStreamThatCameWithTheBytesBeforeTheReadIsReported) {
+  // Epoll reported both before any read was pending: no further event will come for the end.
+  net::write(pair.client, net::buffer("abc", 3));
+  pair.client.shutdown(tcp::socket::shutdown_send);
+  let_epoll_report();
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->bytes, 3u);
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->ec, net::error::eof);
+}
+
+TEST_F(SocketReceiveTest, AnEndOfStreamAfterTheSocketWasEmptiedIsReported) {
+  net::write(pair.client, net::buffer("abc", 3));
+  receive();
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->bytes, 3u);
+  receive();
+  io.restart();
+  io.run_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(result);
+  pair.client.shutdown(tcp::socket::shutdown_send);
+  run_until_done();
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->ec, net::error::eof);
+}
+
 TEST_F(SocketReceiveTest, ClosingTheSocketAbortsAPendingRead) {
   receive();
   pair.server.close();
@@ -123,7 +216,8 @@ TEST(SocketReceive, APendingReadIsFreedWithItsIoContextWithoutCompleting) {
   {
     net::io_context io;
     SocketPair pair(io);
-    async_receive_some(reactor_of(pair.server), pair.server, room, report_bytes_left(pair.server),
+    watch_peer_close(pair.server);
+    async_receive_some(reactor_of(pair.server), pair.server, room,
                        [held, &called](error_code, std::size_t) { called = true; });
     io.poll();
     EXPECT_EQ(held.use_count(), 2);
