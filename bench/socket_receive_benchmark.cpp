@@ -96,7 +96,8 @@ int main() {
   Pair pair(io);
   const int fd = pair.receiver.native_handle();
   const int on = 1;
-  if (!infergate::http::watch_peer_close(pair.receiver) || ::setsockopt(fd, SOL_TCP, TCP_INQ, &on, sizeof on) != 0) {
+  if (!infergate::http::watch_peer_close(infergate::http::reactor_of(pair.receiver), pair.receiver) ||
+      ::setsockopt(fd, SOL_TCP, TCP_INQ, &on, sizeof on) != 0) {
     std::fprintf(stderr, "this kernel has no EPOLLRDHUP or no TCP_INQ\n");
     return 1;
   }

@@ -105,7 +105,7 @@ class StreamConnection final : public Connection {
       : stream_(std::move(stream)), authority_(std::move(authority)), deadline_(lowest(stream_)) {
     if constexpr (kPlain) {
       reactor_ = &reactor_of(stream_);
-      watch_peer_close(stream_);
+      watch_peer_close(*reactor_, stream_);
       batch_ = SendBatch::find(net::query(stream_.get_executor(), net::execution::context));
     }
   }

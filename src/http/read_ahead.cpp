@@ -86,7 +86,7 @@ void ReadAhead::start(net::ip::tcp::socket& socket, std::span<char> room) {
   const int fd = socket.native_handle();
   if (s.io_reactor == nullptr) {
     s.io_reactor = &reactor_of(socket);
-    watch_peer_close(socket);
+    watch_peer_close(*s.io_reactor, socket);
   }
   s.pending = true;
   s.receive.prepare(state_, fd, room, registration_of(socket));

@@ -62,8 +62,9 @@ std::uint32_t reported(Registration registration) {
   return op->*member(Reported{});
 }
 
-// A short receive emptied the socket, unless epoll has reported an end of stream or an error
-// that the receive stopped short of (or cannot be asked to).
+// A short receive emptied the socket, unless an end of stream or an error came with the bytes it
+// took: no further event will come for it, and epoll has reported it, where the registration asks
+// for EPOLLRDHUP (without it a receive cannot tell, and reports nothing).
 bool emptied(Registration registration) {
   constexpr std::uint32_t kEnded = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
   return registration != nullptr && (registration->*member(Interest{}) & EPOLLRDHUP) != 0 &&
@@ -76,7 +77,7 @@ Registration registration_of(net::ip::tcp::socket& socket) {
   return SocketInternals::registration(socket);
 }
 
-bool watch_peer_close(net::ip::tcp::socket& socket) {
+bool watch_peer_close(reactor& io_reactor, net::ip::tcp::socket& socket) {
   Registration registration = registration_of(socket);
   if (registration == nullptr) {
     return false;
@@ -88,7 +89,7 @@ bool watch_peer_close(net::ip::tcp::socket& socket) {
   epoll_event ev{};
   ev.events = interest | EPOLLRDHUP;
   ev.data.ptr = registration;
-  if (::epoll_ctl(reactor_of(socket).*member(EpollFd{}), EPOLL_CTL_MOD, socket.native_handle(), &ev) != 0) {
+  if (::epoll_ctl(io_reactor.*member(EpollFd{}), EPOLL_CTL_MOD, socket.native_handle(), &ev) != 0) {
     return false;
   }
   interest = ev.events;  // the reactor's own changes of the registration keep it

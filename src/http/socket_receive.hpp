@@ -34,18 +34,19 @@ using Registration = boost::asio::detail::reactor::per_descriptor_data;
 
 Registration registration_of(boost::asio::ip::tcp::socket& socket);
 
+// The reactor that serves `socket` (a lookup under a lock: keep it).
+boost::asio::detail::reactor& reactor_of(boost::asio::ip::tcp::socket& socket);
+
 // Asks epoll to report, with `socket`'s readiness, that its peer has closed; false where it
-// cannot (the receives then never report an empty socket). Once per connection, before its reads.
-bool watch_peer_close(boost::asio::ip::tcp::socket& socket);
+// cannot (the receives then never report an empty socket). Once per connection, before its reads;
+// `reactor` is reactor_of(socket).
+bool watch_peer_close(boost::asio::detail::reactor& reactor, boost::asio::ip::tcp::socket& socket);
 
 // One non-blocking receive into `room`, as a reactor operation performs it: not_done while there
 // is nothing to receive, done with `ec` and `bytes` set, or done_and_exhausted when it emptied
 // the socket. `registration` is registration_of() the socket whose descriptor is `fd`.
 boost::asio::detail::reactor_op::status receive_once(int fd, std::span<char> room, Registration registration,
                                                      boost::system::error_code& ec, std::size_t& bytes);
-
-// The reactor that serves `socket` (a lookup under a lock: keep it).
-boost::asio::detail::reactor& reactor_of(boost::asio::ip::tcp::socket& socket);
 
 // Starts `op`, a read on `socket`, on its reactor.
 void start_read_op(boost::asio::detail::reactor& reactor, boost::asio::ip::tcp::socket& socket,

@@ -73,7 +73,7 @@ class SocketReceiveTest : public ::testing::Test {
 
   net::io_context io;
   SocketPair pair{io};
-  bool watching = watch_peer_close(pair.server);
+  bool watching = watch_peer_close(reactor_of(pair.server), pair.server);
   std::array<char, 16> room{};
   std::optional<Result> result;
 };
@@ -216,7 +216,7 @@ TEST(SocketReceive, APendingReadIsFreedWithItsIoContextWithoutCompleting) {
   {
     net::io_context io;
     SocketPair pair(io);
-    watch_peer_close(pair.server);
+    watch_peer_close(reactor_of(pair.server), pair.server);
     async_receive_some(reactor_of(pair.server), pair.server, room,
                        [held, &called](error_code, std::size_t) { called = true; });
     io.poll();
