@@ -56,9 +56,9 @@ template struct Expose<EpollFd, &epoll_reactor::epoll_fd_>;
 template struct Expose<Interest, &epoll_reactor::descriptor_state::registered_events_>;
 template struct Expose<Reported, &scheduler_operation::task_result_>;
 
-std::uint32_t reported(Registration registration) {
+unsigned int& reported(Registration registration) {
   // The registration's base class is private; only this cast may name it.
-  const auto* op = (const scheduler_operation*)registration;  // NOLINT(google-readability-casting)
+  auto* op = (scheduler_operation*)registration;  // NOLINT(google-readability-casting)
   return op->*member(Reported{});
 }
 
@@ -93,6 +93,10 @@ bool watch_peer_close(reactor& io_reactor, net::ip::tcp::socket& socket) {
     return false;
   }
   interest = ev.events;  // the reactor's own changes of the registration keep it
+  // A registration is reused after its socket closed, with what epoll last reported for that one
+  // (an end of stream, as often as not). What this socket holds, epoll reports afresh: the change
+  // above queues an event if it is readable.
+  reported(registration) = 0;
   return true;
 }
 

@@ -107,6 +107,39 @@ TEST_F(SocketReceiveTest, AShortReceiveWithAnEndReportedBehindItDoesNotReportThe
   EXPECT_EQ(bytes, 3u);
 }
 
+TEST(SocketReceive, ARegistrationReusedAfterAnEndOfStreamReportsTheNewSocketEmptied) {
+  // Asio hands a closed socket's registration to the next socket registered, with what epoll last
+  // reported for the old one; the new one's first short receive must not take that end as its own.
+  net::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  tcp::socket first_client(io);
+  tcp::socket first(io);
+  first_client.connect(acceptor.local_endpoint());
+  acceptor.accept(first);
+  ASSERT_TRUE(watch_peer_close(reactor_of(first), first));
+  first_client.shutdown(tcp::socket::shutdown_send);
+  net::steady_timer timer(io, std::chrono::milliseconds(20));
+  timer.async_wait([](error_code) {});
+  io.run();  // the reactor takes in the end of stream
+  tcp::socket second_client(io);
+  second_client.connect(acceptor.local_endpoint());
+  const Registration reused = registration_of(first);
+  first.close();
+  tcp::socket second(io);
+  acceptor.accept(second);
+  ASSERT_EQ(registration_of(second), reused);  // Asio's pool of registrations is last in, first out
+  ASSERT_TRUE(watch_peer_close(reactor_of(second), second));
+  net::write(second_client, net::buffer("abc", 3));
+  pollfd p{second.native_handle(), POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 2000), 1);
+  std::array<char, 16> room{};
+  error_code ec;
+  std::size_t bytes = 0;
+  EXPECT_EQ(receive_once(second.native_handle(), room, registration_of(second), ec, bytes),
+            reactor_op::done_and_exhausted);
+  EXPECT_EQ(bytes, 3u);
+}
+
 TEST(SocketReceive, ASocketWhosePeerCloseIsNotWatchedIsNeverReportedEmptied) {
   net::io_context io;
   SocketPair pair(io);
