@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
@@ -13,8 +14,11 @@
 #include <boost/beast/http/status.hpp>
 
 #include <array>
+#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <tuple>
@@ -55,6 +59,15 @@ std::string_view reason(int status) {
 std::string error_body(std::string_view message, std::string_view code) {
   return fmt::format(R"({{"error":{{"message":"{}","type":"invalid_request_error","param":null,"code":"{}"}}}})",
                      message, code);
+}
+
+// How long the server stops accepting after an accept failed for want of descriptors or memory
+// (nginx waits 500 ms).
+constexpr std::chrono::milliseconds kAcceptPause{100};
+
+bool out_of_resources(const error_code& ec) {
+  return ec == net::error::no_descriptors || ec == net::error::no_buffer_space || ec == net::error::no_memory ||
+         ec == error_code(ENFILE, net::error::get_system_category());
 }
 
 // The least room the read ahead gets: a typical request head and body.
@@ -274,14 +287,30 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
   awaitable<void> accept_loop() {
     auto self = shared_from_this();
+    std::int64_t failed = 0;  // accepts in a row that failed for want of descriptors or memory
     for (;;) {
       auto [ec, socket] = co_await acceptor.async_accept(as_tuple);
-      if (ec) {
-        if (ec == net::error::operation_aborted || !acceptor.is_open()) {
-          co_return;
+      if (ec && (ec == net::error::operation_aborted || !acceptor.is_open())) {
+        co_return;
+      }
+      if (ec && out_of_resources(ec)) {
+        // The connection stays queued and the listening socket readable, so trying again at once
+        // would spin (and log) until a descriptor frees up; the open connections go on meanwhile.
+        if (failed++ == 0) {
+          spdlog::warn("accept failed: {}; trying again every {} ms (raise the descriptor limit, ulimit -n)",
+                       ec.message(), kAcceptPause.count());
         }
+        net::steady_timer pause(acceptor.get_executor(), kAcceptPause);
+        co_await pause.async_wait(as_tuple);
+        continue;
+      }
+      if (ec) {
         spdlog::warn("accept failed: {}", ec.message());
         continue;
+      }
+      if (failed > 0) {
+        spdlog::info("accepting again after {} failed attempts", failed);
+        failed = 0;
       }
       socket.set_option(tcp::no_delay(true), ec);
       net::co_spawn(acceptor.get_executor(), session(std::move(socket)), net::detached);

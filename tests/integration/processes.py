@@ -1,6 +1,7 @@
 """Starting infergate processes on loopback port 0 and reading where they listen."""
 import json
 import os
+import resource
 import socket
 import subprocess
 import tempfile
@@ -29,11 +30,16 @@ class WorkDirTest(unittest.TestCase):
 
 
 class Process:
-    """An infergate subcommand listening on port 0; the base URL is the first line it prints."""
+    """An infergate subcommand listening on port 0; the base URL is the first line it prints.
+    `max_files`: the process's limit of open descriptors (RLIMIT_NOFILE), where a test needs one."""
 
-    def __init__(self, command, *args):
+    def __init__(self, command, *args, max_files=None):
+        def limit_files():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max_files, max_files))
+
         self.proc = subprocess.Popen([BIN, command, "--port", "0", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=limit_files if max_files else None)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://127.0.0.1:"):
             self.proc.kill()
@@ -94,8 +100,8 @@ class Sim(Process):
 
 
 class Gateway(Process):
-    def __init__(self, *args):
-        super().__init__("serve", *args)
+    def __init__(self, *args, max_files=None):
+        super().__init__("serve", *args, max_files=max_files)
 
 
 def bench(*args, timeout=240, env=None):

@@ -215,6 +215,51 @@ class GatewayUnderAbuse(unittest.TestCase):
         self.assertEqual(status, 200)
 
 
+class GatewayAtItsDescriptorLimit(unittest.TestCase):
+    """Connections beyond the descriptor limit wait in the listen queue; the gateway neither spins
+    nor floods its log meanwhile, serves the connections it has, and takes the waiting ones in as
+    descriptors free up."""
+
+    def setUp(self):
+        self.sim = Sim("--speedup", "50")
+        self.addCleanup(self.sim.close)
+        self.gw = Gateway("--upstream", self.sim.url, "--threads", "1", max_files=64)
+
+    def cpu_seconds(self):
+        with open("/proc/%d/stat" % self.gw.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def test_accepting_pauses_at_the_limit_and_resumes(self):
+        idle = []
+        try:
+            status, _ = self.gw.post("/v1/chat/completions", CHAT)  # an upstream connection, kept alive
+            self.assertEqual(status, 200)
+            first = socket.create_connection(("127.0.0.1", self.gw.port))
+            idle.append(first)
+            first.sendall(raw_request(json.dumps(CHAT).encode())[:20])  # accepted: its request under way
+            for _ in range(80):
+                idle.append(socket.create_connection(("127.0.0.1", self.gw.port)))
+            time.sleep(0.5)  # the gateway reaches its limit
+            before = self.cpu_seconds()
+            time.sleep(1.0)
+            self.assertLess(self.cpu_seconds() - before, 0.3)  # not spinning on the queued connections
+            first.sendall(raw_request(json.dumps(CHAT).encode())[20:])
+            first.settimeout(10)
+            head, _ = read_head(first)
+            self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+            for s in idle:
+                s.close()
+            status, _ = self.gw.post("/v1/chat/completions", CHAT)
+            self.assertEqual(status, 200)
+        finally:
+            for s in idle:
+                s.close()
+            self.gw.close()
+        self.assertEqual(self.gw.stderr_text.count("accept failed"), 1, self.gw.stderr_text[:2000])
+        self.assertIn("Too many open files", self.gw.stderr_text)
+
+
 class GatewayAccessLogThatCannotBeWritten(unittest.TestCase):
     def setUp(self):
         self.sim = Sim("--speedup", "50")
