@@ -100,6 +100,9 @@ void run_sim(const SimArgs& args) {
   options.faults.stall_first = std::chrono::milliseconds(args.stall_first_ms);
   options.faults.stall_between = std::chrono::milliseconds(args.stall_between_ms);
 
+  // Standard error a pipe whose reader went away (a harness that read the base URL and moved on)
+  // must cost the simulator a log line, not its life.
+  std::signal(SIGPIPE, SIG_IGN);
   boost::asio::io_context io{1};
   sim::SimServer server(io, std::move(options));
   const auto port = server.listen(args.host, args.port);

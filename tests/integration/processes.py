@@ -95,8 +95,8 @@ class Process:
 
 
 class Sim(Process):
-    def __init__(self, *args):
-        super().__init__("sim", *args)
+    def __init__(self, *args, max_files=None):
+        super().__init__("sim", *args, max_files=max_files)
 
 
 class Gateway(Process):

@@ -635,5 +635,31 @@ class SimServer(unittest.TestCase):
         self.assertEqual(self.sim.metrics()["vllm:num_requests_running"], 0)
 
 
+class SimWithNobodyReadingItsLog(unittest.TestCase):
+    def test_a_log_line_into_a_closed_pipe_does_not_end_the_simulator(self):
+        # At its descriptor limit the simulator logs a failed accept; standard error is a pipe
+        # whose reader has gone.
+        sim = Sim(max_files=32)
+        connections = []
+        try:
+            sim.proc.stderr.close()
+            for _ in range(40):
+                connections.append(socket.create_connection(("127.0.0.1", sim.port)))
+            time.sleep(0.5)
+            self.assertIsNone(sim.proc.poll())
+            for c in connections:
+                c.close()
+            connections = []
+            status, body = sim.post("/v1/chat/completions", {"model": "gemma-4-31b", "max_tokens": 2,
+                                                            "messages": [{"role": "user", "content": "hi"}]})
+            self.assertEqual((status, body["usage"]["completion_tokens"]), (200, 2))
+        finally:
+            for c in connections:
+                c.close()
+            sim.proc.terminate()
+            sim.proc.wait(timeout=10)
+            sim.proc.stdout.close()
+
+
 if __name__ == "__main__":
     unittest.main()
