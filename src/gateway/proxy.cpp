@@ -24,6 +24,7 @@
 #include "gateway/sse_relay.hpp"
 #include "http/fetch.hpp"
 #include "http/message_head.hpp"
+#include "http/out_of_resources.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
 #include "openai/outgoing_body.hpp"
@@ -69,6 +70,9 @@ double jitter() {
 // `status` is the response's, 0 when none came.
 void record_outcome(Deployment& d, AttemptOutcome outcome, bool refused, int status, const OutlierPolicy& policy,
                     const GatewayMetrics& metrics) {
+  if (outcome == AttemptOutcome::out_of_resources) {
+    return;  // the deployment was never reached
+  }
   UpstreamResult result = UpstreamResult::success;
   if (refused) {
     result = UpstreamResult::connect_refused;
@@ -498,7 +502,8 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       continue;
     }
-    if (a.outcome != AttemptOutcome::client_error && fall_back(elapsed)) {
+    if (a.outcome != AttemptOutcome::client_error && a.outcome != AttemptOutcome::out_of_resources &&
+        fall_back(elapsed)) {
       continue;
     }
     co_await respond_failure(ex, ctx, a);
@@ -536,6 +541,13 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
       auto opened =
           co_await http::Connection::open(executor, d.base, d.connect_timeout, http::TlsOptions{d.tls_verify});
       if (ctx.client_gone) {
+        co_return;
+      }
+      if (!opened && http::out_of_resources(opened.error())) {
+        a.outcome = AttemptOutcome::out_of_resources;
+        a.error =
+            fmt::format("the gateway has no room for a connection to {}: {} (raise its descriptor limit, ulimit -n)",
+                        d.provider, opened.error().message());
         co_return;
       }
       if (!opened) {
@@ -587,6 +599,9 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, const A
       extra.push_back({"Retry-After", a.retry_after});
     }
     co_await ex.respond(a.status, "application/json", a.error_body, extra);
+  } else if (a.outcome == AttemptOutcome::out_of_resources) {
+    const openai::ApiError error{503, "server_error", ctx.error, std::nullopt, std::string("gateway_out_of_resources")};
+    co_await respond_error(ex, ctx, error, "1");
   } else if (a.outcome == AttemptOutcome::first_byte_timeout) {
     const openai::ApiError error{504, "server_error", ctx.error, std::nullopt, std::string("upstream_timeout")};
     co_await respond_error(ex, ctx, error);

@@ -12,7 +12,8 @@ namespace infergate::gateway {
 RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, int attempts,
                            std::chrono::milliseconds elapsed, std::optional<std::chrono::milliseconds> retry_after,
                            double jitter) {
-  if (outcome == AttemptOutcome::success || outcome == AttemptOutcome::client_error) {
+  if (outcome == AttemptOutcome::success || outcome == AttemptOutcome::client_error ||
+      outcome == AttemptOutcome::out_of_resources) {
     return {};
   }
   if (attempts >= policy.max_attempts) {

@@ -13,6 +13,8 @@ enum class AttemptOutcome {
   rate_limited,        // 429
   server_error,        // 5xx
   client_error,        // other 4xx: the request itself is wrong, another deployment will agree
+  out_of_resources,    // the gateway itself had no descriptor or memory for a connection: no
+                       // upstream's fault, and no other deployment would fare better now
 };
 
 struct RetryPolicy {

@@ -14,7 +14,6 @@
 #include <boost/beast/http/status.hpp>
 
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstddef>
@@ -28,6 +27,7 @@
 #include "core/text_writer.hpp"
 #include "http/header_lines.hpp"
 #include "http/io_deadline.hpp"
+#include "http/out_of_resources.hpp"
 #include "http/read_ahead.hpp"
 #include "http/request_reader.hpp"
 #include "http/send_batch.hpp"
@@ -64,11 +64,6 @@ std::string error_body(std::string_view message, std::string_view code) {
 // How long the server stops accepting after an accept failed for want of descriptors or memory
 // (nginx waits 500 ms).
 constexpr std::chrono::milliseconds kAcceptPause{100};
-
-bool out_of_resources(const error_code& ec) {
-  return ec == net::error::no_descriptors || ec == net::error::no_buffer_space || ec == net::error::no_memory ||
-         ec == error_code(ENFILE, net::error::get_system_category());
-}
 
 // The least room the read ahead gets: a typical request head and body.
 constexpr std::size_t kReadAheadBytes = 1024;

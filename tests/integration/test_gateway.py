@@ -260,6 +260,38 @@ class GatewayAtItsDescriptorLimit(unittest.TestCase):
         self.assertIn("Too many open files", self.gw.stderr_text)
 
 
+    def test_no_room_for_an_upstream_connection_is_a_503_with_no_retry_and_no_ejection(self):
+        idle = []
+        try:
+            first = socket.create_connection(("127.0.0.1", self.gw.port))  # no upstream connection yet
+            idle.append(first)
+            for _ in range(80):
+                idle.append(socket.create_connection(("127.0.0.1", self.gw.port)))
+            time.sleep(0.5)  # the gateway reaches its limit
+            first.sendall(raw_request(json.dumps(CHAT).encode()))
+            first.settimeout(10)
+            head, body = read_head(first)
+            self.assertTrue(head.startswith(b"HTTP/1.1 503"), head)
+            self.assertIn(b"Retry-After: 1\r\n", head)
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            while len(body) < length:
+                body += first.recv(65536)
+            error = json.loads(body)["error"]
+            self.assertEqual(error["code"], "gateway_out_of_resources")
+            self.assertIn("Too many open files", error["message"])
+            for s in idle:
+                s.close()
+            status, _ = self.gw.post("/v1/chat/completions", CHAT)  # the deployment was not ejected
+            self.assertEqual(status, 200)
+            metrics = self.gw.metrics()
+            self.assertEqual(metrics["infergate_retries_total"], 0)
+            self.assertEqual(metrics.get("infergate_ejections_total", 0), 0)
+        finally:
+            for s in idle:
+                s.close()
+            self.gw.close()
+
+
 class GatewayAccessLogThatCannotBeWritten(unittest.TestCase):
     def setUp(self):
         self.sim = Sim("--speedup", "50")

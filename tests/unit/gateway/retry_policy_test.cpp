@@ -45,6 +45,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Row{"success is final", AttemptOutcome::success, 1, 0, {}, 0, false, 0},
         Row{"a 4xx is the request's fault", AttemptOutcome::client_error, 1, 0, {}, 0, false, 0},
+        Row{"the gateway out of descriptors", AttemptOutcome::out_of_resources, 1, 0, {}, 0, false, 0},
         Row{"connect failure retries at half the base", AttemptOutcome::connect_failed, 1, 0, {}, 0, true, 50},
         Row{"full jitter end of the first backoff", AttemptOutcome::connect_failed, 1, 0, {}, 0.999, true, 99},
         Row{"second attempt doubles", AttemptOutcome::server_error, 2, 0, {}, 1.0, true, 200},
