@@ -11,6 +11,7 @@
 
 #include "core/as_tuple.hpp"
 #include "core/clock.hpp"
+#include "http/connect.hpp"
 #include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
@@ -97,7 +98,7 @@ class Checker {
     boost::beast::tcp_stream stream(co_await net::this_coro::executor);
     stream.expires_after(o_.timeout);
     const std::int64_t start = monotonic_ns();
-    auto [ec, endpoint] = co_await stream.async_connect(endpoints_, as_tuple);
+    const boost::system::error_code ec = co_await http::connect_each(stream, endpoints_);
     if (ec == net::error::connection_refused) {
       add(Verdict::fail, "TCP connect", fmt::format("{} refused the connection: nothing listens there", where()),
           "start the server, or fix the port (vLLM 8000, llama.cpp server 8080, Ollama 11434, SGLang 30000); a "

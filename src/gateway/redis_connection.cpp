@@ -19,6 +19,7 @@
 
 #include "core/as_tuple.hpp"
 #include "core/clock.hpp"
+#include "http/connect.hpp"
 
 namespace infergate::gateway {
 
@@ -196,8 +197,7 @@ struct RedisConnection::Impl : std::enable_shared_from_this<Impl> {
       co_return;
     }
     stream.expires_after(timeout);
-    auto [cec, endpoint] = co_await stream.async_connect(endpoints, as_tuple);
-    if (cec) {
+    if (const boost::system::error_code cec = co_await http::connect_each(stream, endpoints)) {
       go_down(cec);
       co_return;
     }

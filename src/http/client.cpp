@@ -24,10 +24,10 @@
 #include "core/as_tuple.hpp"
 #include "core/text_writer.hpp"
 #include "http/chunked_decoder.hpp"
+#include "http/connect.hpp"
 #include "http/header_lines.hpp"
 #include "http/io_deadline.hpp"
 #include "http/message_head.hpp"
-#include "http/out_of_resources.hpp"
 #include "http/read_buffer.hpp"
 #include "http/send_batch.hpp"
 #include "http/socket_receive.hpp"
@@ -417,21 +417,11 @@ awaitable<result<std::unique_ptr<Connection>>> Connection::open(net::any_io_exec
     co_return rec;
   }
   beast::tcp_stream tcp_stream(executor);
-  tcp_stream.expires_after(timeout);  // for all the endpoints together
-  // One endpoint at a time: Asio's connect over a range reports a socket it could not open (no
-  // descriptor left) as operation_aborted, where every endpoint would fail the same way.
-  error_code cec = net::error::host_not_found;
-  error_code ignored;
-  for (const auto& entry : endpoints) {
-    tcp_stream.socket().close(ignored);
-    std::tie(cec) = co_await tcp_stream.async_connect(entry.endpoint(), as_tuple);
-    if (!cec || out_of_resources(cec) || cec == beast::error::timeout) {
-      break;
-    }
-  }
-  if (cec) {
+  tcp_stream.expires_after(timeout);
+  if (const error_code cec = co_await connect_each(tcp_stream, endpoints)) {
     co_return cec;
   }
+  error_code ignored;
   tcp_stream.socket().set_option(tcp::no_delay(true), ignored);
   if (!url.tls) {
     tcp_stream.expires_never();
