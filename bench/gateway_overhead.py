@@ -107,6 +107,19 @@ backend b
     return path
 
 
+def write_gateway(tmp, upstream):
+    """The gateway's config as the proxy under test (one I/O thread, the access log on) with the
+    public models "plain" and "sse" in front of the upstream on `upstream`; its path."""
+    path = os.path.join(tmp, "gateway.yaml")
+    with open(path, "w") as f:
+        f.write("server: {access_log: '%s/access.jsonl', threads: 1}\n"
+                "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
+                "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
+                "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
+                "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, upstream, upstream))
+    return path
+
+
 def stop_all(procs):
     """Terminates every process, then kills those still running after 10 s."""
     for proc in procs:
@@ -371,13 +384,7 @@ def main():
 }
 """ % {"tmp": tmp, "port": ports["nginx"], "up": ports["upstream"]})
     haproxy_conf = write_haproxy(tmp, ports["haproxy"], ports["upstream"])
-    gateway_conf = os.path.join(tmp, "gateway.yaml")
-    with open(gateway_conf, "w") as f:
-        f.write("server: {access_log: '%s/access.jsonl', threads: 1}\n"
-                "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
-                "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
-                "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
-                "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, ports["upstream"], ports["upstream"]))
+    gateway_conf = write_gateway(tmp, ports["upstream"])
 
     try:
         start(["nginx", "-c", upstream_conf], 0, ports["upstream"])

@@ -24,7 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import free_port, stop_all, wait_port, write_haproxy, write_upstream  # noqa: E402
+from gateway_overhead import free_port, stop_all, wait_port, write_gateway, write_haproxy, write_upstream  # noqa: E402
 
 
 def syscall_names():
@@ -84,13 +84,7 @@ def main():
         procs.append(subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", write_upstream(tmp, upstream)],
                                       stderr=subprocess.DEVNULL))
         gateway, haproxy = free_port(), free_port()
-        config = os.path.join(tmp, "gateway.yaml")
-        with open(config, "w") as f:
-            f.write("server: {access_log: '%s/access.jsonl', threads: 1}\n"
-                    "providers:\n  plain: {base_url: 'http://127.0.0.1:%d/plain/v1'}\n"
-                    "  sse: {base_url: 'http://127.0.0.1:%d/sse/v1'}\n"
-                    "models:\n  plain: {deployments: [{provider: plain, model: bench}]}\n"
-                    "  sse: {deployments: [{provider: sse, model: bench}]}\n" % (tmp, upstream, upstream))
+        config = write_gateway(tmp, upstream)
         procs.append(subprocess.Popen(["taskset", "-c", "1", args.bin, "serve", "--config", config, "--port",
                                        str(gateway)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         procs.append(subprocess.Popen(["taskset", "-c", "1", "haproxy", "-f", write_haproxy(tmp, haproxy, upstream),

@@ -49,6 +49,17 @@ class SocketReceiveTest : public ::testing::Test {
     }
   }
 
+  // The pending read completes with `bytes` bytes, and the next one with the end of stream.
+  void expect_bytes_then_end(std::size_t bytes) {
+    run_until_done();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->bytes, bytes);
+    receive();
+    run_until_done();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->ec, net::error::eof);
+  }
+
   // Runs the reactor for a while with no read pending, so that it takes in what epoll reports.
   void let_epoll_report() {
     net::steady_timer timer(io, std::chrono::milliseconds(20));
@@ -194,13 +205,7 @@ TEST_F(SocketReceiveTest, AnEndOfStreamBehindTheLastBytesIsReported) {
   receive();
   net::write(pair.client, net::buffer("abc", 3));
   pair.client.shutdown(tcp::socket::shutdown_send);
-  run_until_done();
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->bytes, 3u);
-  receive();
-  run_until_done();
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->ec, net::error::eof);
+  expect_bytes_then_end(3);
 }
 
 TEST_F(SocketReceiveTest, AnEndOfStreamThatCameWithTheBytesBeforeTheReadIsReported) {
@@ -209,13 +214,7 @@ TEST_F(SocketReceiveTest, AnEndOfStreamThatCameWithTheBytesBeforeTheReadIsReport
   pair.client.shutdown(tcp::socket::shutdown_send);
   let_epoll_report();
   receive();
-  run_until_done();
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->bytes, 3u);
-  receive();
-  run_until_done();
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->ec, net::error::eof);
+  expect_bytes_then_end(3);
 }
 
 TEST_F(SocketReceiveTest, AnEndOfStreamAfterTheSocketWasEmptiedIsReported) {
