@@ -62,6 +62,11 @@ TEST(ConnectEach, NoAddressIsHostNotFound) {
 }
 
 TEST(ConnectEach, NoDescriptorLeftIsSaidSo) {
+#if defined(__SANITIZE_ADDRESS__)
+  // UBSan's vptr check opens a pipe to learn whether memory is readable, and reports an error
+  // that is not there when it cannot; the build without sanitizers runs this test.
+  GTEST_SKIP() << "the sanitizers' runtime needs descriptors at the limit";
+#endif
   // Asio's connect over a range calls this operation_aborted.
   net::io_context io;
   tcp::acceptor listening(io, loopback(0));
