@@ -502,8 +502,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
       continue;
     }
-    if (a.outcome != AttemptOutcome::client_error && a.outcome != AttemptOutcome::out_of_resources &&
-        fall_back(elapsed)) {
+    if (worth_another_attempt(a.outcome) && fall_back(elapsed)) {
       continue;
     }
     co_await respond_failure(ex, ctx, a);

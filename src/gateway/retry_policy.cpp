@@ -9,11 +9,15 @@
 
 namespace infergate::gateway {
 
+bool worth_another_attempt(AttemptOutcome outcome) {
+  return outcome != AttemptOutcome::success && outcome != AttemptOutcome::client_error &&
+         outcome != AttemptOutcome::out_of_resources;
+}
+
 RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, int attempts,
                            std::chrono::milliseconds elapsed, std::optional<std::chrono::milliseconds> retry_after,
                            double jitter) {
-  if (outcome == AttemptOutcome::success || outcome == AttemptOutcome::client_error ||
-      outcome == AttemptOutcome::out_of_resources) {
+  if (!worth_another_attempt(outcome)) {
     return {};
   }
   if (attempts >= policy.max_attempts) {

@@ -29,6 +29,10 @@ struct RetryDecision {
   std::chrono::milliseconds delay{0};
 };
 
+// Whether another attempt, on this deployment or another, could fare differently: not after a
+// success, a request the upstream rejected as wrong, or the gateway's own want of resources.
+bool worth_another_attempt(AttemptOutcome outcome);
+
 // `attempts` made so far (>= 1); `jitter` in [0, 1) spreads the backoff over its upper half;
 // `retry_after` is the upstream's Retry-After, honoured as a minimum delay.
 RetryDecision decide_retry(const RetryPolicy& policy, AttemptOutcome outcome, int attempts,

@@ -231,17 +231,23 @@ class GatewayAtItsDescriptorLimit(unittest.TestCase):
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def fill_to_the_limit(self, idle, first_sends=b""):
+        """Opens a first connection (sending it `first_sends`), then more than the gateway has
+        descriptors for, all into `idle`; the first."""
+        first = socket.create_connection(("127.0.0.1", self.gw.port))
+        idle.append(first)
+        first.sendall(first_sends)
+        for _ in range(80):
+            idle.append(socket.create_connection(("127.0.0.1", self.gw.port)))
+        time.sleep(0.5)  # the gateway reaches its limit
+        return first
+
     def test_accepting_pauses_at_the_limit_and_resumes(self):
         idle = []
         try:
             status, _ = self.gw.post("/v1/chat/completions", CHAT)  # an upstream connection, kept alive
             self.assertEqual(status, 200)
-            first = socket.create_connection(("127.0.0.1", self.gw.port))
-            idle.append(first)
-            first.sendall(raw_request(json.dumps(CHAT).encode())[:20])  # accepted: its request under way
-            for _ in range(80):
-                idle.append(socket.create_connection(("127.0.0.1", self.gw.port)))
-            time.sleep(0.5)  # the gateway reaches its limit
+            first = self.fill_to_the_limit(idle, raw_request(json.dumps(CHAT).encode())[:20])  # under way
             before = self.cpu_seconds()
             time.sleep(1.0)
             self.assertLess(self.cpu_seconds() - before, 0.3)  # not spinning on the queued connections
@@ -260,15 +266,10 @@ class GatewayAtItsDescriptorLimit(unittest.TestCase):
         self.assertEqual(self.gw.stderr_text.count("accept failed"), 1, self.gw.stderr_text[:2000])
         self.assertIn("Too many open files", self.gw.stderr_text)
 
-
     def test_no_room_for_an_upstream_connection_is_a_503_with_no_retry_and_no_ejection(self):
         idle = []
         try:
-            first = socket.create_connection(("127.0.0.1", self.gw.port))  # no upstream connection yet
-            idle.append(first)
-            for _ in range(80):
-                idle.append(socket.create_connection(("127.0.0.1", self.gw.port)))
-            time.sleep(0.5)  # the gateway reaches its limit
+            first = self.fill_to_the_limit(idle)  # with no upstream connection yet
             first.sendall(raw_request(json.dumps(CHAT).encode()))
             first.settimeout(10)
             head, body = read_head(first)

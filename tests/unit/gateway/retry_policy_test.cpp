@@ -65,6 +65,16 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+TEST(RetryPolicy, AnotherAttemptOnlyAfterWhatAnotherTryCouldChange) {
+  EXPECT_FALSE(worth_another_attempt(AttemptOutcome::success));
+  EXPECT_FALSE(worth_another_attempt(AttemptOutcome::client_error));
+  EXPECT_FALSE(worth_another_attempt(AttemptOutcome::out_of_resources));
+  EXPECT_TRUE(worth_another_attempt(AttemptOutcome::connect_failed));
+  EXPECT_TRUE(worth_another_attempt(AttemptOutcome::first_byte_timeout));
+  EXPECT_TRUE(worth_another_attempt(AttemptOutcome::rate_limited));
+  EXPECT_TRUE(worth_another_attempt(AttemptOutcome::server_error));
+}
+
 TEST(RetryPolicy, BackoffIsCapped) {
   const RetryPolicy policy{10, milliseconds(100), milliseconds(300), milliseconds(100000)};
   EXPECT_EQ(decide_retry(policy, AttemptOutcome::server_error, 6, milliseconds(0), {}, 1.0).delay.count(), 300);
