@@ -28,10 +28,10 @@ namespace net = boost::asio;
 
 struct Gateway::Worker {
   Worker(const SnapshotHandle& snapshot, const GatewayOptions& options, const ServerConfig& config, AccessLog* log,
-         ControlPlane* control)
+         ControlPlane* control, http::ServerStats* stats)
       : proxy(snapshot, options.proxy, log, control, io.get_executor()),
         server(
-            io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits) {
+            io, [this](http::Exchange& ex) { return proxy.handle(ex); }, options.limits, stats) {
     batch.busy_poll(config.busy_poll);
   }
   // Each worker's sockets and timers are used by its own thread only (anything from outside is
@@ -73,7 +73,8 @@ Gateway::Gateway(GatewayOptions options)
   const int threads =
       server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>(snapshot_, options_, server_, access_log_.get(), control_.get()));
+    workers_.push_back(
+        std::make_unique<Worker>(snapshot_, options_, server_, access_log_.get(), control_.get(), &server_stats_));
   }
 }
 
@@ -87,8 +88,8 @@ Gateway::~Gateway() {
 }
 
 std::shared_ptr<const Snapshot> Gateway::build(std::shared_ptr<const RouteTable> routes) const {
-  auto metrics = std::make_shared<const GatewayMetrics>(registry_, tallies_, *routes,
-                                                        control_ ? &control_->ledger() : nullptr, access_log_.get());
+  auto metrics = std::make_shared<const GatewayMetrics>(
+      registry_, tallies_, *routes, control_ ? &control_->ledger() : nullptr, access_log_.get(), &server_stats_);
   return std::make_shared<const Snapshot>(Snapshot{std::move(routes), std::move(metrics)});
 }
 

@@ -71,6 +71,7 @@ class Gateway {
   SnapshotHandle snapshot_;
   std::unique_ptr<AccessLog> access_log_;
   std::unique_ptr<ControlPlane> control_;
+  http::ServerStats server_stats_;  // before the workers, whose servers count into it
   std::vector<std::unique_ptr<Worker>> workers_;
 };
 

@@ -43,8 +43,13 @@ prometheus::Histogram::BucketBoundaries overhead_buckets() {
 }  // namespace
 
 GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
-                               const RouteTable& routes, const Ledger* ledger, const AccessLog* access_log)
-    : registry_(std::move(registry)), tallies_(std::move(tallies)), ledger_(ledger), access_log_(access_log) {
+                               const RouteTable& routes, const Ledger* ledger, const AccessLog* access_log,
+                               const http::ServerStats* server_stats)
+    : registry_(std::move(registry)),
+      tallies_(std::move(tallies)),
+      ledger_(ledger),
+      access_log_(access_log),
+      server_stats_(server_stats) {
   auto histogram = [this](prometheus::Family<prometheus::Histogram>& family, const prometheus::Labels& labels,
                           const prometheus::Histogram::BucketBoundaries& buckets) {
     return &tallies_->histogram(family.Add(labels, buckets), buckets);
@@ -100,6 +105,16 @@ GatewayMetrics::GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, s
                        .Help("Admissions Redis did not answer (each one failed open or closed as configured)")
                        .Register(*registry_)
                        .Add({});
+  auto& out_of_resources = prometheus::BuildCounter()
+                               .Name("infergate_out_of_resources_total")
+                               .Help(
+                                   "Connections the gateway could not open for want of descriptors or memory, by "
+                                   "operation: accept (tried again every 100 ms) or upstream_connect (a 503)")
+                               .Register(*registry_);
+  connects_out_of_resources_ = &out_of_resources.Add({{"operation", "upstream_connect"}});
+  if (server_stats_ != nullptr) {
+    accepts_out_of_resources_ = &out_of_resources.Add({{"operation", "accept"}});
+  }
   if (ledger_ != nullptr) {
     ledger_written_ = &prometheus::BuildCounter()
                            .Name("infergate_ledger_rows_written_total")
@@ -198,6 +213,10 @@ void GatewayMetrics::rate_limit_state_error() const {
   state_errors_->Increment();
 }
 
+void GatewayMetrics::upstream_connect_out_of_resources() const {
+  connects_out_of_resources_->Increment();
+}
+
 std::string GatewayMetrics::scrape() const {
   tallies_->flush();
   for (const auto& [deployment, series] : deployments_) {
@@ -215,6 +234,10 @@ std::string GatewayMetrics::scrape() const {
   }
   if (access_log_ != nullptr) {
     access_log_lost_->Increment(static_cast<double>(access_log_->lines_lost()) - access_log_lost_->Value());
+  }
+  if (server_stats_ != nullptr) {
+    const auto accepts = server_stats_->accepts_out_of_resources.load(std::memory_order_relaxed);
+    accepts_out_of_resources_->Increment(static_cast<double>(accepts) - accepts_out_of_resources_->Value());
   }
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }

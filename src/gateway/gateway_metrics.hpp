@@ -15,6 +15,7 @@
 #include "gateway/ledger.hpp"
 #include "gateway/metric_tally.hpp"
 #include "gateway/route_table.hpp"
+#include "http/server_stats.hpp"
 
 namespace prometheus {
 class Counter;
@@ -44,9 +45,10 @@ class GatewayMetrics {
  public:
   // Series for every route and deployment of `routes`, in `registry` (shared across reloads, so a
   // series that survives a reload keeps counting, as do its `tallies`), and for the usage ledger
-  // and the access log when there are.
+  // and the access log when there are. `server_stats` are the listeners' own counts.
   GatewayMetrics(std::shared_ptr<prometheus::Registry> registry, std::shared_ptr<MetricTallies> tallies,
-                 const RouteTable& routes, const Ledger* ledger = nullptr, const AccessLog* access_log = nullptr);
+                 const RouteTable& routes, const Ledger* ledger = nullptr, const AccessLog* access_log = nullptr,
+                 const http::ServerStats* server_stats = nullptr);
   ~GatewayMetrics();
   GatewayMetrics(const GatewayMetrics&) = delete;
   GatewayMetrics& operator=(const GatewayMetrics&) = delete;
@@ -57,6 +59,8 @@ class GatewayMetrics {
   void provider_limited(const Deployment& d) const;
   // Redis (shared rate-limit state) did not answer a request's admission.
   void rate_limit_state_error() const;
+  // The gateway had no descriptor (or memory) for a connection to an upstream: its own limit.
+  void upstream_connect_out_of_resources() const;
   // Prometheus text exposition (version 0.0.4), with in-flight gauges and the ledger's and access
   // log's figures read at this moment.
   [[nodiscard]] std::string scrape() const;
@@ -92,6 +96,9 @@ class GatewayMetrics {
   prometheus::Counter* ledger_failures_ = nullptr;
   const AccessLog* access_log_;
   prometheus::Counter* access_log_lost_ = nullptr;
+  const http::ServerStats* server_stats_;
+  prometheus::Counter* accepts_out_of_resources_ = nullptr;
+  prometheus::Counter* connects_out_of_resources_ = nullptr;
 };
 
 }  // namespace infergate::gateway

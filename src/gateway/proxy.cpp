@@ -543,6 +543,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
         co_return;
       }
       if (!opened && http::out_of_resources(opened.error())) {
+        ctx.snapshot->metrics->upstream_connect_out_of_resources();
         a.outcome = AttemptOutcome::out_of_resources;
         a.error =
             fmt::format("the gateway has no room for a connection to {}: {} (raise its descriptor limit, ulimit -n)",

@@ -277,8 +277,8 @@ awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_vi
 }  // namespace
 
 struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
-  Impl(net::io_context& io, Handler h, ServerLimits l)
-      : acceptor(io), batch(SendBatch::find(io)), handler(std::move(h)), limits(l) {}
+  Impl(net::io_context& io, Handler h, ServerLimits l, ServerStats* s)
+      : acceptor(io), batch(SendBatch::find(io)), handler(std::move(h)), limits(l), stats(s) {}
 
   awaitable<void> accept_loop() {
     auto self = shared_from_this();
@@ -291,6 +291,9 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (ec && out_of_resources(ec)) {
         // The connection stays queued and the listening socket readable, so trying again at once
         // would spin (and log) until a descriptor frees up; the open connections go on meanwhile.
+        if (stats != nullptr) {
+          stats->accepts_out_of_resources.fetch_add(1, std::memory_order_relaxed);
+        }
         if (failed++ == 0) {
           spdlog::warn("accept failed: {}; trying again every {} ms (raise the descriptor limit, ulimit -n)",
                        ec.message(), kAcceptPause.count());
@@ -405,10 +408,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   SendBatch* batch;
   Handler handler;
   ServerLimits limits;
+  ServerStats* stats;
 };
 
-Server::Server(net::io_context& io, Handler handler, ServerLimits limits)
-    : impl_(std::make_shared<Impl>(io, std::move(handler), limits)) {}
+Server::Server(net::io_context& io, Handler handler, ServerLimits limits, ServerStats* stats)
+    : impl_(std::make_shared<Impl>(io, std::move(handler), limits, stats)) {}
 
 Server::~Server() {
   close();

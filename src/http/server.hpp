@@ -17,6 +17,7 @@
 
 #include "http/chunk_pieces.hpp"
 #include "http/header.hpp"
+#include "http/server_stats.hpp"
 
 namespace infergate::http {
 
@@ -96,7 +97,8 @@ using Handler = std::function<boost::asio::awaitable<void>(Exchange&)>;
 
 class Server {
  public:
-  Server(boost::asio::io_context& io, Handler handler, ServerLimits limits = {});
+  // `stats`, when given, must outlive the server; several servers may share one.
+  Server(boost::asio::io_context& io, Handler handler, ServerLimits limits = {}, ServerStats* stats = nullptr);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -65,13 +65,15 @@ class Process:
         self.proc.kill()
         self.proc.wait()
 
-    def metrics(self):
+    def metrics(self, labelled=False):
+        """Samples by name (the last of a name's series wins), or with `labelled` by name and
+        labels as written: 'infergate_out_of_resources_total{operation="accept"}'."""
         with urllib.request.urlopen(self.url + "/metrics", timeout=10) as r:
             samples = {}
             for line in r.read().decode().splitlines():
                 if line and not line.startswith("#"):
                     name, value = line.rsplit(" ", 1)
-                    samples[name.split("{")[0]] = float(value)
+                    samples[name if labelled else name.split("{")[0]] = float(value)
             return samples
 
     def post(self, path, body, headers=None):
