@@ -414,6 +414,11 @@ class LoadRun {
       }
       record.last_byte_ns = now;
       parser.feed(*piece, on_event);
+      if (parser.unfinished_bytes() > http::kMaxSseEventBytes) {
+        record.fail("malformed_stream", fmt::format("event {} passed {} bytes without its end", record.events + 1,
+                                                    http::kMaxSseEventBytes));
+        co_return;
+      }
     }
     parser.finish(on_event);
     if (!done && !finished) {

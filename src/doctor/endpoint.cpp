@@ -315,6 +315,11 @@ class Checker {
         break;
       }
       parser.feed(*piece, on_event);
+      if (parser.unfinished_bytes() > http::kMaxSseEventBytes) {
+        add(Verdict::fail, check, fmt::format("an event passed {} bytes without its end", http::kMaxSseEventBytes),
+            "the body is not an event stream, or the server lost its framing (events end with a blank line)");
+        co_return false;
+      }
     }
     parser.finish(on_event);
     if (problem) {

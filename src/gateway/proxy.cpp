@@ -61,6 +61,12 @@ bool passes_through(std::string_view name) {
   return http::iequals(name, "retry-after") || (name.size() > 12 && http::iequals(name.substr(0, 12), "x-ratelimit-"));
 }
 
+// How a stream that failed after it began ends: the error as its last event.
+std::string stream_error_event(const std::string& message) {
+  const openai::ApiError error{502, "upstream_error", message, std::nullopt, std::string("upstream_stream_error")};
+  return "data: " + error.to_json() + "\n\n";
+}
+
 double jitter() {
   thread_local Rng rng(std::random_device{}());
   return rng.uniform();
@@ -655,11 +661,13 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
                     ? fmt::format("{} exceeded the total timeout of {} ms", d.provider, d.total_timeout.count())
                     : fmt::format("{} went silent for {} ms mid-response", d.provider, d.idle_timeout.count());
   }
-  if (!sse) {
-    return {};
-  }
-  const openai::ApiError error{502, "upstream_error", ctx.error, std::nullopt, std::string("upstream_stream_error")};
-  return "data: " + error.to_json() + "\n\n";
+  return sse ? stream_error_event(ctx.error) : std::string();
+}
+
+std::string Proxy::event_too_long(Context& ctx, std::size_t limit) {
+  ctx.error = fmt::format("{} sent an event of more than {} bytes without its end; the stream was cut",
+                          ctx.deployment->provider, limit);
+  return stream_error_event(ctx.error);
 }
 
 awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,
@@ -696,6 +704,13 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     std::span<const std::string_view> data(&*piece, 1);
     if (auto* events = std::get_if<SseRelay>(&reader)) {
       events->feed(*piece, now);
+      if (events->event_too_long()) {
+        if (!events->pieces().empty() && co_await ex.write_chunk_gathered(events->pieces())) {
+          co_return;
+        }
+        co_await ex.write_chunk(event_too_long(ctx, events->max_event_bytes()), true);
+        co_return;  // the upstream connection, mid-body, is closed
+      }
       if (done) {
         events->finish(now);
       }

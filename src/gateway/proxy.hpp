@@ -70,6 +70,8 @@ class Proxy {
   // Notes why the upstream failed after the response began; the SSE error event to end a stream with.
   static std::string failed_mid_response(Context& ctx, const boost::system::error_code& ec,
                                          std::chrono::milliseconds left, bool sse);
+  // Notes that the upstream sent an event longer than `limit`; the SSE error event to end with.
+  static std::string event_too_long(Context& ctx, std::size_t limit);
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,
                                                     std::string_view retry_after = {});
   static boost::asio::awaitable<void> refuse(http::Exchange& ex, Context& ctx, const Refusal& refusal);

@@ -22,7 +22,9 @@ namespace infergate::gateway {
 
 class SseRelay {
  public:
-  explicit SseRelay(bool strip_usage) : strip_usage_(strip_usage) {}
+  // `max_event_bytes`: the longest event held back waiting for its end.
+  explicit SseRelay(bool strip_usage, std::size_t max_event_bytes = http::kMaxSseEventBytes)
+      : strip_usage_(strip_usage), max_event_bytes_(max_event_bytes) {}
 
   // Takes these upstream bytes; `now_ns` stamps the text-carrying events among them. What the
   // client should receive for them is then pieces().
@@ -42,6 +44,10 @@ class SseRelay {
   // Events that carried generated text: at least one token each, the count to charge when the
   // stream ends before its usage chunk.
   [[nodiscard]] std::int64_t text_events() const { return text_events_; }
+  // The event held back has passed the longest allowed: the stream cannot go on, and nothing more
+  // should be fed.
+  [[nodiscard]] bool event_too_long() const { return parser_.unfinished_bytes() > max_event_bytes_; }
+  [[nodiscard]] std::size_t max_event_bytes() const { return max_event_bytes_; }
 
  private:
   // Notes what the event tells; true when it is the usage chunk to remove.
@@ -64,6 +70,7 @@ class SseRelay {
   bool ended_with_cr_ = false;  // the last read ended between the CR and LF of a line ending
   bool ended_in_cut_ = false;   // ... and what it ended was removed
   bool strip_usage_;
+  std::size_t max_event_bytes_;
   std::int64_t first_token_ns_ = 0;
   std::int64_t last_token_ns_ = 0;
   std::int64_t text_events_ = 0;

@@ -101,6 +101,7 @@ std::size_t SseParser::feed_events(std::string_view bytes, Callback on_event, co
   }
   materialize();  // an event still open keeps its data past these bytes
   position_ = std::string_view::npos;
+  unfinished_ = last_blank == std::string_view::npos ? unfinished_ + bytes.size() : bytes.size() - last_blank;
   return last_blank;
 }
 

@@ -2,12 +2,18 @@
 // Incremental parser for text/event-stream (WHATWG HTML "server-sent events"). Bytes may be split
 // anywhere, including between the CR and LF of a CRLF. Allocation-free in steady state: buffers
 // are reused from event to event, and an event of one data line is handed over without a copy.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 #include "core/function_ref.hpp"
 
 namespace infergate::http {
+
+// The longest event a reader waits for the end of. Real events are a few hundred bytes to a few
+// kilobytes; a server that sends bytes with no blank line (a broken one, or a body that is not an
+// event stream) would otherwise grow the reader's memory for as long as it sends.
+inline constexpr std::size_t kMaxSseEventBytes = std::size_t{8} << 20;
 
 struct SseEvent {
   std::string_view event;  // "" when the stream did not name one ("message" per the spec)
@@ -45,6 +51,10 @@ class SseParser {
   // to drop it, but a server that omits the last newline should not lose its usage chunk.
   void finish(Callback on_event);
 
+  // Bytes fed since the last blank line: the event still waiting for its end, which the parser
+  // holds. A reader gives up on the stream past kMaxSseEventBytes (or a limit of its own).
+  [[nodiscard]] std::size_t unfinished_bytes() const { return unfinished_; }
+
   // Lines that were neither fields nor comments and were ignored, for diagnostics.
   [[nodiscard]] std::size_t ignored_lines() const { return ignored_lines_; }
 
@@ -68,6 +78,7 @@ class SseParser {
   bool at_event_start_ = true;
   bool last_was_cr_ = false;
   std::size_t ignored_lines_ = 0;
+  std::size_t unfinished_ = 0;
   std::size_t position_ = std::string_view::npos;
   std::size_t event_begin_ = 0;
 };

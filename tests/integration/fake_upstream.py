@@ -8,6 +8,7 @@
 /drip     streams one token every 0.2 s, 20 in all
 /embed    answers an embeddings request with JSON
 /short    answers with a JSON body cut short of its Content-Length, then closes the connection
+/endless  streams a token, then an event of 128 MiB that has no end until the body's
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
@@ -90,6 +91,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.flush()
                 except OSError:
                     return
+        if mode == "endless":
+            try:
+                self.wfile.write(b"6\r\ndata: \r\n")
+                line = b"x" * (1 << 20)
+                for _ in range(128):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+            except OSError:
+                return  # the gateway gave up on it
         if mode == "cut":
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True

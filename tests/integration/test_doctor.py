@@ -184,6 +184,18 @@ class Endpoint(unittest.TestCase):
         self.assertIn("stalled", stream["fix"])
         self.assertEqual(run.returncode, 1)
 
+    def test_an_event_that_never_ends(self):
+        from fake_upstream import FakeUpstream
+        fake = FakeUpstream()
+        try:
+            run, findings = doctor("--base-url", fake.url + "/endless/v1", "--timeout", "5")
+        finally:
+            fake.close()
+        self.assertEqual(run.returncode, 1)
+        stream = by_check(findings)["one-token stream"]
+        self.assertIn("an event passed 8388608 bytes without its end", stream["detail"])
+        self.assertIn("blank line", stream["fix"])
+
     def test_nothing_listening_and_an_unknown_host(self):
         run, findings = doctor("--base-url", f"http://127.0.0.1:{free_port()}/v1")
         self.assertEqual(run.returncode, 1)

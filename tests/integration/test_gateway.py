@@ -1,6 +1,7 @@
 """infergate serve in front of simulator processes (and a scripted upstream), all on loopback."""
 import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -447,6 +448,30 @@ class GatewayRetries(unittest.TestCase):
         self.assertIn("exceeded the total timeout of 700 ms", text)
         self.assertIn('"code":"upstream_stream_error"', text)
         self.assertLess(elapsed, 2.5)
+
+    def test_an_event_that_never_ends_is_cut_at_its_limit(self):
+        gw = Gateway("--upstream", self.fake.url + "/endless", "--max-attempts", "1")
+
+        def peak_kib():
+            with open("/proc/%d/status" % gw.proc.pid) as f:
+                return int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1))
+        try:
+            before = peak_kib()
+            text = gw.stream("/v1/chat/completions", {"model": "fake", "messages": [], "stream": True})
+            grown_mib = (peak_kib() - before) / 1024
+            with urllib.request.urlopen(gw.url + "/health", timeout=10) as r:  # and goes on serving
+                self.assertEqual(r.status, 200)
+        finally:
+            gw.close()
+        # Short messages on failure: the unfinished event, were it sent, is 128 MiB.
+        self.assertTrue(text.startswith('data: {"choices"'), text[:300])
+        self.assertEqual(text.count('"content":" tok"'), 2, text[-300:])
+        self.assertIn("sent an event of more than 8388608 bytes without its end", text[-500:])
+        self.assertIn('"code":"upstream_stream_error"', text[-500:])
+        self.assertLess(len(text), 2000, text[-300:])  # nothing of the unfinished event
+        # The event held back (and the parser's copy of its line), not the 128 MiB sent; room is
+        # left for the sanitizers' quarantine of the buffers outgrown on the way.
+        self.assertLess(grown_mib, 96)
 
     def test_embeddings_pass_through(self):
         gw = Gateway("--upstream", self.fake.url + "/embed")

@@ -422,6 +422,12 @@ class BenchFailures(unittest.TestCase):
         self.assertIn("2 x malformed_stream", r.stdout)
         self.assertIn("not valid JSON", r.stdout)
 
+    def test_an_event_that_never_ends(self):
+        r = self.run_against_fake("endless")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2 x malformed_stream", r.stdout)
+        self.assertIn("event 3 passed 8388608 bytes without its end", r.stdout)
+
     def test_stream_cut_mid_way(self):
         r = self.run_against_fake("cut")
         self.assertEqual(r.returncode, 1)

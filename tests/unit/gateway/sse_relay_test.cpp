@@ -128,6 +128,30 @@ TEST(SseRelay, WholeEventsGoOutWithoutACopyAndAPartialOneWaitsForItsEnd) {
   EXPECT_EQ(relay.text_events(), 2);
 }
 
+TEST(SseRelay, AnEventLongerThanTheLimitIsSaidToBeSoWhileItWaitsForItsEnd) {
+  const std::size_t limit = kToken.size() + 4;
+  SseRelay relay(true, limit);
+  // Whole events of any length go out; only what waits for its end counts.
+  relay.feed(kToken + kToken + kToken, 1);
+  EXPECT_FALSE(relay.event_too_long());
+  relay.feed("data: " + std::string(limit - 6, 'x'), 2);
+  EXPECT_FALSE(relay.event_too_long());  // exactly the limit
+  relay.feed("x", 3);
+  EXPECT_TRUE(relay.event_too_long());
+  EXPECT_EQ(relay.max_event_bytes(), limit);
+}
+
+TEST(SseRelay, AnEventThatEndsWithinTheLimitGoesOutWhole) {
+  SseRelay relay(true, kToken.size());
+  const std::string reads[] = {kToken.substr(0, 20), kToken.substr(20, 20), kToken.substr(40) + kToken.substr(0, 5)};
+  relay.feed(reads[0], 1);
+  relay.feed(reads[1], 2);
+  EXPECT_FALSE(relay.event_too_long());
+  relay.feed(reads[2], 3);  // the pieces are views of the reads
+  EXPECT_FALSE(relay.event_too_long());
+  EXPECT_EQ(joined(relay.pieces()), kToken);
+}
+
 TEST(SseRelay, SmallReadsOfEverySizeRelayTheSameBytes) {
   // Events spanning many reads: what was held back from one read goes out with a later one.
   const std::string stream = kRole + kToken + ": ping\r\n\r\n" + kToken + kFinish + kUsage + kDone;

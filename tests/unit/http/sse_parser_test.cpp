@@ -43,6 +43,26 @@ void expect_same_at_every_split(std::string_view stream, const std::vector<Colle
   }
 }
 
+TEST(SseParser, CountsTheBytesOfTheEventStillWaitingForItsEnd) {
+  SseParser parser;
+  auto ignore = [](const SseEvent&) {};
+  parser.feed("data: a\n\ndata: b", ignore);
+  EXPECT_EQ(parser.unfinished_bytes(), 7u);
+  parser.feed("cd", ignore);
+  EXPECT_EQ(parser.unfinished_bytes(), 9u);
+  parser.feed(": comment\n", ignore);  // still no blank line
+  EXPECT_EQ(parser.unfinished_bytes(), 19u);
+  parser.feed("\ndata: e", ignore);
+  EXPECT_EQ(parser.unfinished_bytes(), 7u);
+  parser.feed("\r\n\r\n", ignore);
+  EXPECT_EQ(parser.unfinished_bytes(), 0u);
+  // The same through the fast path that takes runs of events whole.
+  SseParser runs;
+  auto take_nothing = [](std::size_t) -> std::size_t { return 0; };
+  runs.feed("data: a\n\ndata: b", ignore, take_nothing);
+  EXPECT_EQ(runs.unfinished_bytes(), 7u);
+}
+
 TEST(SseParser, OpenAiStreamAtEverySplit) {
   expect_same_at_every_split("data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n",
                              {{"", "{\"a\":1}", ""}, {"", "{\"b\":2}", ""}, {"", "[DONE]", ""}});
