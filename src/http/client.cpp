@@ -156,17 +156,17 @@ class StreamConnection final : public Connection {
     buffer_.consume(handed_out_);  // the caller is done with the last piece
     handed_out_ = 0;
     while (in_response_ && !body_done_) {
-      if (buffer_.size() > 0) {
+      if (buffer_.size() > 0 && !failed_) {
         if (auto piece = take_piece()) {
           co_return *piece;
-        }
-        if (failed_) {
-          keep_alive_ = false;
-          co_return failed_;
         }
         if (body_done_) {
           break;
         }
+      }
+      if (failed_) {  // at once, or after the piece decoded before it
+        keep_alive_ = false;
+        co_return failed_;
       }
       const auto read = co_await read_more();
       if (const error_code ec = read_done(read)) {
@@ -300,8 +300,14 @@ class StreamConnection final : public Connection {
       case BodyFraming::chunked: {
         const auto step = chunked_.decode(data, size, data);
         if (step.error) {
+          // What was decoded before the bad framing is the body's: handed out first, the error
+          // at the next call; the rest of the buffer is nothing to read.
           failed_ = step.error;
-          return std::nullopt;
+          if (step.produced == 0) {
+            return std::nullopt;
+          }
+          handed_out_ = size;
+          return std::string_view(data, step.produced);
         }
         if (chunked_.done()) {
           complete_body();

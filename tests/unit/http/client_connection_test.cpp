@@ -212,6 +212,16 @@ TEST(ClientConnection, ABodyCutShortIsAPartialMessage) {
   EXPECT_EQ(got[0].body, "only this");
 }
 
+TEST(ClientConnection, WhatCameBeforeBadFramingIsReadBeforeTheError) {
+  // In one write, so that the good chunk and the bad size arrive in one read.
+  ScriptedPeer peer({"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\nmore"}, 4096);
+  const auto got = exchange(peer.url, 1);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].body, "hello");
+  EXPECT_EQ(got[0].error, bhttp::error::bad_chunk);
+  EXPECT_FALSE(got[0].reusable);
+}
+
 TEST(ClientConnection, BytesBeyondTheResponseMakeTheConnectionUnfitForReuse) {
   ScriptedPeer peer({kLength + "HTTP/1.1 200 OK\r\n"}, 4096);
   const auto got = exchange(peer.url, 1);
