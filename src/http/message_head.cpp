@@ -440,6 +440,18 @@ error_code read_response_head(std::string_view data, bool head_request, MessageH
   return {};
 }
 
+// Whether a line of the unfinished head at the start of `data` ends, at `from` or after, in an LF
+// without its CR. Such a head can never end (its empty line would have to be a CRLF), and a peer
+// that ends lines with LF alone would otherwise be waited on until a timeout.
+bool bare_line_feed(std::string_view data, std::size_t from) {
+  for (std::size_t lf = data.find('\n', from); lf != std::string_view::npos; lf = data.find('\n', lf + 1)) {
+    if (lf == 0 || data[lf - 1] != '\r') {
+      return true;
+    }
+  }
+  return false;
+}
+
 // A head that `read` (read_request_head or read_response_head, bound to their arguments) finds
 // whole in `data`: read where it lies the first time, as it nearly always arrives. Once a piece
 // fell short, the head is searched for its end first, so that its bytes are read once however
@@ -452,8 +464,12 @@ std::size_t take_head(std::string_view data, std::size_t& scanned, error_code& e
   const bool searched = scanned != 0;
   std::string_view head = data;
   if (searched) {
+    const std::size_t from = scanned;
     const std::size_t end = find_head_end(data, scanned);
     if (end == std::string_view::npos) {
+      if (bare_line_feed(data, from)) {
+        ec = bhttp::error::bad_line_ending;
+      }
       return 0;
     }
     head = data.substr(0, end);
@@ -465,8 +481,8 @@ std::size_t take_head(std::string_view data, std::size_t& scanned, error_code& e
   }
   if (failed != bhttp::error::need_more) {
     ec = failed;
-  } else if (searched || find_head_end(data, scanned) != std::string_view::npos) {
-    ec = bhttp::error::bad_line_ending;  // the head ended, yet reads as unfinished
+  } else if (searched || find_head_end(data, scanned) != std::string_view::npos || bare_line_feed(data, 0)) {
+    ec = bhttp::error::bad_line_ending;  // the head ended yet reads as unfinished, or never can end
   }
   return 0;
 }

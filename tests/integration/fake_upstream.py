@@ -8,6 +8,7 @@
 /drip     streams one token every 0.2 s, 20 in all
 /embed    answers an embeddings request with JSON
 /short    answers with a JSON body cut short of its Content-Length, then closes the connection
+/lf       answers with lines that end in LF alone, keeping the connection open
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
@@ -65,6 +66,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True
+            return
+        if mode == "lf":
+            self.wfile.write(b'HTTP/1.1 200 OK\nContent-Type: application/json\nContent-Length: 2\n\n{}')
             return
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')

@@ -196,6 +196,13 @@ class GatewayUnderAbuse(unittest.TestCase):
         reply = self.raw(self.request(b'{"model":"gemma-4-31b","messages":[{"role":"user","content":"\xff\xfe"}]}'))
         self.assertTrue(reply.startswith(b"HTTP/1.1 400"), reply[:200])
 
+    def test_lines_ending_in_lf_alone_are_a_400_at_once(self):
+        start = time.monotonic()
+        reply = self.raw(b"GET /health HTTP/1.1\nHost: x\n\n")
+        self.assertTrue(reply.startswith(b"HTTP/1.1 400"), reply[:200])
+        self.assertIn(b"bad line ending", reply)
+        self.assertLess(time.monotonic() - start, 3)  # not the 30 s header timeout's 408
+
     def test_oversized_headers_are_a_431(self):
         reply = self.raw(self.request(b"{}", b"X-Big: " + b"a" * 70000 + b"\r\n"))
         self.assertTrue(reply.startswith(b"HTTP/1.1 431"), reply[:200])
@@ -472,6 +479,18 @@ class GatewayRetries(unittest.TestCase):
         # The event held back (and the parser's copy of its line), not the 128 MiB sent; room is
         # left for the sanitizers' quarantine of the buffers outgrown on the way.
         self.assertLess(grown_mib, 96)
+
+    def test_an_upstream_that_ends_lines_in_lf_alone_is_told_at_once(self):
+        gw = Gateway("--upstream", self.fake.url + "/lf", "--max-attempts", "1")
+        try:
+            start = time.monotonic()
+            status, body = gw.post("/v1/chat/completions", {"model": "fake", "messages": []})
+            elapsed = time.monotonic() - start
+        finally:
+            gw.close()
+        self.assertEqual((status, body["error"]["code"]), (503, "upstream_unavailable"))
+        self.assertIn("bad line ending", body["error"]["message"])
+        self.assertLess(elapsed, 3)  # not the 60 s first-byte timeout
 
     def test_embeddings_pass_through(self):
         gw = Gateway("--upstream", self.fake.url + "/embed")

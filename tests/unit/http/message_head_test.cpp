@@ -431,6 +431,42 @@ TEST(MessageHead, TakesAHeadThatTricklesInOnceItIsWhole) {
   EXPECT_EQ(ec, bhttp::error::bad_field);
 }
 
+// A head whose lines end in LF alone can never end: it is refused as soon as a bare LF arrives,
+// however the head is cut, rather than waited on for a CRLF that will not come.
+TEST(MessageHead, ALineEndingInLfAloneIsRefusedAtOnceAtEverySplit) {
+  const std::string request = "GET /a HTTP/1.1\nHost: x\n\n";
+  const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\n\n";
+  for (const bool is_request : {true, false}) {
+    const std::string& text = is_request ? request : reply;
+    const std::size_t first_bare = is_request ? text.find('\n') : text.find("0\n") + 1;
+    for (std::size_t step = 1; step <= text.size(); ++step) {
+      MessageHead parsed;
+      error_code ec;
+      std::size_t scanned = 0;
+      std::size_t have = 0;
+      while (!ec && have < text.size()) {
+        have = std::min(text.size(), have + step);
+        const std::string_view data = std::string_view(text).substr(0, have);
+        const std::size_t size = is_request ? take_request_head(data, scanned, parsed, ec)
+                                            : take_response_head(data, scanned, false, parsed, ec);
+        ASSERT_EQ(size, 0U);
+        if (!ec) {
+          ASSERT_LE(have, first_bare) << is_request << " step " << step;
+        }
+      }
+      EXPECT_TRUE(ec) << is_request << " step " << step;
+    }
+  }
+  // A head whose CRLFs are all there so far is waited for.
+  MessageHead parsed;
+  error_code ec;
+  std::size_t scanned = 0;
+  EXPECT_EQ(take_request_head("GET / HTTP/1.1\r\nHost: x\r\n", scanned, parsed, ec), 0U);
+  EXPECT_FALSE(ec);
+  EXPECT_EQ(take_request_head("GET / HTTP/1.1\r\nHost: x\r\nA: b\r", scanned, parsed, ec), 0U);
+  EXPECT_FALSE(ec);
+}
+
 // The head read from the start of a buffer, and the same head found first and read alone, come
 // out the same for any bytes: the readers take the one or the other by how the head arrives.
 TEST(MessageHead, AHeadReadFromItsBufferReadsAsTheHeadAlone) {
