@@ -43,6 +43,9 @@ struct Proxy::Attempt {
   bool refused = false;                    // nobody listened: the strongest sign a deployment is down
   std::unique_ptr<http::Connection> conn;  // holding the response's head when there is one
   std::int64_t head_ns = 0;
+  // Spent opening connections, and when the request went out (0: never): the upstream's time.
+  std::int64_t connect_ns = 0;
+  std::int64_t sent_ns = 0;
   std::string error;  // why the attempt failed, for the client and the log
   // The upstream's own refusal (429, 5xx), kept once its connection has gone back to the pool.
   int status = 0;
@@ -116,6 +119,9 @@ struct Proxy::Context {
   int fallbacks = 0;
   int status = 0;
   std::int64_t upstream_sent_ns = 0;
+  // Waited on upstreams before the attempt that answered: connecting, failed attempts, their
+  // backoffs. Not the gateway's own time, so not part of its overhead.
+  std::int64_t upstream_wait_ns = 0;
   std::int64_t first_token_ns = 0;
   std::int64_t last_token_ns = 0;
   std::optional<openai::Usage> usage;
@@ -488,6 +494,7 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
         }
       } else {
         a.outcome = status >= 400 ? AttemptOutcome::client_error : AttemptOutcome::success;
+        ctx.upstream_wait_ns += a.connect_ns;
         co_await relay(ex, ctx, *a.conn, head, a.head_ns);
         ctx.upstream = nullptr;
         pool_.release(d->origin, std::move(a.conn));
@@ -495,8 +502,10 @@ awaitable<void> Proxy::forward(http::Exchange& ex, Context& ctx) {
       }
     }
     ctx.error = a.error;
-    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::nanoseconds(monotonic_ns() - ctx.received_ns));
+    const std::int64_t failed_ns = monotonic_ns();
+    ctx.upstream_wait_ns += a.connect_ns + (a.sent_ns != 0 ? failed_ns - a.sent_ns : 0);
+    const auto elapsed =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::nanoseconds(failed_ns - ctx.received_ns));
     const RetryDecision decision =
         decide_retry(ctx.route->retry, a.outcome, route_attempts, elapsed, parse_retry_after(a.retry_after), jitter());
     if (decision.retry) {
@@ -543,8 +552,10 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     auto conn = fresh_only ? nullptr : pool_.take(d.origin);
     const bool reused = conn != nullptr;
     if (!reused) {
+      const std::int64_t connect_start = monotonic_ns();
       auto opened =
           co_await http::Connection::open(executor, d.base, d.connect_timeout, http::TlsOptions{d.tls_verify});
+      a.connect_ns += monotonic_ns() - connect_start;
       if (ctx.client_gone) {
         co_return;
       }
@@ -567,7 +578,7 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
     }
     ctx.upstream = conn.get();
     conn->set_io_timeout(std::min(d.first_byte_timeout, remaining(ctx.received_ns, d)));
-    ctx.upstream_sent_ns = monotonic_ns();
+    ctx.upstream_sent_ns = a.sent_ns = monotonic_ns();
     const error_code ec = co_await conn->request("POST", d.target(ctx.endpoint), headers, body.pieces());
     if (!ec && !ctx.client_gone) {
       a.head_ns = monotonic_ns();
@@ -590,10 +601,12 @@ awaitable<void> Proxy::attempt(Context& ctx, Deployment& d, Attempt& a) {
 
 awaitable<void> Proxy::back_off(Context& ctx, std::chrono::milliseconds delay) {
   const auto executor = co_await net::this_coro::executor;
+  const std::int64_t start = monotonic_ns();
   net::steady_timer backoff(executor, delay);
   ctx.backoff = &backoff;
   co_await backoff.async_wait(as_tuple);
   ctx.backoff = nullptr;
+  ctx.upstream_wait_ns += monotonic_ns() - start;
 }
 
 // The last attempt's failure as the client's answer: the upstream's own 429 or 5xx, or ours.
@@ -625,7 +638,7 @@ awaitable<void> Proxy::respond_failure(http::Exchange& ex, Context& ctx, const A
 
 bool Proxy::begin_response(http::Exchange& ex, Context& ctx, const http::ResponseHead& head, std::int64_t head_ns) {
   ctx.status = head.status;
-  ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns) + (monotonic_ns() - head_ns);
+  ctx.overhead_ns = (ctx.upstream_sent_ns - ctx.received_ns - ctx.upstream_wait_ns) + (monotonic_ns() - head_ns);
   char overhead[24];
   const auto overhead_end = std::to_chars(overhead, overhead + sizeof(overhead), ctx.overhead_ns / 1000).ptr;
   boost::container::small_vector<http::Header, 16> headers{

@@ -420,6 +420,24 @@ class GatewayRetries(unittest.TestCase):
         self.assertEqual(len(times), 2)
         self.assertGreaterEqual(times[1] - times[0], 0.3)
 
+    def test_the_gateways_overhead_leaves_out_the_upstreams_time(self):
+        gw = Gateway("--upstream", self.fake.url + "/ratelimit", "--max-attempts", "2")
+        try:
+            request = urllib.request.Request(gw.url + "/v1/chat/completions", method="POST",
+                                             data=json.dumps({"model": "fake", "messages": [], "stream": True}).encode(),
+                                             headers={"Content-Type": "application/json"})
+            start = time.monotonic()
+            with urllib.request.urlopen(request, timeout=10) as r:
+                headers, text = r.headers, r.read().decode()
+            elapsed = time.monotonic() - start
+        finally:
+            gw.close()
+        self.assertIn("data: [DONE]", text)
+        self.assertGreaterEqual(elapsed, 0.3)  # a 429, its Retry-After, then the answer
+        # Connecting, the refused attempt and the backoff were the upstream's time, not the
+        # gateway's (its own part is tens of microseconds; the bound leaves room for a slow host).
+        self.assertLess(int(headers["x-infergate-overhead-us"]), 50_000)
+
     def test_429_after_the_last_attempt_reaches_the_client(self):
         gw = Gateway("--upstream", self.fake.url + "/ratelimit", "--max-attempts", "1")
         try:
