@@ -60,6 +60,11 @@ void create(const KeysArgs& args) {
   }
   s.budget_period = *period;
   if (args.expires_in_days) {
+    // Beyond this the expiry would overflow a Unix time in seconds.
+    constexpr double kMostDays = 1e9;
+    if (*args.expires_in_days > kMostDays) {
+      throw std::invalid_argument("--expires-in-days must be at most 1000000000");
+    }
     s.expires_at =
         static_cast<std::int64_t>(std::time(nullptr)) + static_cast<std::int64_t>(*args.expires_in_days * 86'400);
   }

@@ -1,5 +1,6 @@
 #include "cli/number_checks.hpp"
 
+#include <cmath>
 #include <utility>
 
 namespace infergate::cli {
@@ -13,6 +14,9 @@ CLI::Validator number_check(bool (*allowed)(double), const std::string& rule, st
         double value = 0;
         if (!CLI::detail::lexical_cast(text, value)) {
           return "must be a number, got '" + text + "'";
+        }
+        if (!std::isfinite(value)) {  // "inf", "nan", or "1e400", which reads as infinity
+          return "must be a finite number, got '" + text + "'";
         }
         return allowed(value) ? std::string() : "must be " + rule + ", got " + text;
       },

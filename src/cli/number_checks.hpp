@@ -8,6 +8,7 @@
 
 namespace infergate::cli {
 
+// Both refuse what is not a finite number ("inf", "nan", "1e400").
 // The value must be greater than zero.
 [[nodiscard]] CLI::Validator positive();
 // The value must be zero or more.

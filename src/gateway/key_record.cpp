@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/json_error.hpp"
 
@@ -115,10 +116,10 @@ std::optional<std::string> apply_settings_json(std::string_view body, KeySetting
     } else if (name == "budget_usd") {
       if (v.is_null()) {
         s.budget_usd.reset();
-      } else if (v.is_number() && v.to_number<double>() >= 0) {
-        s.budget_usd = v.to_number<double>();
+      } else if (v.is_number() && v.to_number<double>() >= 0 && std::isfinite(v.to_number<double>())) {
+        s.budget_usd = v.to_number<double>();  // 1e400 reads as infinity, which JSON cannot write back
       } else {
-        return "'budget_usd' must be a number of at least 0, or null";
+        return "'budget_usd' must be a finite number of at least 0, or null";
       }
     } else if (name == "budget_period") {
       const auto period = v.is_string() ? parse_budget_period(v.get_string()) : std::nullopt;

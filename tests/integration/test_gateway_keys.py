@@ -46,7 +46,7 @@ class Keys(unittest.TestCase):
         self.addCleanup(self.gw.close)
 
     def call(self, method, path, body=None, key=None):
-        data = json.dumps(body).encode() if body is not None else None
+        data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
         headers = {"Content-Type": "application/json"}
         if key:
             headers["Authorization"] = "Bearer " + key
@@ -102,6 +102,12 @@ class Keys(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertEqual(self.chat(cli_key)[0], 401)
         self.assertEqual(keys_cli("revoke", "--db", self.db, "nope").returncode, 2)
+        # Numbers a key cannot hold are refused by the CLI as by the admin API.
+        for args, message in ((("--budget-usd", "inf"), "--budget-usd: must be a finite number, got 'inf'"),
+                              (("--expires-in-days", "1e15"), "--expires-in-days must be at most 1000000000")):
+            refused = keys_cli("create", "--db", self.db, "--name", "x", *args)
+            self.assertNotEqual(refused.returncode, 0, args)
+            self.assertIn(message, refused.stderr)
 
     def test_missing_wrong_and_forbidden(self):
         status, body, _ = self.chat(None)
@@ -121,6 +127,9 @@ class Keys(unittest.TestCase):
         status, body, _ = self.admin("POST", "/admin/keys", {"rpm": -1})
         self.assertEqual(status, 400)
         self.assertIn("rpm", body["error"]["message"])
+        status, body, _ = self.admin("POST", "/admin/keys", b'{"budget_usd": 1e400}')  # infinity, once read
+        self.assertEqual(status, 400)
+        self.assertIn("finite", body["error"]["message"])
         key = self.create()
         status, body, _ = self.admin("PATCH", "/admin/keys/" + key["id"], {"rpm": 2, "name": "renamed"})
         self.assertEqual((status, body["rpm"], body["name"]), (200, 2, "renamed"))

@@ -465,6 +465,8 @@ class CommandLineSlips(unittest.TestCase):
                               (("--duration", "-2"), "--duration: must be greater than 0, got -2"),
                               (("--warmup", "-1"), "--warmup: must be 0 or more, got -1"),
                               (("--rate", "fast"), "--rate: must be a number, got 'fast'"),
+                              (("--rate", "inf"), "--rate: must be a finite number, got 'inf'"),
+                              (("--duration", "1e400"), "--duration: must be a finite number, got '1e400'"),
                               (("--output-tokens", "0"), "--output-tokens: invalid length '0': must be at least 1")):
             r = self.run_cli("bench", *args)
             self.assertNotEqual(r.returncode, 0, args)

@@ -232,6 +232,12 @@ TEST(KeySettingsJson, AppliesFieldsAndRefusesWrongOnesWithoutChangingAnything) {
   EXPECT_EQ(apply_settings_json("[]", s), "the body must be a JSON object of key settings");
   EXPECT_EQ(apply_settings_json(R"({"rpm":5,})", s), "the body is not valid JSON: syntax error at line 1, column 10");
   EXPECT_TRUE(apply_settings_json(R"({"models":"a"})", s));
+  // A number too large for a double reads as infinity, which JSON cannot write back in a listing.
+  EXPECT_EQ(apply_settings_json(R"({"budget_usd":1e400})", s),
+            "'budget_usd' must be a finite number of at least 0, or null");
+  EXPECT_EQ(apply_settings_json(R"({"budget_usd":-0.01})", s),
+            "'budget_usd' must be a finite number of at least 0, or null");
+  EXPECT_EQ(s.budget_usd, before.budget_usd);
 }
 
 }  // namespace
