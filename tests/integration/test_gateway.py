@@ -449,14 +449,19 @@ class GatewayRetries(unittest.TestCase):
             gw.close()
         self.assertEqual((status, body["error"]["message"], headers["Retry-After"]), (429, "slow down", "0.3"))
 
-    def test_first_byte_timeout_is_504(self):
-        gw = Gateway("--upstream", self.fake.url + "/stall", "--max-attempts", "1", "--first-byte-timeout-ms", "300")
+    def post_once(self, mode, *args):
+        """A chat request through a gateway in front of the fake's `mode`, with one attempt: the
+        status, the body and the seconds it took."""
+        gw = Gateway("--upstream", self.fake.url + "/" + mode, "--max-attempts", "1", *args)
         try:
             start = time.monotonic()
             status, body = gw.post("/v1/chat/completions", {"model": "fake", "messages": []})
-            elapsed = time.monotonic() - start
+            return status, body, time.monotonic() - start
         finally:
             gw.close()
+
+    def test_first_byte_timeout_is_504(self):
+        status, body, elapsed = self.post_once("stall", "--first-byte-timeout-ms", "300")
         self.assertEqual((status, body["error"]["code"]), (504, "upstream_timeout"))
         self.assertLess(elapsed, 3)
 
@@ -502,13 +507,7 @@ class GatewayRetries(unittest.TestCase):
         self.assertLess(grown_mib, 96)
 
     def test_an_upstream_that_ends_lines_in_lf_alone_is_told_at_once(self):
-        gw = Gateway("--upstream", self.fake.url + "/lf", "--max-attempts", "1")
-        try:
-            start = time.monotonic()
-            status, body = gw.post("/v1/chat/completions", {"model": "fake", "messages": []})
-            elapsed = time.monotonic() - start
-        finally:
-            gw.close()
+        status, body, elapsed = self.post_once("lf")
         self.assertEqual((status, body["error"]["code"]), (503, "upstream_unavailable"))
         self.assertIn("bad line ending", body["error"]["message"])
         self.assertLess(elapsed, 3)  # not the 60 s first-byte timeout
