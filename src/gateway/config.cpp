@@ -24,8 +24,10 @@ void read_server(YamlReader& r, const YAML::Node& node, ServerConfig& out) {
     r.problem(node, "server", "must be a mapping");
     return;
   }
-  r.known_keys(node, "server", {"host", "port", "threads", "access_log", "drain_ms", "busy_poll_us"});
+  r.known_keys(node, "server",
+               {"host", "port", "threads", "access_log", "drain_ms", "busy_poll_us", "send_timeout_ms"});
   r.milliseconds(node, "drain_ms", "server", out.drain);
+  r.milliseconds(node, "send_timeout_ms", "server", out.send_timeout);
   if (node["host"]) {
     out.host = r.text(node["host"], "server.host").value_or(out.host);
   }

@@ -69,6 +69,7 @@ Gateway::Gateway(GatewayOptions options)
   if (!server_.access_log.empty()) {
     access_log_ = std::make_unique<AccessLog>(server_.access_log);
   }
+  options_.limits.send_timeout = server_.send_timeout;
   snapshot_.store(build(std::move(routes)));  // its metrics read the access log's count
   const int threads =
       server_.threads > 0 ? server_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

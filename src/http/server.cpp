@@ -72,15 +72,20 @@ class SessionExchange final : public Exchange {
  public:
   // `head` is the session's buffer for response heads, reused from one request to the next.
   // `batch`: where sends wait for the end of the round, if anywhere.
+  // `deadline`: the session's, idle while the handler works, bounds each write the socket does not
+  // take at once to `send_timeout`.
   SessionExchange(tcp::socket& socket, SendBatch* batch, const RequestReader& request, std::string& head,
-                  ReadAhead& ahead, std::int64_t received_ns, bool keep_alive)
+                  ReadAhead& ahead, IoDeadline& deadline, std::chrono::milliseconds send_timeout,
+                  std::int64_t received_ns, bool keep_alive)
       : socket_(socket),
         batch_(batch),
         request_(request),
         head_(head),
         received_ns_(received_ns),
         keep_alive_(keep_alive),
-        ahead_(ahead) {}
+        ahead_(ahead),
+        deadline_(deadline),
+        send_timeout_(send_timeout) {}
 
   std::string_view method() const override { return request_.head().method; }
   std::string_view target() const override { return request_.head().target; }
@@ -240,7 +245,12 @@ class SessionExchange final : public Exchange {
       left = write_now(socket_, buffers, ec);
     }
     if (!ec && !left.empty()) {
+      deadline_.begin(send_timeout_);
       std::tie(ec, std::ignore) = co_await net::async_write(socket_, left, as_tuple);
+      deadline_.end();
+      if (ec && deadline_.expired()) {
+        ec = beast::error::timeout;
+      }
     }
     head_pending_ = false;
     if (last) {
@@ -260,6 +270,8 @@ class SessionExchange final : public Exchange {
   bool head_pending_ = false;
   std::optional<std::uint64_t> length_left_;  // of a body whose length the head announced
   ReadAhead& ahead_;
+  IoDeadline& deadline_;
+  std::chrono::milliseconds send_timeout_;
   std::array<char, 24> size_line_{};
   // The head or a size line, the pieces, the chunk's end.
   std::array<net::const_buffer, 2 + kMaxChunkPieces> chunk_buffers_;
@@ -363,7 +375,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         ahead.start(socket, reader.spare(kReadAheadBytes));
       }
       const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, batch, reader, head, ahead, monotonic_ns(), keep_alive);
+      SessionExchange exchange(socket, batch, reader, head, ahead, deadline, limits.send_timeout, monotonic_ns(),
+                               keep_alive);
       bool failed = false;
       try {
         co_await handler(exchange);

@@ -29,6 +29,10 @@ struct ServerLimits {
   // header gets 408.
   std::chrono::milliseconds header_timeout{30'000};
   std::chrono::milliseconds body_timeout{60'000};
+  // A response write the client does not take within this is abandoned and the connection closed
+  // (nginx's send_timeout). A client that stops reading would otherwise hold its request, and
+  // the upstream's, for as long as it keeps the connection open.
+  std::chrono::milliseconds send_timeout{60'000};
 };
 
 // One request and its response, as a handler sees it.

@@ -9,6 +9,7 @@
 /embed    answers an embeddings request with JSON
 /short    answers with a JSON body cut short of its Content-Length, then closes the connection
 /lf       answers with lines that end in LF alone, keeping the connection open
+/flood    streams tokens as fast as it can until the connection breaks, then notes ("flood ended", t)
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
@@ -95,6 +96,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self.wfile.flush()
                 except OSError:
                     return
+        if mode == "flood":
+            data = CHUNK.encode() * 400
+            try:
+                while True:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            except OSError:
+                self.server.arrivals.append(("flood ended", time.monotonic()))
+                return
         if mode == "endless":
             try:
                 self.wfile.write(b"6\r\ndata: \r\n")

@@ -482,6 +482,27 @@ class GatewayRetries(unittest.TestCase):
         self.assertIn('"code":"upstream_stream_error"', text)
         self.assertLess(elapsed, 2.5)
 
+    def test_a_client_that_stops_reading_is_let_go_and_its_upstream_request_cancelled(self):
+        tmp = tempfile.mkdtemp()
+        config, log = os.path.join(tmp, "g.yaml"), os.path.join(tmp, "access.jsonl")
+        with open(config, "w") as f:
+            f.write("server: {send_timeout_ms: 300, access_log: '%s'}\n"
+                    "providers:\n  fast: {base_url: '%s/flood'}\n"
+                    "models:\n  fake: {deployments: [{provider: fast, model: fake}]}\n" % (log, self.fake.url))
+        gw = Gateway("--config", config)
+        try:
+            body = json.dumps({"model": "fake", "messages": [], "stream": True}).encode()
+            with socket.socket() as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect(("127.0.0.1", gw.port))
+                s.sendall(raw_request(body))  # and reads nothing
+                ended = lambda: [t for mode, t in self.fake.server.arrivals if mode == "flood ended"]  # noqa: E731
+                self.assertTrue(wait_for(ended, 5))
+            lines = access_log_lines(log)
+            self.assertTrue(wait_for(lambda: [line["status"] for line in lines()] == [499], 5), lines())
+        finally:
+            gw.close()
+
     def test_an_event_that_never_ends_is_cut_at_its_limit(self):
         gw = Gateway("--upstream", self.fake.url + "/endless", "--max-attempts", "1")
 

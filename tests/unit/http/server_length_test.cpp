@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "http/server.hpp"
+#include "running_server.hpp"
 
 namespace infergate::http {
 namespace {
@@ -23,28 +24,6 @@ namespace net = boost::asio;
 using net::ip::tcp;
 
 constexpr std::string_view kRequest = "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
-
-// A server on loopback whose every request `handler` answers, run on its own thread.
-class RunningServer {
- public:
-  explicit RunningServer(Handler handler) : server_(io_, std::move(handler)) {
-    port = server_.listen("127.0.0.1", 0);
-    thread_ = std::thread([this] { io_.run(); });
-  }
-  ~RunningServer() {
-    io_.stop();
-    thread_.join();
-  }
-  RunningServer(const RunningServer&) = delete;
-  RunningServer& operator=(const RunningServer&) = delete;
-
-  std::uint16_t port = 0;
-
- private:
-  net::io_context io_;
-  Server server_;
-  std::thread thread_;
-};
 
 // Everything the server sends on one connection after `requests`, until it closes the connection.
 std::string send_pipelined(std::uint16_t port, int requests) {
