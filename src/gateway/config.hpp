@@ -56,6 +56,7 @@ struct ServerConfig {
   std::chrono::microseconds busy_poll{5};   // the longest an I/O thread waits before it sleeps (0: never)
   // The longest a write to a client may wait for it to read (http::ServerLimits::send_timeout).
   std::chrono::milliseconds send_timeout{60'000};
+  bool operator==(const ServerConfig&) const = default;
 };
 
 // Virtual keys and their limits. Without this section the gateway asks callers for no key.
@@ -69,6 +70,7 @@ struct AuthConfig {
   bool state_leases = false;                     // Redis: admit from leases of the limits, not a round trip each
   std::chrono::milliseconds ledger_flush{500};   // the most usage rows a SIGKILL can lose
   std::string ledger_journal;                    // the usage journal's file (default: keys_db + "-ledger.jsonl")
+  bool operator==(const AuthConfig&) const = default;
 };
 
 struct GatewayConfig {

@@ -54,7 +54,8 @@ Gateway::Gateway(GatewayOptions options)
   std::shared_ptr<const RouteTable> routes;
   if (!options_.config_path.empty()) {
     const GatewayConfig config = load_config(options_.config_path);
-    server_ = config.server;
+    server_ = file_server_ = config.server;
+    file_auth_ = config.auth;
     routes = RouteTable::from_config(config);
     if (config.auth) {
       control_ = std::make_unique<ControlPlane>(*config.auth);
@@ -103,6 +104,13 @@ bool Gateway::reload() {
     const GatewayConfig config = load_config(options_.config_path);
     snapshot_.store(build(RouteTable::from_config(config)));
     spdlog::info("reloaded {}: {} models", options_.config_path, config.models.size());
+    for (const auto& [section, changed] :
+         {std::pair{"server", config.server != file_server_}, std::pair{"auth", config.auth != file_auth_}}) {
+      if (changed) {
+        spdlog::warn("{}: the {} section changed, and is read only at start: restart the gateway for it to apply",
+                     options_.config_path, section);
+      }
+    }
     return true;
   } catch (const std::exception& e) {
     spdlog::error("reload rejected, keeping the running configuration: {}", e.what());

@@ -66,6 +66,9 @@ class Gateway {
 
   GatewayOptions options_;
   ServerConfig server_;
+  // The file's sections read only at start, as they were then: a reload that changes them says so.
+  ServerConfig file_server_;
+  std::optional<AuthConfig> file_auth_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<MetricTallies> tallies_;
   SnapshotHandle snapshot_;

@@ -139,7 +139,9 @@ class GatewayConfigFile(unittest.TestCase):
         reader = threading.Thread(target=long_stream)
         reader.start()
         self.assertTrue(wait_for(lambda: self.a.metrics()["vllm:num_requests_running"] == 1))
-        self.write(self.providers() + "models:\n  chat:\n    deployments: [{provider: b, model: b-upstream}]\n")
+        # The models move to b; the server section, read only at start, changes too and is said to.
+        self.write("server: {drain_ms: 1000}\n" + self.providers() +
+                   "models:\n  chat:\n    deployments: [{provider: b, model: b-upstream}]\n")
         self.gw.proc.send_signal(signal.SIGHUP)
 
         def served_by_b():
@@ -164,6 +166,8 @@ class GatewayConfigFile(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.successes(self.b) == before + 1))
         self.gw.close()
         self.assertIn("reload rejected", self.gw.stderr_text)
+        self.assertEqual(self.gw.stderr_text.count("the server section changed, and is read only at start"), 1)
+        self.assertNotIn("the auth section changed", self.gw.stderr_text)
         self.gw = None
 
 
