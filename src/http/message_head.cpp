@@ -363,10 +363,12 @@ error_code read_request_head(std::string_view data, MessageHead& out, std::size_
   if (sp2 == std::string_view::npos) {
     return bhttp::error::bad_target;
   }
+  // Visible ASCII only, as RFC 9112 has it (other characters are percent-encoded): the target
+  // goes into logs and error messages as text, which must be valid UTF-8.
   const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   if (target.empty() || !std::all_of(target.begin(), target.end(), [](char c) {
         const auto u = static_cast<unsigned char>(c);
-        return u > 0x20 && u != 0x7f;
+        return u > 0x20 && u < 0x7f;
       })) {
     return bhttp::error::bad_target;
   }

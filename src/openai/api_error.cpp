@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "core/json_string.hpp"
+#include "core/utf8_text.hpp"
 
 namespace infergate::openai {
 
@@ -56,8 +57,9 @@ std::string error_message_from_body(std::string_view body) {
       return std::string(detail->get_string());
     }
   }
+  // Not JSON (an HTML error page, say): its start, as valid UTF-8, since it goes into JSON.
   constexpr std::size_t kMax = 300;
-  std::string text(body.substr(0, kMax));
+  std::string text = valid_utf8(body, kMax);
   if (body.size() > kMax) {
     text += "...";
   }

@@ -9,6 +9,7 @@
 /embed    answers an embeddings request with JSON
 /short    answers with a JSON body cut short of its Content-Length, then closes the connection
 /lf       answers with lines that end in LF alone, keeping the connection open
+/binary   answers 502 with an HTML page that is not UTF-8
 /flood    streams tokens as fast as it can until the connection breaks, then notes ("flood ended", t)
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
@@ -70,6 +71,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if mode == "lf":
             self.wfile.write(b'HTTP/1.1 200 OK\nContent-Type: application/json\nContent-Length: 2\n\n{}')
+            return
+        if mode == "binary":
+            body = b"\xff\xfe<html>bad gateway</html>"
+            self.send_response(502)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
             return
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')

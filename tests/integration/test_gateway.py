@@ -30,7 +30,7 @@ def read_head(sock):
 
 def access_log_lines(path):
     def read():
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:  # strictly: a line that is not UTF-8 fails the test
             return [json.loads(line) for line in f if line.strip()]
     return read
 
@@ -195,6 +195,12 @@ class GatewayUnderAbuse(unittest.TestCase):
     def test_invalid_utf8_is_a_400(self):
         reply = self.raw(self.request(b'{"model":"gemma-4-31b","messages":[{"role":"user","content":"\xff\xfe"}]}'))
         self.assertTrue(reply.startswith(b"HTTP/1.1 400"), reply[:200])
+
+    def test_a_target_that_is_not_ascii_is_a_400(self):
+        reply = self.raw(b"GET /v1/caf\xc3\xa9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        self.assertTrue(reply.startswith(b"HTTP/1.1 400"), reply[:200])
+        reply = self.raw(b"GET /v1/caf%C3%A9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        self.assertTrue(reply.startswith(b"HTTP/1.1 404"), reply[:200])
 
     def test_lines_ending_in_lf_alone_are_a_400_at_once(self):
         start = time.monotonic()
@@ -481,6 +487,21 @@ class GatewayRetries(unittest.TestCase):
         self.assertIn("exceeded the total timeout of 700 ms", text)
         self.assertIn('"code":"upstream_stream_error"', text)
         self.assertLess(elapsed, 2.5)
+
+    def test_an_error_page_that_is_not_utf8_leaves_the_access_log_valid_json(self):
+        log = os.path.join(tempfile.mkdtemp(), "access.jsonl")
+        gw = Gateway("--upstream", self.fake.url + "/binary", "--max-attempts", "1", "--access-log", log)
+        try:
+            request = urllib.request.Request(gw.url + "/v1/embeddings", data=b'{"model":"fake","input":"x"}',
+                                             headers={"Content-Type": "application/json"})
+            with self.assertRaises(urllib.error.HTTPError) as raised:
+                urllib.request.urlopen(request, timeout=10)
+            self.assertEqual(raised.exception.code, 502)  # the upstream's own answer, passed through
+            lines = access_log_lines(log)  # read as UTF-8, strictly
+            self.assertTrue(wait_for(lambda: len(lines()) == 1, 5))
+            self.assertIn("answered HTTP 502: \ufffd\ufffd<html>bad gateway</html>", lines()[0]["error"])
+        finally:
+            gw.close()
 
     def test_a_client_that_stops_reading_is_let_go_and_its_upstream_request_cancelled(self):
         tmp = tempfile.mkdtemp()

@@ -173,6 +173,10 @@ TEST(MessageHead, RefusesMalformedLines) {
   EXPECT_EQ(request("G(T / HTTP/1.1\r\n\r\n"), bhttp::error::bad_method);
   EXPECT_EQ(request("GET\r\n\r\n"), bhttp::error::bad_method);
   EXPECT_EQ(request("GET /a\x7f HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  // A target is ASCII: a client percent-encodes anything else (caf%C3%A9).
+  EXPECT_EQ(request("GET /caf\xc3\xa9 HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  EXPECT_EQ(request("GET /\xff HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
+  EXPECT_FALSE(request("GET /caf%C3%A9?q=1 HTTP/1.1\r\n\r\n"));
   EXPECT_EQ(request("GET  / HTTP/1.1\r\n\r\n"), bhttp::error::bad_target);
   EXPECT_EQ(request("GET / HTTP/2.0\r\n\r\n"), bhttp::error::bad_version);
   EXPECT_EQ(request("GET / HTTP/1.1 \r\n\r\n"), bhttp::error::bad_version);

@@ -144,6 +144,11 @@ TEST(ApiError, MessageFromAnyErrorBody) {
   EXPECT_EQ(error_message_from_body(R"({"error":"plain"})"), "plain");
   EXPECT_EQ(error_message_from_body(R"({"detail":"Not Found"})"), "Not Found");
   EXPECT_EQ(error_message_from_body("<html>oops</html>"), "<html>oops</html>");
+  // What is not JSON goes into JSON (the access log, an error event): valid UTF-8, and cut at a
+  // character's boundary.
+  EXPECT_EQ(error_message_from_body("\xff\xfe<html>"), "\xef\xbf\xbd\xef\xbf\xbd<html>");
+  const std::string page = std::string(299, 'a') + "\xe4\xb8\xad and more";
+  EXPECT_EQ(error_message_from_body(page), std::string(299, 'a') + "...");
 }
 
 }  // namespace
