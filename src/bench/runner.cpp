@@ -20,6 +20,7 @@
 
 #include "bench/failure.hpp"
 #include "core/clock.hpp"
+#include "core/utf8_text.hpp"
 #include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
@@ -390,7 +391,7 @@ class LoadRun {
       openai::ChunkView view;
       if (auto error = openai::parse_stream_chunk(event.data, view, reply_sink(record))) {
         record.fail("malformed_stream",
-                    fmt::format("event {} is {}: '{}'", record.events, *error, event.data.substr(0, 120)));
+                    fmt::format("event {} is {}: '{}'", record.events, *error, valid_utf8(event.data, 120)));
         return;
       }
       if (view.error) {

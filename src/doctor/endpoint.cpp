@@ -11,6 +11,7 @@
 
 #include "core/as_tuple.hpp"
 #include "core/clock.hpp"
+#include "core/utf8_text.hpp"
 #include "http/connect.hpp"
 #include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
@@ -289,7 +290,7 @@ class Checker {
       }
       openai::ChunkView chunk;
       if (auto bad = openai::parse_stream_chunk(event.data, chunk)) {
-        problem = problem.value_or(fmt::format("an event is not JSON ({}): {:.80}", *bad, event.data));
+        problem = problem.value_or(fmt::format("an event is not JSON ({}): {}", *bad, valid_utf8(event.data, 80)));
         return;
       }
       if (chunk.error) {

@@ -1,6 +1,7 @@
 """A scripted upstream that misbehaves on purpose, one way per path prefix:
 /nonsse   answers a streaming request with a JSON body
 /malformed sends an SSE event whose data is not JSON
+/badbytes sends an SSE event whose data is not JSON, nor UTF-8
 /cut      sends a few tokens, then closes the connection mid-body
 /ok       streams properly (for transport tests such as TLS)
 /ratelimit answers 429 with Retry-After: 0.3 to every other request, streams properly otherwise
@@ -90,10 +91,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         events = [CHUNK, CHUNK]
         if mode == "malformed":
             events.append("data: {not json at all\n\n")
+        if mode == "badbytes":
+            events.append("data: {\udcff\udcfe\n\n")  # the bytes 0xff 0xfe, through surrogateescape
         if mode in ("malformed", "ok"):
             events.append("data: [DONE]\n\n")
         for event in events:
-            data = event.encode()
+            data = event.encode("utf-8", "surrogateescape")
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
         if mode == "drip":

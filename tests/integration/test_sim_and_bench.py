@@ -428,6 +428,19 @@ class BenchFailures(unittest.TestCase):
         self.assertIn("2 x malformed_stream", r.stdout)
         self.assertIn("event 3 passed 8388608 bytes without its end", r.stdout)
 
+    def test_an_event_that_is_not_utf8_leaves_the_records_valid_json(self):
+        fake = FakeUpstream()
+        records = os.path.join(tempfile.mkdtemp(), "r.jsonl")
+        try:
+            r = bench("--base-url", fake.url + "/badbytes", "--requests", "2", "--timeout", "10", "--records", records)
+        finally:
+            fake.close()
+        self.assertIn("2 x malformed_stream", r.stdout)
+        with open(records, encoding="utf-8") as f:  # strictly: a line that is not UTF-8 fails the test
+            errors = [json.loads(line)["error"] for line in f if line.strip()]
+        self.assertEqual(len(errors), 2)
+        self.assertIn("'{\ufffd\ufffd'", errors[0])
+
     def test_stream_cut_mid_way(self):
         r = self.run_against_fake("cut")
         self.assertEqual(r.returncode, 1)
