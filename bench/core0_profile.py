@@ -16,17 +16,15 @@ Usage: /usr/bin/python3 bench/core0_profile.py [--bin build/src/cli/infergate] [
 Needs nginx, haproxy, wrk and perf (apt-get install nginx-light haproxy wrk linux-perf), and root."""
 import argparse
 import collections
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import free_port, stop_all, wait_port, write_gateway, write_haproxy, write_upstream  # noqa: E402
+from gateway_overhead import stop_all  # noqa: E402
+from wrk_against_proxies import start_proxies, wrk_targets, wrk_under_perf  # noqa: E402
 
 HZ = 4999  # samples per second
 
@@ -34,14 +32,7 @@ HZ = 4999  # samples per second
 def record(tmp, lua, url, connections, seconds):
     """Requests wrk completed, samples by symbol, and irq-off samples by the path that ended them."""
     data = os.path.join(tmp, "perf.data")
-    perf = subprocess.Popen(["perf", "record", "-q", "-g", "-C", "0", "-F", str(HZ), "-o", data],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)  # perf is recording
-    out = subprocess.run(["taskset", "-c", "0", "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "-s", lua, url],
-                         capture_output=True, text=True, check=True).stdout
-    perf.send_signal(2)
-    perf.wait(timeout=60)
-    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    requests = wrk_under_perf(["-g", "-C", "0", "-F", str(HZ), "-o", data], lua, url, connections, seconds)
     script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True,
                             check=True).stdout
     symbols, irq_off = collections.Counter(), collections.Counter()
@@ -79,26 +70,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ig-core0-")
     procs = []
     try:
-        upstream = free_port()
-        procs.append(subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", write_upstream(tmp, upstream)],
-                                      stderr=subprocess.DEVNULL))
-        gateway, haproxy = free_port(), free_port()
-        procs.append(subprocess.Popen(["taskset", "-c", "1", args.bin, "serve", "--config", write_gateway(tmp, upstream),
-                                       "--port", str(gateway)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        procs.append(subprocess.Popen(["taskset", "-c", "1", "haproxy", "-f", write_haproxy(tmp, haproxy, upstream),
-                                       "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for port in (upstream, gateway, haproxy):
-            wait_port(port)
-        model = "plain" if args.mode == "plain" else "sse"
-        body = json.dumps(json.dumps({"model": model, "messages": [{"role": "user", "content": "hello " * 100}],
-                                      "max_tokens": 64, "stream": args.mode == "stream"}))
-        targets = {}
-        for name, port, prefix in (("infergate", gateway, ""), ("haproxy", haproxy, "/" + model)):
-            lua = os.path.join(tmp, name + ".lua")
-            with open(lua, "w") as f:
-                f.write('wrk.method = "POST"\nwrk.path = "%s/v1/chat/completions"\nwrk.body = %s\n'
-                        'wrk.headers["Content-Type"] = "application/json"\n' % (prefix, body))
-            targets[name] = (lua, "http://127.0.0.1:%d" % port)
+        targets = wrk_targets(tmp, args.mode, start_proxies(tmp, args.bin, procs))
         requests = dict.fromkeys(targets, 0)
         symbols = {name: collections.Counter() for name in targets}
         irq_off = {name: collections.Counter() for name in targets}

@@ -14,17 +14,16 @@ Needs nginx, haproxy, wrk and perf (apt-get install nginx-light haproxy wrk linu
 (perf records every process on the two cores)."""
 import argparse
 import collections
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_overhead import free_port, stop_all, wait_port, write_gateway, write_haproxy, write_upstream  # noqa: E402
+from gateway_overhead import stop_all  # noqa: E402
+from wrk_against_proxies import start_proxies, wrk_targets, wrk_under_perf  # noqa: E402
 
 
 def syscall_names():
@@ -40,17 +39,8 @@ def record(tmp, lua, url, connections, seconds):
     """Requests wrk completed, and what perf saw on cores 0 and 1 meanwhile: a Counter of
     (process name, system call number or "switch")."""
     data = os.path.join(tmp, "perf.data")
-    perf = subprocess.Popen(["perf", "record", "-q", "-o", data, "-e", "raw_syscalls:sys_enter",
-                             "-e", "sched:sched_switch", "-C", "0,1"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)  # perf is recording
-    out = subprocess.run(["taskset", "-c", "0", "wrk", "-t1", "-c%d" % connections, "-d%ds" % seconds, "-s", lua, url],
-                         capture_output=True, text=True, check=True).stdout
-    perf.send_signal(2)
-    perf.wait(timeout=60)
-    requests = int(re.search(r"(\d+) requests in", out).group(1))
-    if re.search(r"Non-2xx or 3xx responses", out):
-        raise RuntimeError("errors during the run:\n" + out)
+    requests = wrk_under_perf(["-o", data, "-e", "raw_syscalls:sys_enter", "-e", "sched:sched_switch", "-C", "0,1"],
+                              lua, url, connections, seconds)
     script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,event,trace"], capture_output=True, text=True,
                             check=True).stdout
     seen = collections.Counter()
@@ -80,28 +70,9 @@ def main():
     tmp = tempfile.mkdtemp(prefix="ig-syscalls-")
     procs = []
     try:
-        upstream = free_port()
-        procs.append(subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", write_upstream(tmp, upstream)],
-                                      stderr=subprocess.DEVNULL))
-        gateway, haproxy = free_port(), free_port()
-        config = write_gateway(tmp, upstream)
-        procs.append(subprocess.Popen(["taskset", "-c", "1", args.bin, "serve", "--config", config, "--port",
-                                       str(gateway)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        procs.append(subprocess.Popen(["taskset", "-c", "1", "haproxy", "-f", write_haproxy(tmp, haproxy, upstream),
-                                       "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for port in (upstream, gateway, haproxy):
-            wait_port(port)
+        ports = start_proxies(tmp, args.bin, procs)
         for mode in args.modes.split(","):
-            model = "plain" if mode == "plain" else "sse"
-            body = json.dumps(json.dumps({"model": model, "messages": [{"role": "user", "content": "hello " * 100}],
-                                          "max_tokens": 64, "stream": mode == "stream"}))
-            targets = {}
-            for name, port, prefix in (("infergate", gateway, ""), ("haproxy", haproxy, "/" + model)):
-                lua = os.path.join(tmp, "%s-%s.lua" % (name, mode))
-                with open(lua, "w") as f:
-                    f.write('wrk.method = "POST"\nwrk.path = "%s/v1/chat/completions"\nwrk.body = %s\n'
-                            'wrk.headers["Content-Type"] = "application/json"\n' % (prefix, body))
-                targets[name] = (lua, "http://127.0.0.1:%d" % port)
+            targets = wrk_targets(tmp, mode, ports)
             totals = {name: collections.Counter() for name in targets}
             requests = dict.fromkeys(targets, 0)
             for r in range(args.rounds):
