@@ -5,6 +5,8 @@
 #include <boost/json/error.hpp>
 #include <boost/json/parser.hpp>
 
+#include "core/utf8_text.hpp"
+
 namespace infergate {
 
 namespace json = boost::json;
@@ -13,41 +15,6 @@ namespace {
 
 bool continuation(unsigned char c) {
   return (c & 0xC0) == 0x80;
-}
-
-// True when `text` starts with one well-formed UTF-8 sequence (no overlong form, no surrogate,
-// nothing past U+10FFFF).
-bool valid_utf8_sequence(std::string_view text) {
-  const auto byte = [&](std::size_t i) { return i < text.size() ? static_cast<unsigned char>(text[i]) : 0; };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) {
-    return true;
-  }
-  std::size_t length = 0;
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;  // the range of the byte after the lead
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    low = lead == 0xE0 ? 0xA0 : 0x80;
-    high = lead == 0xED ? 0x9F : 0xBF;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    low = lead == 0xF0 ? 0x90 : 0x80;
-    high = lead == 0xF4 ? 0x8F : 0xBF;
-  } else {
-    return false;
-  }
-  if (byte(1) < low || byte(1) > high) {
-    return false;
-  }
-  for (std::size_t i = 2; i < length; ++i) {
-    if (!continuation(byte(i))) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // "line L, column C" of `offset`, counting characters (UTF-8 sequences), both from 1.
@@ -76,7 +43,8 @@ std::string describe_json_error(std::string_view text, std::size_t offset, boost
     offset = std::min(text.find_first_not_of(" \t\r\n", offset), text.size());
     return "extra data after the JSON value at " + position(text, offset);
   }
-  if (offset < text.size() && !valid_utf8_sequence(text.substr(offset))) {
+  if (offset < text.size() && static_cast<unsigned char>(text[offset]) >= 0x80 &&
+      utf8_sequence(text.data() + offset, text.data() + text.size()) == 0) {
     return "invalid UTF-8 at " + position(text, offset);
   }
   return fmt::format("{} at {}", ec.message(), position(text, offset));

@@ -19,6 +19,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/utf8_text.hpp"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -83,31 +85,6 @@ inline const char* next_special(const char* p, const char* end) {
     }
   }
   return p;
-}
-
-// The length of the well-formed UTF-8 sequence at `p` (Unicode's table 3-7: no overlong forms,
-// no surrogates, nothing past U+10FFFF), or 0 when there is none before `end`.
-inline std::size_t utf8_sequence(const char* p, const char* end) {
-  const auto available = end - p;
-  const auto byte = [p](std::ptrdiff_t i) { return static_cast<unsigned char>(p[i]); };
-  const auto follows = [&](std::ptrdiff_t i, unsigned low = 0x80, unsigned high = 0xbf) {
-    return i < available && byte(i) >= low && byte(i) <= high;
-  };
-  const unsigned lead = byte(0);
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    return follows(1) ? 2 : 0;
-  }
-  if (lead >= 0xe0 && lead <= 0xef) {
-    const unsigned low = lead == 0xe0 ? 0xa0 : 0x80;
-    const unsigned high = lead == 0xed ? 0x9f : 0xbf;
-    return follows(1, low, high) && follows(2) ? 3 : 0;
-  }
-  if (lead >= 0xf0 && lead <= 0xf4) {
-    const unsigned low = lead == 0xf0 ? 0x90 : 0x80;
-    const unsigned high = lead == 0xf4 ? 0x8f : 0xbf;
-    return follows(1, low, high) && follows(2) && follows(3) ? 4 : 0;
-  }
-  return 0;
 }
 
 // The character a two-character escape stands for, or 0 for one the fast path leaves alone.
