@@ -76,13 +76,14 @@ class SessionExchange final : public Exchange {
   // take at once to `send_timeout`.
   SessionExchange(tcp::socket& socket, SendBatch* batch, const RequestReader& request, std::string& head,
                   ReadAhead& ahead, IoDeadline& deadline, std::chrono::milliseconds send_timeout,
-                  std::int64_t received_ns, bool keep_alive)
+                  std::int64_t received_ns)
       : socket_(socket),
         batch_(batch),
         request_(request),
         head_(head),
         received_ns_(received_ns),
-        keep_alive_(keep_alive),
+        keep_alive_(request.head().keep_alive),
+        chunks_understood_(request.head().minor_version >= 1),
         ahead_(ahead),
         deadline_(deadline),
         send_timeout_(send_timeout) {}
@@ -104,6 +105,10 @@ class SessionExchange final : public Exchange {
   void begin_stream(int status, std::string_view content_type, std::span<const Header> extra,
                     std::optional<std::uint64_t> content_length, std::string_view extra_lines) override {
     started_ = true;
+    // An HTTP/1.0 client does not know chunked framing (RFC 9112 section 6.1): its stream is the
+    // bare body, and closing the connection ends it.
+    unframed_ = !content_length && !chunks_understood_;
+    keep_alive_ = keep_alive_ && !unframed_;
     write_head(status, content_type, extra, content_length, extra_lines);
     length_left_ = content_length;
     head_pending_ = true;
@@ -135,9 +140,12 @@ class SessionExchange final : public Exchange {
 
   [[nodiscard]] bool started() const { return started_; }
   [[nodiscard]] bool finished() const { return finished_; }
+  // Whether the connection may carry the next request after this response.
+  [[nodiscard]] bool keep_alive() const { return keep_alive_; }
 
  private:
-  // The response head, into head_: with a Content-Length, or chunked without one.
+  // The response head, into head_: with a Content-Length, or chunked without one (or neither, when
+  // the body is unframed).
   void write_head(int status, std::string_view content_type, std::span<const Header> extra,
                   std::optional<std::uint64_t> content_length, std::string_view extra_lines = {}) {
     const std::string_view phrase = reason(status);
@@ -162,6 +170,8 @@ class SessionExchange final : public Exchange {
         w.literal("Content-Length: ");
         w.decimal(static_cast<std::int64_t>(*content_length));
         w.literal("\r\n\r\n");
+      } else if (unframed_) {
+        w.literal("Cache-Control: no-cache\r\n\r\n");
       } else {
         w.literal("Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n");
       }
@@ -203,7 +213,7 @@ class SessionExchange final : public Exchange {
   // first chunk's size line after the head, the last chunk's CRLF before the terminating chunk.
   std::size_t prepare(std::span<const std::string_view> pieces, std::uint64_t size, bool last) {
     std::size_t count = 0;
-    const bool chunked = !length_left_;
+    const bool chunked = !length_left_ && !unframed_;
     const bool framed = chunked && size != 0;  // an empty chunk would end the body
     std::string_view size_line;
     if (framed) {
@@ -265,6 +275,8 @@ class SessionExchange final : public Exchange {
   std::string& head_;
   std::int64_t received_ns_;
   bool keep_alive_;
+  const bool chunks_understood_;
+  bool unframed_ = false;  // a stream without a length, to a client that cannot take chunks
   bool started_ = false;
   bool finished_ = false;
   bool head_pending_ = false;
@@ -343,7 +355,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         if (reader.head_ready() && !reading_body) {
           reading_body = true;
           deadline_ns = coarse_deadline_ns(limits.body_timeout);
-          if (reader.expect_continue()) {
+          if (reader.expect_continue() && reader.head().minor_version >= 1) {  // never to HTTP/1.0
             co_await net::async_write(socket, net::buffer("HTTP/1.1 100 Continue\r\n\r\n", 25), as_tuple);
           }
         }
@@ -374,9 +386,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (!reader.pipelined()) {
         ahead.start(socket, reader.spare(kReadAheadBytes));
       }
-      const bool keep_alive = reader.head().keep_alive;
-      SessionExchange exchange(socket, batch, reader, head, ahead, deadline, limits.send_timeout, monotonic_ns(),
-                               keep_alive);
+      SessionExchange exchange(socket, batch, reader, head, ahead, deadline, limits.send_timeout, monotonic_ns());
       bool failed = false;
       try {
         co_await handler(exchange);
@@ -387,7 +397,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       if (failed && !exchange.started()) {
         co_await exchange.respond(500, "application/json", error_body("internal error", "internal_error"), {});
       }
-      if (!exchange.finished() || !keep_alive) {
+      if (!exchange.finished() || !exchange.keep_alive()) {
         break;
       }
       if (ahead.arrived() && !ahead.error()) {

@@ -13,6 +13,8 @@
 /binary   answers 502 with an HTML page that is not UTF-8
 /flood    streams tokens as fast as it can until the connection breaks, then notes ("flood ended", t)
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
+/http10   answers as an HTTP/1.0 server does: a stream with neither length nor chunks, ended by
+          closing the connection
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
@@ -80,6 +82,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+            return
+        if mode == "http10":
+            events = [CHUNK, CHUNK, "data: [DONE]\n\n"]
+            self.wfile.write(b"HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n")
+            for event in events:
+                self.wfile.write(event.encode())
+                self.wfile.flush()
+            self.close_connection = True
             return
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')

@@ -220,6 +220,18 @@ class GatewayUnderAbuse(unittest.TestCase):
         reply = self.raw(self.request(body, b"X-Request-Id: ok\x01id\r\n"))
         self.assertRegex(reply, rb"X-Request-Id: [0-9a-f]{32}\r\n|^HTTP/1.1 400")
 
+    def test_an_http10_client_streams_without_chunks(self):
+        # HTTP/1.0 has no chunked framing: the events come bare and the closed connection ends them.
+        body = json.dumps(dict(CHAT, stream=True)).encode()
+        reply = self.raw(b"POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        head, _, events = reply.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 200"), head)
+        self.assertNotIn(b"Transfer-Encoding", head)
+        self.assertTrue(events.startswith(b"data: {"), events[:100])
+        self.assertEqual(events.count(b'"content":" '), 4, events)
+        self.assertTrue(events.endswith(b"data: [DONE]\n\n"), events[-100:])
+
     def test_pipelined_garbage_after_a_good_request(self):
         body = json.dumps(CHAT).encode()
         reply = self.raw(raw_request(body) + b"\x00\x01GARBAGE / HTTP/9\r\n\r\n")
@@ -553,6 +565,16 @@ class GatewayRetries(unittest.TestCase):
         self.assertEqual((status, body["error"]["code"]), (503, "upstream_unavailable"))
         self.assertIn("bad line ending", body["error"]["message"])
         self.assertLess(elapsed, 3)  # not the 60 s first-byte timeout
+
+    def test_an_http10_upstreams_stream_ended_by_its_close_is_relayed_whole(self):
+        gw = Gateway("--upstream", self.fake.url + "/http10", "--max-attempts", "1")
+        try:
+            for _ in range(2):  # the closed upstream connection is not reused for the second
+                text = gw.stream("/v1/chat/completions", {"model": "fake", "messages": [], "stream": True})
+                self.assertEqual(text.count('"content":" tok"'), 2, text)
+                self.assertTrue(text.rstrip().endswith("data: [DONE]"), text)
+        finally:
+            gw.close()
 
     def test_embeddings_pass_through(self):
         gw = Gateway("--upstream", self.fake.url + "/embed")

@@ -1,6 +1,6 @@
 // Responses whose body length the handler announces (a body relayed whole): unframed bytes, the
 // connection kept for the next request; a body that ends short or runs over closes it. And the
-// framing of those without a length: chunks.
+// framing of those without a length: chunks, or for an HTTP/1.0 client the bare body.
 #include <gtest/gtest.h>
 
 #include <boost/asio/connect.hpp>
@@ -11,6 +11,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -25,14 +26,15 @@ using net::ip::tcp;
 
 constexpr std::string_view kRequest = "POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n";
 
-// Everything the server sends on one connection after `requests`, until it closes the connection.
-std::string send_pipelined(std::uint16_t port, int requests) {
+// Everything the server sends on one connection after `requests` copies of `request`, until it
+// closes the connection.
+std::string send_pipelined(std::uint16_t port, int requests, std::string_view request = kRequest) {
   net::io_context io;
   tcp::socket socket(io);
   socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   std::string all;
   for (int i = 0; i < requests; ++i) {
-    all += kRequest;
+    all += request;
   }
   net::write(socket, net::buffer(all));
   socket.shutdown(tcp::socket::shutdown_send);
@@ -151,6 +153,63 @@ TEST(ServerChunked, EachResponseOnAConnectionGetsAFreshHead) {
   EXPECT_EQ(count(received, one), 2U) << received;
   EXPECT_EQ(count(received, "HTTP/1.1 200"), 2U) << received;
   EXPECT_TRUE(received.ends_with(one)) << received;
+}
+
+constexpr std::string_view kHttp10KeepAlive =
+    "POST /x HTTP/1.0\r\nHost: t\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n";
+
+// HTTP/1.0 has no chunked framing (RFC 9112 section 6.1): a stream to such a client is the bare
+// body, ended by closing the connection, even when the client asked to keep it.
+TEST(ServerHttp10, AStreamWithoutALengthIsTheBareBodyEndedByClosing) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("data: 1\n\n", false);
+    const std::array<std::string_view, 2> pieces{"data: ", "2\n\n"};
+    co_await ex.write_chunk_gathered(pieces, false);
+    co_await ex.end_stream();
+  });
+  const std::string received = send_pipelined(server.port, 2, kHttp10KeepAlive);
+  EXPECT_EQ(count(received, "HTTP/1.1 200"), 1U) << received;
+  EXPECT_EQ(received.find("Transfer-Encoding"), std::string::npos) << received;
+  EXPECT_NE(received.find("Connection: close\r\n"), std::string::npos) << received;
+  EXPECT_TRUE(received.ends_with("\r\n\r\ndata: 1\n\ndata: 2\n\n")) << received;
+}
+
+TEST(ServerHttp10, AResponseOfKnownLengthKeepsTheConnectionTheClientAskedFor) {
+  RunningServer server(
+      [](Exchange& ex) -> net::awaitable<void> { co_await ex.respond(200, "application/json", "{}"); });
+  const std::string received = send_pipelined(server.port, 2, kHttp10KeepAlive);
+  EXPECT_EQ(count(received, "Content-Length: 2\r\n\r\n{}"), 2U) << received;
+  EXPECT_EQ(received.find("Connection: close"), std::string::npos) << received;
+}
+
+// RFC 9110 section 10.1.1: a server ignores an HTTP/1.0 request's 100-continue expectation. The
+// head goes first and the body only after a pause, as a client waiting for the interim answer
+// sends it; an HTTP/1.1 request gets the interim answer in that pause.
+std::string answer_to_expectation(std::uint16_t port, std::string_view version) {
+  net::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  net::write(socket, net::buffer("POST /x " + std::string(version) +
+                                 "\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  net::write(socket, net::buffer(std::string_view("{}")));
+  socket.shutdown(tcp::socket::shutdown_send);
+  std::string received;
+  boost::system::error_code ec;
+  net::read(socket, net::dynamic_buffer(received), ec);
+  return received;
+}
+
+TEST(ServerHttp10, NoInterimContinueForAnHttp10Expectation) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    co_await ex.respond(200, "application/json", std::string(ex.body()));
+  });
+  const std::string http10 = answer_to_expectation(server.port, "HTTP/1.0");
+  EXPECT_TRUE(http10.starts_with("HTTP/1.1 200")) << http10;
+  EXPECT_TRUE(http10.ends_with("\r\n\r\n{}")) << http10;
+  const std::string http11 = answer_to_expectation(server.port, "HTTP/1.1");
+  EXPECT_TRUE(http11.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200")) << http11;
 }
 
 }  // namespace
