@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <span>
 
 namespace infergate::gateway {
 
@@ -12,12 +13,19 @@ namespace {
 struct Reply {
   int status = 200;
   std::string body;
+  std::string_view allow;  // the methods the path takes, for a 405 (RFC 9110 section 15.5.6)
 };
 
 Reply error(int status, std::string message, std::string_view type = "invalid_request_error",
             std::optional<std::string> code = std::nullopt) {
   return Reply{
       status, openai::ApiError{status, std::string(type), std::move(message), std::nullopt, std::move(code)}.to_json()};
+}
+
+Reply not_allowed(std::string_view method, std::string_view path, std::string_view allow) {
+  Reply reply = error(405, fmt::format("{} is not allowed on {}", method, path));
+  reply.allow = allow;
+  return reply;
 }
 
 // The value of `name` in the request's query string ("" when absent; no percent-decoding: ids and
@@ -54,8 +62,7 @@ Reply usage(http::Exchange& ex, ControlPlane& control) {
 
 Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
   if (path == "/admin/usage") {
-    return ex.method() == "GET" ? usage(ex, control)
-                                : error(405, fmt::format("{} is not allowed on {}", ex.method(), path));
+    return ex.method() == "GET" ? usage(ex, control) : not_allowed(ex.method(), path, "GET, HEAD");
   }
   constexpr std::string_view kKeys = "/admin/keys";
   if (!path.starts_with(kKeys) || (path.size() > kKeys.size() && path[kKeys.size()] != '/')) {
@@ -86,7 +93,7 @@ Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
       body.insert(1, fmt::format(R"("key":{},)", openai::json_string(created.key)));
       return Reply{201, std::move(body)};
     }
-    return error(405, fmt::format("{} is not allowed on {}", method, path));
+    return not_allowed(method, path, "GET, HEAD, POST");
   }
   if (method == "GET") {
     const auto record = store.find(id);
@@ -111,7 +118,7 @@ Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
     control.cache().refresh();
     return Reply{200, key_json(*store.find(id))};
   }
-  return error(405, fmt::format("{} is not allowed on {}", method, path));
+  return not_allowed(method, path, "GET, HEAD, PATCH, DELETE");
 }
 
 }  // namespace
@@ -133,8 +140,10 @@ boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* cont
       reply = error(500, fmt::format("the key store failed: {}", e.what()), "server_error");
     }
   }
-  const std::array<http::Header, 1> headers{http::Header{"X-Request-Id", request_id}};
-  co_await ex.respond(reply.status, "application/json", reply.body, headers);
+  const std::array<http::Header, 2> headers{http::Header{"X-Request-Id", request_id},
+                                            http::Header{"Allow", reply.allow}};
+  co_await ex.respond(reply.status, "application/json", reply.body,
+                      std::span(headers.data(), reply.allow.empty() ? 1 : 2));
 }
 
 }  // namespace infergate::gateway

@@ -8,9 +8,11 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/container/small_vector.hpp>
 
+#include <array>
 #include <charconv>
 #include <limits>
 #include <random>
+#include <span>
 #include <variant>
 
 #include "core/as_tuple.hpp"
@@ -289,14 +291,17 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
     co_return;
   }
-  const bool known = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
-                     ctx.path == "/v1/models" || ctx.path == "/v1/chat/completions" || ctx.path == "/v1/completions" ||
-                     ctx.path == "/v1/embeddings";
-  const openai::ApiError error = known ? openai::ApiError{405, "invalid_request_error",
-                                                          fmt::format("{} is not allowed on {}", ctx.method, ctx.path)}
-                                       : openai::route_not_found(ctx.method, ctx.path);
+  // A 405 names the methods the path takes (RFC 9110 section 15.5.6).
+  const bool read_only =
+      ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" || ctx.path == "/v1/models";
+  const std::string_view allow = read_only ? "GET, HEAD" : is_inference(ctx.path) ? "POST" : "";
+  const openai::ApiError error =
+      !allow.empty()
+          ? openai::ApiError{405, "invalid_request_error", fmt::format("{} is not allowed on {}", ctx.method, ctx.path)}
+          : openai::route_not_found(ctx.method, ctx.path);
   const std::string body = error.to_json();
-  co_await ex.respond(error.status, "application/json", body, {&id_header, 1});
+  const std::array<http::Header, 2> headers{id_header, http::Header{"Allow", allow}};
+  co_await ex.respond(error.status, "application/json", body, std::span(headers.data(), allow.empty() ? 1 : 2));
 }
 
 namespace {

@@ -84,11 +84,14 @@ class SessionExchange final : public Exchange {
         received_ns_(received_ns),
         keep_alive_(request.head().keep_alive),
         chunks_understood_(request.head().minor_version >= 1),
+        head_only_(request.head().method == "HEAD"),
         ahead_(ahead),
         deadline_(deadline),
         send_timeout_(send_timeout) {}
 
-  std::string_view method() const override { return request_.head().method; }
+  // A HEAD request is served as a GET whose body is left out (RFC 9110 section 9.3.2), so that every
+  // route a GET reaches answers HEAD too, with the same head.
+  std::string_view method() const override { return head_only_ ? "GET" : request_.head().method; }
   std::string_view target() const override { return request_.head().target; }
   std::string_view header(std::string_view name) const override { return request_.head().header(name); }
   std::string_view body() const override { return request_.body(); }
@@ -99,7 +102,7 @@ class SessionExchange final : public Exchange {
     started_ = true;
     write_head(status, content_type, extra, body.size());
     std::array<net::const_buffer, 2> buffers{net::buffer(head_), net::buffer(body)};
-    co_return co_await write(buffers, true);
+    co_return co_await write(std::span(buffers.data(), head_only_ ? 1 : 2), true);
   }
 
   void begin_stream(int status, std::string_view content_type, std::span<const Header> extra,
@@ -110,7 +113,7 @@ class SessionExchange final : public Exchange {
     unframed_ = !content_length && !chunks_understood_;
     keep_alive_ = keep_alive_ && !unframed_;
     write_head(status, content_type, extra, content_length, extra_lines);
-    length_left_ = content_length;
+    length_left_ = head_only_ ? std::nullopt : content_length;
     head_pending_ = true;
   }
 
@@ -181,6 +184,9 @@ class SessionExchange final : public Exchange {
   // The body's next bytes, `pieces`, after the head if it has not gone yet: as one chunk (and the
   // terminating chunk when `last`) or, when the head announced a length, as they are.
   awaitable<error_code> write_pieces(std::span<const std::string_view> pieces, bool last) {
+    if (head_only_) {
+      return write_head_only(last);
+    }
     std::uint64_t size = 0;
     for (const std::string_view piece : pieces) {
       size += piece.size();
@@ -203,6 +209,16 @@ class SessionExchange final : public Exchange {
   }
 
   static awaitable<error_code> ready(error_code ec) { co_return ec; }
+
+  // A HEAD request's stream: its head with the first write, then nothing.
+  awaitable<error_code> write_head_only(bool last) {
+    if (!head_pending_) {
+      finished_ = finished_ || last;
+      return ready({});
+    }
+    chunk_buffers_[0] = net::buffer(head_);
+    return write(std::span(chunk_buffers_.data(), 1), last);
+  }
 
   // Whether the body has had every byte its head announced (a chunked one always has).
   [[nodiscard]] bool length_met() const { return !length_left_ || *length_left_ == 0; }
@@ -276,6 +292,7 @@ class SessionExchange final : public Exchange {
   std::int64_t received_ns_;
   bool keep_alive_;
   const bool chunks_understood_;
+  const bool head_only_;   // a HEAD request: the response's head, never its body
   bool unframed_ = false;  // a stream without a length, to a client that cannot take chunks
   bool started_ = false;
   bool finished_ = false;

@@ -196,7 +196,9 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
                path == "/v1/completions") {
       const openai::ApiError error{405, "invalid_request_error",
                                    fmt::format("{} is not allowed on {}", ex.method(), path)};
-      co_await send_error(ex, error);
+      // The methods the path takes (RFC 9110 section 15.5.6).
+      const http::Header allow{"Allow", path.starts_with("/v1/c") ? "POST" : "GET, HEAD"};
+      co_await ex.respond(error.status, "application/json", error.to_json(), {&allow, 1});
     } else {
       const openai::ApiError error = openai::route_not_found(ex.method(), path);
       co_await send_error(ex, error);

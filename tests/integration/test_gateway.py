@@ -220,6 +220,27 @@ class GatewayUnderAbuse(unittest.TestCase):
         reply = self.raw(self.request(body, b"X-Request-Id: ok\x01id\r\n"))
         self.assertRegex(reply, rb"X-Request-Id: [0-9a-f]{32}\r\n|^HTTP/1.1 400")
 
+    def test_head_is_answered_as_get_without_a_body_and_405_names_the_methods(self):
+        reply = self.raw(b"HEAD /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                         b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        first, _, rest = reply.partition(b"\r\n\r\n")
+        self.assertTrue(first.startswith(b"HTTP/1.1 200"), reply)
+        self.assertIn(b"Content-Length: 15", first)
+        self.assertTrue(rest.startswith(b"HTTP/1.1 200"), reply)  # no body between the two answers
+        self.assertTrue(rest.endswith(b'{"status":"ok"}'), reply)
+        for request, allow in ((b"DELETE /v1/models", b"GET, HEAD"), (b"GET /v1/chat/completions", b"POST")):
+            reply = self.raw(request + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            self.assertTrue(reply.startswith(b"HTTP/1.1 405"), reply)
+            self.assertIn(b"\r\nAllow: " + allow + b"\r\n", reply)
+        reply = self.raw(b"DELETE /nowhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        self.assertTrue(reply.startswith(b"HTTP/1.1 404"), reply)
+        self.assertNotIn(b"Allow:", reply)
+        with socket.create_connection(("127.0.0.1", self.sim.port)) as s:
+            s.sendall(b"PUT /v1/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            head, _ = read_head(s)
+        self.assertTrue(head.startswith(b"HTTP/1.1 405"), head)
+        self.assertIn(b"\r\nAllow: POST\r\n", head)
+
     def test_an_http10_client_streams_without_chunks(self):
         # HTTP/1.0 has no chunked framing: the events come bare and the closed connection ends them.
         body = json.dumps(dict(CHAT, stream=True)).encode()

@@ -134,6 +134,10 @@ class Keys(unittest.TestCase):
         status, body, _ = self.admin("PATCH", "/admin/keys/" + key["id"], {"rpm": 2, "name": "renamed"})
         self.assertEqual((status, body["rpm"], body["name"]), (200, 2, "renamed"))
         self.assertEqual(self.admin("GET", "/admin/keys/nope")[0], 404)
+        status, _, headers = self.admin("PUT", "/admin/keys/" + key["id"], {})
+        self.assertEqual((status, headers["Allow"]), (405, "GET, HEAD, PATCH, DELETE"))
+        status, _, headers = self.admin("DELETE", "/admin/usage")
+        self.assertEqual((status, headers["Allow"]), (405, "GET, HEAD"))
 
     def test_rpm_limit_with_openai_headers(self):
         inside_one_window()

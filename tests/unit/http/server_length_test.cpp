@@ -1,6 +1,7 @@
 // Responses whose body length the handler announces (a body relayed whole): unframed bytes, the
 // connection kept for the next request; a body that ends short or runs over closes it. And the
-// framing of those without a length: chunks, or for an HTTP/1.0 client the bare body.
+// framing of those without a length: chunks, or for an HTTP/1.0 client the bare body. And HEAD
+// requests, answered with the head alone.
 #include <gtest/gtest.h>
 
 #include <boost/asio/connect.hpp>
@@ -153,6 +154,39 @@ TEST(ServerChunked, EachResponseOnAConnectionGetsAFreshHead) {
   EXPECT_EQ(count(received, one), 2U) << received;
   EXPECT_EQ(count(received, "HTTP/1.1 200"), 2U) << received;
   EXPECT_TRUE(received.ends_with(one)) << received;
+}
+
+// RFC 9110 section 9.3.2: a HEAD request is answered with the head a GET would get and no body;
+// the next request on the connection is answered as usual.
+TEST(ServerHead, AnsweredAsAGetWithoutTheBody) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    co_await ex.respond(200, "application/json", std::string(ex.method()) == "GET" ? "{\"get\":1}" : "{}");
+  });
+  const std::string received =
+      send_pipelined(server.port, 1, "HEAD /x HTTP/1.1\r\nHost: t\r\n\r\nGET /x HTTP/1.1\r\nHost: t\r\n\r\n");
+  EXPECT_EQ(count(received, "Content-Length: 9\r\n\r\n"), 2U) << received;
+  EXPECT_EQ(count(received, "{\"get\":1}"), 1U) << received;
+  EXPECT_TRUE(received.ends_with("\r\n\r\n{\"get\":1}")) << received;
+}
+
+TEST(ServerHead, AStreamSendsItsHeadAlone) {
+  RunningServer server([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "text/event-stream");
+    co_await ex.write_chunk("data: 1\n\n", false);
+    co_await ex.write_chunk("data: 2\n\n", false);
+    co_await ex.end_stream();
+  });
+  RunningServer known_length([](Exchange& ex) -> net::awaitable<void> {
+    ex.begin_stream(200, "application/json", {}, 5);
+    co_await ex.write_chunk("hello", true);
+  });
+  for (const std::uint16_t port : {server.port, known_length.port}) {
+    const std::string received = send_pipelined(port, 2, "HEAD /x HTTP/1.1\r\nHost: t\r\n\r\n");
+    EXPECT_EQ(count(received, "HTTP/1.1 200"), 2U) << received;
+    EXPECT_TRUE(received.ends_with("\r\n\r\n")) << received;
+    EXPECT_EQ(received.find("data:"), std::string::npos) << received;
+    EXPECT_EQ(received.find("hello"), std::string::npos) << received;
+  }
 }
 
 constexpr std::string_view kHttp10KeepAlive =
