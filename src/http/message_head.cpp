@@ -340,6 +340,20 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
   }
 }
 
+// The path and query of an absolute-form target ("http://host:port/path?query"), which a server
+// must accept (RFC 9112 section 3.2.2) and a client sends when it takes the gateway for a proxy;
+// "" for any other form (but the origin form and OPTIONS' "*", taken as they are), or one without a path (the target is
+// a view of the request line, which has no "/" to stand for it).
+std::string_view origin_form(std::string_view target) {
+  const std::size_t scheme_end = target.find("://");
+  if (scheme_end == std::string_view::npos ||
+      !(iequals(target.substr(0, scheme_end), "http") || iequals(target.substr(0, scheme_end), "https"))) {
+    return {};
+  }
+  const std::size_t path = target.find('/', scheme_end + 3);
+  return path == std::string_view::npos ? std::string_view{} : target.substr(path);
+}
+
 error_code read_request_head(std::string_view data, MessageHead& out, std::size_t& head_size) {
   out.clear();
   const std::size_t eol = data.find("\r\n");
@@ -377,7 +391,10 @@ error_code read_request_head(std::string_view data, MessageHead& out, std::size_
     return bhttp::error::bad_version;
   }
   out.method = line.substr(0, sp1);
-  out.target = target;
+  out.target = target[0] == '/' || target == "*" ? target : origin_form(target);
+  if (out.target.empty()) {
+    return bhttp::error::bad_target;
+  }
   Framing framing;
   std::size_t used = 0;
   if (const error_code ec = parse_fields(data.substr(eol + 2), out, framing, used)) {

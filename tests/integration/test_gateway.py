@@ -202,6 +202,12 @@ class GatewayUnderAbuse(unittest.TestCase):
         reply = self.raw(b"GET /v1/caf%C3%A9 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         self.assertTrue(reply.startswith(b"HTTP/1.1 404"), reply[:200])
 
+    def test_an_absolute_target_is_served_by_its_path(self):
+        reply = self.raw(b"GET http://127.0.0.1:%d/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                         % self.gw.port)
+        self.assertTrue(reply.startswith(b"HTTP/1.1 200"), reply[:200])
+        self.assertIn(b'"gemma-4-31b"', reply)
+
     def test_lines_ending_in_lf_alone_are_a_400_at_once(self):
         start = time.monotonic()
         reply = self.raw(b"GET /health HTTP/1.1\nHost: x\n\n")

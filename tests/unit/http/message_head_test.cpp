@@ -162,6 +162,25 @@ TEST(MessageHead, ParsingIntoAUsedHeadLeavesNothingOfTheLastOne) {
   EXPECT_EQ(used.expect_continue, fresh.expect_continue);
 }
 
+// RFC 9112 section 3.2.2: a server accepts the absolute form (sent to what a client takes for a
+// proxy) and serves its path. An absolute one without a path, and forms that are none of those nor
+// OPTIONS' "*", are refused.
+TEST(MessageHead, AnAbsoluteTargetIsReadAsItsPathAndQuery) {
+  for (const std::string_view target :
+       {"http://gw:8080/v1/models?x=1", "HTTPS://gw/v1/models?x=1", "http://user@[::1]:80/v1/models?x=1"}) {
+    MessageHead head;
+    const std::string text = "GET " + std::string(target) + " HTTP/1.1\r\nHost: gw\r\n\r\n";
+    ASSERT_FALSE(request(text, head)) << target;
+    EXPECT_EQ(head.target, "/v1/models?x=1") << target;
+  }
+  for (const std::string_view target : {"http://gw", "http://gw?x=1", "ftp://gw/a", "gw/a", "**"}) {
+    EXPECT_EQ(request("GET " + std::string(target) + " HTTP/1.1\r\n\r\n"), bhttp::error::bad_target) << target;
+  }
+  MessageHead head;
+  ASSERT_FALSE(request("OPTIONS * HTTP/1.1\r\n\r\n", head));
+  EXPECT_EQ(head.target, "*");
+}
+
 TEST(MessageHead, RefusesMalformedLines) {
   EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: 1\r\n continued\r\n\r\n"), bhttp::error::bad_obs_fold);
   EXPECT_EQ(request("GET / HTTP/1.1\r\nX-A: a\x01 b\r\n\r\n"), bhttp::error::bad_value);
