@@ -1,6 +1,10 @@
 #include "bench/roofline_context.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
 
 namespace infergate::bench {
 
@@ -11,7 +15,7 @@ RooflineFractions roofline_fractions(const RooflineContext& c, const BenchSummar
   if (s.tpot_ms.p50 > 0 && c.ideal_decode_tps > 0) {
     f.stream_decode = 1000.0 / s.tpot_ms.p50 / c.ideal_decode_tps;
   }
-  if (c.batch_tps > 0) {
+  if (c.batch_tps > 0 && s.output_tokens_per_s > 0) {  // no share of it for a run that produced nothing
     f.throughput = s.output_tokens_per_s / c.batch_tps;
   }
   if (c.prefill_ms > 0 && s.ttft_ms.count > 0) {
@@ -26,17 +30,20 @@ void print_roofline(std::FILE* out, const RooflineContext& c, const BenchSummary
              "  roofline      {}: one stream decodes at most {:.1f} tok/s ({:.1f} at calibrated efficiency), "
              "{} streams {:.1f} tok/s; the prompt prefills in {:.2f} ms\n",
              c.profile, c.ideal_decode_tps, c.decode_tps, c.batch, c.batch_tps, c.prefill_ms);
+  std::vector<std::string> measured;
   if (f.stream_decode) {
-    fmt::print(out, "                measured: a stream decodes at {:.0f}% of the ceiling (1000 / TPOT p50)",
-               *f.stream_decode * 100);
+    measured.push_back(
+        fmt::format("a stream decodes at {:.0f}% of the ceiling (1000 / TPOT p50)", *f.stream_decode * 100));
   }
   if (f.throughput) {
-    fmt::print(out, ", throughput is {:.1f}% of the largest batch's", *f.throughput * 100);
+    measured.push_back(fmt::format("throughput is {:.1f}% of the largest batch's", *f.throughput * 100));
   }
   if (f.ttft_over_prefill) {
-    fmt::print(out, ", TTFT p50 is {:.1f}x the prefill time", *f.ttft_over_prefill);
+    measured.push_back(fmt::format("TTFT p50 is {:.1f}x the prefill time", *f.ttft_over_prefill));
   }
-  fmt::print(out, "\n");
+  if (!measured.empty()) {
+    fmt::print(out, "                measured: {}\n", fmt::join(measured, ", "));
+  }
 }
 
 json::object roofline_json(const RooflineContext& c) {

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 #include "bench/roofline_context.hpp"
 
 namespace infergate::bench {
@@ -47,6 +52,45 @@ TEST(RooflineContext, MeasuredSharesOfTheCeiling) {
   const auto back = roofline_from_json(&saved);
   ASSERT_TRUE(back.has_value());
   EXPECT_DOUBLE_EQ(back->batch_tps, 2000);
+}
+
+std::string printed(const RooflineContext& c, const BenchSummary& s) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  print_roofline(out, c, s);
+  std::fclose(out);
+  std::string result(text, size);
+  std::free(text);
+  return result;
+}
+
+// Each measured share is said on the line under the ceiling, whichever of them a run has; a run
+// that produced nothing has none (it had printed a line that began with a comma, and "0.0% of the
+// largest batch's").
+TEST(RooflineContext, PrintsTheSharesARunHasAndNoneForARunThatProducedNothing) {
+  RooflineContext c;
+  c.profile = "m:bf16@h200";
+  c.ideal_decode_tps = 100;
+  c.batch_tps = 2000;
+  c.prefill_ms = 50;
+  BenchSummary s;
+  const std::string nothing = printed(c, s);
+  EXPECT_EQ(nothing.find("measured"), std::string::npos) << nothing;
+  EXPECT_EQ(std::count(nothing.begin(), nothing.end(), '\n'), 1) << nothing;
+  s.output_tokens_per_s = 500;
+  const std::string throughput_only = printed(c, s);
+  EXPECT_NE(throughput_only.find("\n                measured: throughput is 25.0% of the largest batch's\n"),
+            std::string::npos)
+      << throughput_only;
+  s.tpot_ms.p50 = 20;
+  s.ttft_ms.count = 10;
+  s.ttft_ms.p50 = 75;
+  const std::string all = printed(c, s);
+  EXPECT_NE(all.find("measured: a stream decodes at 50% of the ceiling (1000 / TPOT p50), throughput is 25.0% of the "
+                     "largest batch's, TTFT p50 is 1.5x the prefill time\n"),
+            std::string::npos)
+      << all;
 }
 
 }  // namespace
