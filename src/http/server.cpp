@@ -13,6 +13,7 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/status.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -21,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <tuple>
+#include <vector>
 
 #include "core/as_tuple.hpp"
 #include "core/clock.hpp"
@@ -64,6 +66,15 @@ std::string error_body(std::string_view message, std::string_view code) {
 // How long the server stops accepting after an accept failed for want of descriptors or memory
 // (nginx waits 500 ms).
 constexpr std::chrono::milliseconds kAcceptPause{100};
+
+// After refusing a request whose body may still be on its way, the server reads and drops what
+// comes for this long at most, and gives up after a quiet spell of kLingerQuiet (nginx's
+// lingering_time and lingering_timeout). Closing at once with unread bytes makes the kernel send a
+// reset, and a client still writing then sees "connection reset" or "broken pipe" instead of the
+// 413 that names the limit.
+constexpr std::chrono::milliseconds kLingerTime{30'000};
+constexpr std::chrono::milliseconds kLingerQuiet{5'000};
+constexpr std::size_t kLingerReadBytes = std::size_t{16} << 10;
 
 // The least room the read ahead gets: a typical request head and body.
 constexpr std::size_t kReadAheadBytes = 1024;
@@ -306,13 +317,32 @@ class SessionExchange final : public Exchange {
   std::array<net::const_buffer, 2 + kMaxChunkPieces> chunk_buffers_;
 };
 
-awaitable<void> send_plain_error(tcp::socket& socket, int status, std::string_view message, std::string_view code) {
+// Whether the error went out whole within `send_timeout`.
+awaitable<bool> send_plain_error(tcp::socket& socket, IoDeadline& deadline, std::chrono::milliseconds send_timeout,
+                                 int status, std::string_view message, std::string_view code) {
   const std::string body = error_body(message, code);
   const std::string response = fmt::format(
       "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n"
       "Connection: close\r\n\r\n{}",
       status, reason(status), body.size(), body);
-  co_await net::async_write(socket, net::buffer(response), as_tuple);
+  deadline.begin(send_timeout);
+  const auto [ec, n] = co_await net::async_write(socket, net::buffer(response), as_tuple);
+  deadline.end();
+  co_return !ec;
+}
+
+// Reads and drops what the client still sends after its request was refused, until it closes or
+// the linger's limits pass (kLingerTime), with nothing more to send (the client's reads end).
+awaitable<void> linger(tcp::socket& socket, IoDeadline& deadline) {
+  error_code ec;
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+  const std::int64_t until_ns = coarse_deadline_ns(kLingerTime);
+  std::vector<char> sink(kLingerReadBytes);
+  while (!ec) {
+    deadline.begin_until(std::min(until_ns, coarse_deadline_ns(kLingerQuiet)));
+    std::tie(ec, std::ignore) = co_await socket.async_read_some(net::buffer(sink), as_tuple);
+    deadline.end();
+  }
 }
 
 }  // namespace
@@ -397,7 +427,10 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
         ec = reader.error();
       }
       if (ec) {
-        co_await reject(socket, reader.got_some(), deadline.expired() ? beast::error::timeout : ec);
+        if (co_await reject(socket, deadline, reader.got_some(), deadline.expired() ? beast::error::timeout : ec) &&
+            !ahead.pending()) {
+          co_await linger(socket, deadline);
+        }
         break;
       }
       if (!reader.pipelined()) {
@@ -427,21 +460,32 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     socket.close(ignored);
   }
 
-  awaitable<void> reject(tcp::socket& socket, bool got_some, error_code ec) {
+  // Answers a request that cannot be read with the error that says why, if any. True when the
+  // answer went out and the client may still be sending what it was answered before reading (a
+  // body over the limit, or more of a head): then the connection lingers before it closes.
+  awaitable<bool> reject(tcp::socket& socket, IoDeadline& deadline, bool got_some, error_code ec) {
+    const auto send = [&](int status, std::string_view message, std::string_view code) {
+      return send_plain_error(socket, deadline, limits.send_timeout, status, message, code);
+    };
     if (ec == beast::error::timeout) {
       if (got_some) {
-        co_await send_plain_error(socket, 408, "the request was not received in time", "request_timeout");
+        co_await send(408, "the request was not received in time", "request_timeout");
       }
-    } else if (ec == bhttp::error::body_limit) {
+      co_return false;  // a client too slow to finish its request is not waited for again
+    }
+    if (ec == bhttp::error::body_limit) {
       const std::string message =
           fmt::format("request body is larger than the limit of {} bytes", limits.max_body_bytes);
-      co_await send_plain_error(socket, 413, message, "request_too_large");
-    } else if (ec == bhttp::error::header_limit) {
-      co_await send_plain_error(socket, 431, "request headers are too large", "headers_too_large");
-    } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {
-      const std::string message = fmt::format("malformed HTTP request: {}", ec.message());
-      co_await send_plain_error(socket, 400, message, "bad_request");
+      co_return co_await send(413, message, "request_too_large");
     }
+    if (ec == bhttp::error::header_limit) {
+      co_return co_await send(431, "request headers are too large", "headers_too_large");
+    }
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category()) {
+      const std::string message = fmt::format("malformed HTTP request: {}", ec.message());
+      co_return co_await send(400, message, "bad_request");
+    }
+    co_return false;
   }
 
   tcp::acceptor acceptor;

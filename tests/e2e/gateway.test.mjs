@@ -69,6 +69,14 @@ test('openai: unknown model is NotFoundError from the gateway', async () => {
   );
 });
 
+test('openai: a body over the limit is a 413 that names it, not a broken connection', async () => {
+  const content = 'x'.repeat(16 << 20);
+  await assert.rejects(
+    openai().chat.completions.create({ model: 'gemma-4-31b', messages: [{ role: 'user', content }] }),
+    (err) => err instanceof OpenAI.APIError && err.status === 413 && /larger than the limit/.test(err.message),
+  );
+});
+
 test('groq-sdk: streamed and not, through the /openai/v1 path Groq clients use', async () => {
   const whole = await groq().chat.completions.create({
     model: 'gemma-4-31b', messages: [{ role: 'user', content: 'hello' }], max_tokens: 3,

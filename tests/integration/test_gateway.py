@@ -215,6 +215,19 @@ class GatewayUnderAbuse(unittest.TestCase):
         self.assertIn(b"bad line ending", reply)
         self.assertLess(time.monotonic() - start, 3)  # not the 30 s header timeout's 408
 
+    def test_a_body_over_the_limit_is_a_413_for_a_client_that_sends_it_all_first(self):
+        # urllib writes the whole body before it reads: had the gateway closed the connection with
+        # the body unread, the kernel's reset would have reached it as a broken pipe, not the 413.
+        body = json.dumps(dict(CHAT, messages=[{"role": "user", "content": "x" * (16 << 20)}])).encode()
+        request = urllib.request.Request(self.gw.url + "/v1/chat/completions", data=body,
+                                         headers={"Content-Type": "application/json"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        self.assertEqual(refused.exception.code, 413)
+        self.assertIn("larger than the limit", json.load(refused.exception)["error"]["message"])
+        status, _ = self.gw.post("/v1/chat/completions", CHAT)
+        self.assertEqual(status, 200)
+
     def test_oversized_headers_are_a_431(self):
         reply = self.raw(self.request(b"{}", b"X-Big: " + b"a" * 70000 + b"\r\n"))
         self.assertTrue(reply.startswith(b"HTTP/1.1 431"), reply[:200])
