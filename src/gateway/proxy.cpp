@@ -133,6 +133,7 @@ struct Proxy::Context {
   std::int64_t overhead_ns = 0;
   std::string error;
   bool client_gone = false;
+  bool client_not_reading = false;  // a write to the client passed the send timeout
   // What the key's token reservation was replaced with, once it was: the ledger row records the
   // same, even where the request's end (a client gone during the last write) changed its status.
   std::optional<Charge> settled;
@@ -233,7 +234,9 @@ awaitable<void> Proxy::serve(http::Exchange& ex, std::string_view path) {
   }
   if (ctx.client_gone) {
     ctx.status = 499;  // nginx's code for "client closed request"
-    ctx.error = "client disconnected; upstream request cancelled";
+    ctx.error = ctx.client_not_reading
+                    ? "client stopped reading: nothing it took within the send timeout; upstream request cancelled"
+                    : "client disconnected; upstream request cancelled";
   }
   finish(ctx);
   active_.fetch_sub(1, std::memory_order_relaxed);
@@ -682,6 +685,11 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
   return sse ? stream_error_event(ctx.error) : std::string();
 }
 
+bool Proxy::write_failed(Context& ctx, const error_code& ec) {
+  ctx.client_not_reading = ctx.client_not_reading || ec == boost::beast::error::timeout;
+  return static_cast<bool>(ec);
+}
+
 std::string Proxy::event_too_long(Context& ctx, std::size_t limit) {
   ctx.error = fmt::format("{} sent an event of more than {} bytes without its end; the stream was cut",
                           ctx.deployment->provider, limit);
@@ -723,7 +731,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
     if (auto* events = std::get_if<SseRelay>(&reader)) {
       events->feed(*piece, now);
       if (events->event_too_long()) {
-        if (!events->pieces().empty() && co_await ex.write_chunk_gathered(events->pieces())) {
+        if (!events->pieces().empty() && write_failed(ctx, co_await ex.write_chunk_gathered(events->pieces()))) {
           co_return;
         }
         co_await ex.write_chunk(event_too_long(ctx, events->max_event_bytes()), true);
@@ -750,7 +758,7 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
       // that request is then counted against the key's real use, not this one's reservation.
       settle(ctx);
     }
-    if (co_await ex.write_chunk_gathered(data, done)) {
+    if (write_failed(ctx, co_await ex.write_chunk_gathered(data, done))) {
       co_return;
     }
     if (done) {

@@ -70,6 +70,9 @@ class Proxy {
   // Notes why the upstream failed after the response began; the SSE error event to end a stream with.
   static std::string failed_mid_response(Context& ctx, const boost::system::error_code& ec,
                                          std::chrono::milliseconds left, bool sse);
+  // Whether a write to the client failed; one that passed the send timeout is noted, so that the
+  // access log tells a client that stopped reading from one that left.
+  static bool write_failed(Context& ctx, const boost::system::error_code& ec);
   // Notes that the upstream sent an event longer than `limit`; the SSE error event to end with.
   static std::string event_too_long(Context& ctx, std::size_t limit);
   static boost::asio::awaitable<void> respond_error(http::Exchange& ex, Context& ctx, const openai::ApiError& error,

@@ -161,6 +161,7 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertTrue(wait_for(lambda: self.aborted() == 2, 5))
         lines = access_log_lines(self.log)
         self.assertTrue(wait_for(lambda: [line["status"] for line in lines()] == [499, 499]))
+        self.assertEqual({line["error"] for line in lines()}, {"client disconnected; upstream request cancelled"})
 
 
 class GatewayUnderAbuse(unittest.TestCase):
@@ -573,6 +574,7 @@ class GatewayRetries(unittest.TestCase):
                 self.assertTrue(wait_for(ended, 5))
             lines = access_log_lines(log)
             self.assertTrue(wait_for(lambda: [line["status"] for line in lines()] == [499], 5), lines())
+            self.assertIn("client stopped reading", lines()[0]["error"])
         finally:
             gw.close()
 
