@@ -11,6 +11,7 @@
 
 #include "core/yaml_error.hpp"
 #include "gateway/retry_policy.hpp"
+#include "http/server_limits.hpp"
 #include "http/url.hpp"
 
 namespace infergate::gateway {
@@ -54,8 +55,8 @@ struct ServerConfig {
   std::string access_log;
   std::chrono::milliseconds drain{30'000};  // SIGTERM: how long requests in flight may take to finish
   std::chrono::microseconds busy_poll{5};   // the longest an I/O thread waits before it sleeps (0: never)
-  // The longest a write to a client may wait for it to read (http::ServerLimits::send_timeout).
-  std::chrono::milliseconds send_timeout{60'000};
+  // The longest a write to a client may wait for it to read.
+  std::chrono::milliseconds send_timeout = http::ServerLimits{}.send_timeout;
   bool operator==(const ServerConfig&) const = default;
 };
 
