@@ -68,9 +68,9 @@ void create(const KeysArgs& args) {
     s.expires_at =
         static_cast<std::int64_t>(std::time(nullptr)) + static_cast<std::int64_t>(*args.expires_in_days * 86'400);
   }
-  // The admin API's validation, so that both ways in accept the same metadata.
+  // The admin API's validation, so that both ways in accept the same metadata and bounds.
   if (auto problem = gateway::apply_settings_json(fmt::format(R"({{"metadata":{}}})", args.metadata), s)) {
-    throw std::invalid_argument("--metadata: " + *problem);
+    throw std::invalid_argument(*problem);
   }
   gateway::KeyStore store(database(args));
   const auto created = store.create(s);

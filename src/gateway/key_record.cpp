@@ -65,6 +65,34 @@ std::string key_json(const KeyRecord& r) {
   return json::serialize(o);
 }
 
+namespace {
+
+// What a key may carry: every key's record sits in each replica's cache and in every listing, so
+// one with megabytes of metadata or thousands of names would make each refresh and listing slow.
+constexpr std::size_t kMostNameBytes = 256;
+constexpr std::size_t kMostModels = 1024;
+constexpr std::size_t kMostMetadataBytes = std::size_t{16} << 10;
+
+std::optional<std::string> size_problem(const KeySettings& s) {
+  if (s.name.size() > kMostNameBytes) {
+    return fmt::format("'name' is {} bytes long; at most {}", s.name.size(), kMostNameBytes);
+  }
+  if (s.models.size() > kMostModels) {
+    return fmt::format("'models' names {} models; at most {}", s.models.size(), kMostModels);
+  }
+  for (const std::string& model : s.models) {
+    if (model.empty() || model.size() > kMostNameBytes) {
+      return fmt::format("'models' has a name of {} bytes; each must be 1 to {}", model.size(), kMostNameBytes);
+    }
+  }
+  if (s.metadata.size() > kMostMetadataBytes) {
+    return fmt::format("'metadata' is {} bytes as JSON; at most {}", s.metadata.size(), kMostMetadataBytes);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> apply_settings_json(std::string_view body, KeySettings& settings) {
   namespace json = boost::json;
   std::string syntax_error;
@@ -140,6 +168,9 @@ std::optional<std::string> apply_settings_json(std::string_view body, KeySetting
     if (error) {
       return error;
     }
+  }
+  if (auto problem = size_problem(s)) {
+    return problem;
   }
   settings = std::move(s);
   return std::nullopt;

@@ -51,6 +51,8 @@ std::string key_json(const KeyRecord& record);
 
 // Applies the fields of a JSON object (the admin API's create and update bodies) to `settings`;
 // null clears a limit. Returns what is wrong, naming the field, and leaves `settings` unchanged.
+// The settings that result are checked whole: a name and each model name of at most 256 bytes, at
+// most 1024 models, metadata of at most 16 KiB.
 std::optional<std::string> apply_settings_json(std::string_view body, KeySettings& settings);
 
 }  // namespace infergate::gateway

@@ -240,5 +240,27 @@ TEST(KeySettingsJson, AppliesFieldsAndRefusesWrongOnesWithoutChangingAnything) {
   EXPECT_EQ(s.budget_usd, before.budget_usd);
 }
 
+// Every replica caches every key and every listing shows them: names, model lists and metadata
+// have bounds, checked on the settings as they would end up (the CLI sets the name and models
+// itself and has its metadata read here).
+TEST(KeySettingsJson, RefusesNamesModelListsAndMetadataPastTheirBounds) {
+  KeySettings s;
+  const std::string at_most = std::string(256, 'n');
+  ASSERT_FALSE(apply_settings_json(R"({"name":")" + at_most + R"(","models":[")" + at_most + R"("]})", s));
+  EXPECT_EQ(apply_settings_json(R"({"name":")" + at_most + R"(n"})", s), "'name' is 257 bytes long; at most 256");
+  EXPECT_EQ(apply_settings_json(R"({"models":[""]})", s), "'models' has a name of 0 bytes; each must be 1 to 256");
+  std::string many = R"({"models":[)";
+  for (int i = 0; i < 1025; ++i) {
+    many += (i == 0 ? "\"m" : ",\"m") + std::to_string(i) + "\"";
+  }
+  EXPECT_EQ(apply_settings_json(many + "]}", s), "'models' names 1025 models; at most 1024");
+  const std::string big = R"({"metadata":{"x":")" + std::string(16 << 10, 'x') + R"("}})";
+  EXPECT_EQ(apply_settings_json(big, s), "'metadata' is 16392 bytes as JSON; at most 16384");
+  EXPECT_EQ(s.name, at_most);
+  EXPECT_EQ(s.metadata, "{}");
+  s.name += "n";  // as the CLI sets it, before its metadata is applied
+  EXPECT_EQ(apply_settings_json(R"({"metadata":{}})", s), "'name' is 257 bytes long; at most 256");
+}
+
 }  // namespace
 }  // namespace infergate::gateway
