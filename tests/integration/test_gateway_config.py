@@ -12,12 +12,13 @@ from fake_upstream import FakeUpstream
 from processes import BIN, Gateway, Sim, free_port, wait_for
 
 
-def gateway_with_env(config, env):
-    """A gateway started with extra environment variables (e.g. SSL_CERT_FILE for its trust store)."""
+def gateway_with_env(config, env, *args):
+    """A gateway started with extra environment variables (e.g. SSL_CERT_FILE for its trust store),
+    from `config` or, without one, from `args`."""
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:
-        return Gateway("--config", config)
+        return Gateway("--config", config) if config else Gateway(*args)
     finally:
         for k, v in saved.items():
             if v is None:
@@ -173,3 +174,27 @@ class GatewayConfigFile(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class QuickStartKeys(unittest.TestCase):
+    """The quick start's upstream key, from the command line or from an environment variable (out
+    of the process list)."""
+
+    def setUp(self):
+        self.sim = Sim("--speedup", "50", "--api-key", "sk-upstream")
+        self.addCleanup(self.sim.close)
+
+    def test_the_key_from_an_environment_variable_reaches_the_upstream(self):
+        gw = gateway_with_env(None, {"IG_TEST_UPSTREAM_KEY": "sk-upstream"}, "--upstream", self.sim.url,
+                              "--upstream-api-key-env", "IG_TEST_UPSTREAM_KEY")
+        self.addCleanup(gw.close)
+        status, body = gw.post("/v1/chat/completions", chat("gemma-4-31b"))
+        self.assertEqual((status, body["usage"]["completion_tokens"]), (200, 3))
+        with open("/proc/%d/cmdline" % gw.proc.pid, "rb") as f:
+            self.assertNotIn(b"sk-upstream", f.read())
+
+    def test_an_unset_variable_is_refused_at_start(self):
+        run = subprocess.run([BIN, "serve", "--port", "0", "--upstream", self.sim.url,
+                              "--upstream-api-key-env", "IG_TEST_NOT_SET"], capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("IG_TEST_NOT_SET is not set", run.stderr)
