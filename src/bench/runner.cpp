@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "bench/failure.hpp"
+#include "bench/interrupt.hpp"
 #include "core/clock.hpp"
 #include "core/utf8_text.hpp"
 #include "http/fetch.hpp"
@@ -530,6 +531,9 @@ BenchSummary summarize_result(const RunResult& result) {
 
 namespace {
 
+// How often a sleeping event loop looks for a stop asked for by a signal.
+constexpr std::chrono::milliseconds kStopCheck{50};
+
 // One event loop on the calling thread.
 RunResult run_on_this_thread(const Target& target, const Workload& workload, const LoadOptions& load,
                              SharedProgress& shared, StartLine* start_line,
@@ -541,6 +545,13 @@ RunResult run_on_this_thread(const Target& target, const Workload& workload, con
   net::co_spawn(io, run.run(result), [&](const std::exception_ptr& e) { error = e; });
   const std::int64_t started = monotonic_ns();
   const double cpu_before = thread_cpu_s();
+  // A stop asked for stops the loop where it is; the requests in flight are dropped with it.
+  const auto stop_if_asked = [&] {
+    if (stop_signal() != 0) {
+      result.interrupted_by = stop_signal();
+      io.stop();
+    }
+  };
   if (load.busy_poll) {
     // Never sleeping in epoll_wait avoids the wake-up latency of an idle core (tens to hundreds of
     // microseconds on virtual machines), which would otherwise land in every measured TTFT.
@@ -550,18 +561,22 @@ RunResult run_on_this_thread(const Target& target, const Workload& workload, con
       if (io.poll() > 0) {
         busy_ns += monotonic_ns() - before;
       }
+      stop_if_asked();
     }
     result.client.loop_busy =
         static_cast<double>(busy_ns) / static_cast<double>(std::max<std::int64_t>(1, monotonic_ns() - started));
   } else {
-    io.run();
+    while (!io.stopped()) {
+      io.run_for(kStopCheck);
+      stop_if_asked();
+    }
   }
   result.client.wall_s = static_cast<double>(monotonic_ns() - started) / 1e9;
   result.client.cpu = result.client.wall_s > 0 ? (thread_cpu_s() - cpu_before) / result.client.wall_s : 0;
-  if (error) {
-    if (start_line != nullptr && !run.started()) {
-      start_line->leave();
-    }
+  if ((error || result.interrupted_by != 0) && start_line != nullptr && !run.started()) {
+    start_line->leave();  // the other senders go on (or stop) without this one
+  }
+  if (error && result.interrupted_by == 0) {
     std::rethrow_exception(error);
   }
   return result;
@@ -650,6 +665,7 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
                           std::make_move_iterator(part.records.end()));
     result.warmup_failures.insert(result.warmup_failures.end(), part.warmup_failures.begin(),
                                   part.warmup_failures.end());
+    result.interrupted_by = std::max(result.interrupted_by, part.interrupted_by);
     result.client.wall_s = std::max(result.client.wall_s, part.client.wall_s);
     result.client.cpu = std::max(result.client.cpu, part.client.cpu);
     if (part.client.loop_busy) {

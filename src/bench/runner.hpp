@@ -68,6 +68,9 @@ struct RunResult {
   std::vector<RequestRecord> records;
   std::vector<std::string> warmup_failures;
   ClientLoad client;  // the busiest of the runner's threads over the whole run, warmup included
+  // The signal that stopped the run early (bench/interrupt.hpp), 0 when it ran to its end. The
+  // records are then those that finished before it.
+  int interrupted_by = 0;
 };
 
 // The run's summary with the client's own load judged (summary.client).
@@ -79,7 +82,8 @@ BenchSummary summarize_result(const RunResult& result);
 LoadOptions load_share(const LoadOptions& load, int count, int index);
 
 // Runs warmup, then the measured load, on load.threads event loops; calls `on_progress` about
-// twice a second with the counts of all of them.
+// twice a second with the counts of all of them. A stop asked for (bench/interrupt.hpp) ends it
+// at once: requests in flight are dropped, and the result says it was interrupted.
 RunResult run_load(const Target& target, const Workload& workload, const LoadOptions& load,
                    const std::function<void(const Progress&)>& on_progress = {});
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "bench/distribution.hpp"
+#include "bench/interrupt.hpp"
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
@@ -52,6 +53,7 @@ void run_bench(const BenchArgs& args) {
   if (args.endpoint != "chat" && args.endpoint != "completions") {
     throw bench::BenchError("--endpoint must be chat or completions");
   }
+  bench::stop_on_signals(args.worker_count == 0);
   bench::WorkloadOptions wopts;
   wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;
   wopts.input = bench::LengthDistribution::parse(args.input_tokens);
@@ -147,14 +149,24 @@ void run_bench(const BenchArgs& args) {
       throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
     }
     fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object max_load = find_max_load(plan);
+    int interrupted_by = 0;
+    const boost::json::object max_load = find_max_load(plan, interrupted_by);
     emit_result(plan, nullptr, {{"max_load", max_load}});
+    if (interrupted_by != 0) {
+      say_interrupted(interrupted_by, "the rates measured whole before it");
+      end_interrupted(interrupted_by);
+    }
     return;
   }
   if (!args.sweep.empty()) {
     fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
-    const boost::json::object sweep = run_sweep(plan);
+    int interrupted_by = 0;
+    const boost::json::object sweep = run_sweep(plan, interrupted_by);
     emit_result(plan, nullptr, {{"sweep", sweep}});
+    if (interrupted_by != 0) {
+      say_interrupted(interrupted_by, "the levels measured whole before it");
+      end_interrupted(interrupted_by);
+    }
     return;
   }
 

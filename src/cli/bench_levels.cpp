@@ -22,8 +22,7 @@ std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
 
 }  // namespace
 
-void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
-                   std::vector<bench::SweepPoint>& points) {
+int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, std::vector<bench::SweepPoint>& points) {
   const BenchArgs& args = plan.args;
   bench::LoadOptions load = plan.load;
   if (kind == bench::SweepSpec::Kind::concurrency) {
@@ -38,6 +37,10 @@ void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
   fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
              level, load.requests);
   const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
+  if (result.interrupted_by != 0) {
+    fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
+    return result.interrupted_by;
+  }
   bench::SweepPoint point{level, bench::summarize_result(result), std::nullopt, bench::steady_state(result.records),
                           std::nullopt};
   if (!plan.slos.empty()) {
@@ -50,42 +53,58 @@ void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level,
   const auto at = std::upper_bound(points.begin(), points.end(), level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });
   points.insert(at, std::move(point));
+  return 0;
 }
 
 // The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
 // returns the JSON of the search.
-boost::json::object find_max_load(const Plan& plan) {
+boost::json::object find_max_load(const Plan& plan, int& interrupted_by) {
   const BenchArgs& args = plan.args;
   bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
   std::vector<bench::SweepPoint> points;
   while (auto rate = search.next()) {
-    measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points);
+    if (const int stopped = measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points)) {
+      interrupted_by = stopped;
+      break;
+    }
     const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
     search.record(*rate, it->goodput->met);
   }
   bench::print_max_load(stdout, points, search.passing(), search.failing());
-  return bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
+  boost::json::object out = bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
+  if (interrupted_by != 0) {
+    out["interrupted"] = signal_name(interrupted_by);
+  }
+  return out;
 }
 
 // Runs the workload at each level of the sweep (or finds the levels, for --sweep auto), prints
 // the table with the knee and returns the JSON of it.
-boost::json::object run_sweep(const Plan& plan) {
+boost::json::object run_sweep(const Plan& plan, int& interrupted_by) {
   const BenchArgs& args = plan.args;
   const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
   const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
   std::vector<bench::SweepPoint> points;
   if (spec.automatic()) {
     while (auto next = bench::next_auto_level(points, rule, args.sweep_max, spec.kind)) {
-      measure_level(plan, spec.kind, *next, points);
+      if ((interrupted_by = measure_level(plan, spec.kind, *next, points)) != 0) {
+        break;
+      }
     }
   } else {
     for (double level : spec.levels) {
-      measure_level(plan, spec.kind, level, points);
+      if ((interrupted_by = measure_level(plan, spec.kind, level, points)) != 0) {
+        break;
+      }
     }
   }
   const auto knee = bench::find_knee(points, rule);
   bench::print_sweep_table(stdout, spec, points, knee, rule);
-  return bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
+  boost::json::object out = bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
+  if (interrupted_by != 0) {
+    out["interrupted"] = signal_name(interrupted_by);
+  }
+  return out;
 }
 
 }  // namespace infergate::cli

@@ -108,15 +108,27 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
                       const boost::json::object& config);
 
 // Runs the workload at one load level and inserts the result into `points` (sorted by level).
-void measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, std::vector<bench::SweepPoint>& points);
+// Returns the signal that cut the level short (bench/interrupt.hpp), whose partial result is
+// left out: a level's figures hold only when all of it ran. 0 when it ran to its end.
+int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, std::vector<bench::SweepPoint>& points);
 // Measures at each level of --sweep, prints the table with the knee; returns the JSON's "sweep".
-boost::json::object run_sweep(const Plan& plan);
-// --find-max-load: prints the rates measured; returns the JSON's "max_load".
-boost::json::object find_max_load(const Plan& plan);
+// A signal ends it after the levels measured whole (`interrupted_by`: the signal, else 0).
+boost::json::object run_sweep(const Plan& plan, int& interrupted_by);
+// --find-max-load: prints the rates measured; returns the JSON's "max_load". A signal ends the
+// search with what it has found (`interrupted_by`, as for run_sweep).
+boost::json::object find_max_load(const Plan& plan, int& interrupted_by);
 // Writes the result as --json asks, and as --html, --markdown and --csv render it.
 void emit_result(const Plan& plan, const bench::BenchSummary* summary, const boost::json::object& extra);
 // One run, or --runs K of them: prints the results and writes --json and --records. Throws
 // CLI::RuntimeError(1) when every request failed.
 void run_measurements(const Plan& plan);
+
+// A command a signal cut short (bench/interrupt.hpp) writes what it measured, says so on standard
+// error (`covered`: what its figures are of), and ends as a process that signal stopped does
+// (exit status 128 + the signal), so that scripts tell it from a run that finished.
+void say_interrupted(int signal_number, std::string_view covered);
+[[noreturn]] void end_interrupted(int signal_number);
+// "SIGINT", "SIGTERM": what a JSON result's "interrupted" names.
+std::string signal_name(int signal_number);
 
 }  // namespace infergate::cli

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <optional>
 
@@ -89,10 +90,12 @@ json::object measured_json(const Plan& plan, const Measured& m) {
 
 void single_run(const Plan& plan) {
   const Measured m = measure_once(plan, plan.workload);
+  const int stopped = m.result.interrupted_by;
   bench::print_summary_table(
       stdout, m.summary,
-      fmt::format("{}, {}, input {} / output {} tokens", plan.heading, load_shape(plan.load),
-                  plan.workload_options.input.to_string(), plan.workload_options.output.to_string()));
+      fmt::format("{}, {}, input {} / output {} tokens{}", plan.heading, load_shape(plan.load),
+                  plan.workload_options.input.to_string(), plan.workload_options.output.to_string(),
+                  stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""));
   bench::print_steady_state(stdout, m.steady);
   if (plan.roofline) {
     bench::print_roofline(stdout, *plan.roofline, m.summary);
@@ -116,9 +119,16 @@ void single_run(const Plan& plan) {
     series["server"] = bench::server_series_json(m.server, origin);
   }
   extra["timeseries"] = std::move(series);
+  if (stopped != 0) {
+    extra["interrupted"] = signal_name(stopped);
+  }
   emit_result(plan, &m.summary, extra);
   if (!plan.args.records.empty()) {
     bench::write_records_jsonl(plan.args.records, m.result.records);
+  }
+  if (stopped != 0) {
+    say_interrupted(stopped, fmt::format("the {} requests that finished before it", m.result.records.size()));
+    end_interrupted(stopped);
   }
   if (m.summary.completed == 0 && m.summary.failed > 0) {
     throw CLI::RuntimeError(1);
@@ -138,22 +148,27 @@ void repeated_runs(const Plan& plan) {
   summaries.reserve(static_cast<std::size_t>(runs));
   steady_rates.reserve(static_cast<std::size_t>(runs));
   bool anything_succeeded = false;
-  for (int k = 0; k < runs; ++k) {
+  int stopped = 0;
+  for (int k = 0; k < runs && stopped == 0; ++k) {
     bench::WorkloadOptions options = plan.workload_options;
     options.seed = plan.workload_options.seed + static_cast<std::uint64_t>(k);
     const bench::Workload workload(options);
     Measured m = measure_once(plan, workload);
     const bench::BenchSummary& s = m.summary;
+    stopped = m.result.interrupted_by;
     fmt::print(
         "  run {}/{}: {} completed, {} failed, {:.1f} output tok/s (steady {:.1f}), TTFT p50/p99 {:.1f}/{:.1f} "
-        "ms, TPOT p50/p99 {:.2f}/{:.2f} ms\n",
+        "ms, TPOT p50/p99 {:.2f}/{:.2f} ms{}\n",
         k + 1, runs, s.completed, s.failed, s.output_tokens_per_s, m.steady_rate(), s.ttft_ms.p50, s.ttft_ms.p99,
-        s.tpot_ms.p50, s.tpot_ms.p99);
+        s.tpot_ms.p50, s.tpot_ms.p99, stopped != 0 ? fmt::format(" (interrupted by {})", signal_name(stopped)) : "");
     anything_succeeded = anything_succeeded || s.completed > 0;
     json::object run = measured_json(plan, m);
     run["run"] = k + 1;
     run["seed"] = options.seed;
     run["summary"] = bench::summary_json(s);
+    if (stopped != 0) {
+      run["interrupted"] = signal_name(stopped);
+    }
     each.push_back(std::move(run));
     summaries.push_back(s);
     steady_rates.push_back(m.steady_rate());
@@ -171,6 +186,11 @@ void repeated_runs(const Plan& plan) {
   emit_result(plan, nullptr, {{"runs", std::move(repeated)}});
   if (!plan.args.records.empty()) {
     bench::write_records_jsonl(plan.args.records, records);
+  }
+  if (stopped != 0) {
+    say_interrupted(
+        stopped, fmt::format("the {} runs before it and the requests of the last that finished", summaries.size() - 1));
+    end_interrupted(stopped);
   }
   if (!anything_succeeded) {
     throw CLI::RuntimeError(1);
@@ -195,6 +215,26 @@ void emit_result(const Plan& plan, const bench::BenchSummary* summary, const jso
   const std::vector<report::RunDocument> documents{
       report::document_from_json(document, report::default_label(plan.config, args.json))};
   report::write_reports(documents, files);
+}
+
+std::string signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return fmt::format("signal {}", signal_number);
+  }
+}
+
+void say_interrupted(int signal_number, std::string_view covered) {
+  fmt::print(stderr, "infergate bench: interrupted by {}: the results cover {}; requests in flight were dropped\n",
+             signal_name(signal_number), covered);
+}
+
+void end_interrupted(int signal_number) {
+  throw CLI::RuntimeError(128 + signal_number);
 }
 
 void run_measurements(const Plan& plan) {

@@ -96,11 +96,12 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
   }
   std::vector<std::vector<bench::SweepPoint>> points(sides.size());
   fmt::print("infergate bench: {} targets, sweep over {}\n", sides.size(), args.sweep);
-  for (std::size_t i = 0; i < spec.levels.size(); ++i) {
-    for (std::size_t j = 0; j < sides.size(); ++j) {
+  int stopped = 0;
+  for (std::size_t i = 0; i < spec.levels.size() && stopped == 0; ++i) {
+    for (std::size_t j = 0; j < sides.size() && stopped == 0; ++j) {
       const std::size_t k = i % 2 == 0 ? j : sides.size() - 1 - j;
       fmt::print(stderr, "level {:g}: {}\n", spec.levels[i], sides[k].spec.name);
-      measure_level(plans[k], spec.kind, spec.levels[i], points[k]);
+      stopped = measure_level(plans[k], spec.kind, spec.levels[i], points[k]);
     }
   }
   const bench::KneeRule rule{args.knee_gain, args.knee_latency_rise};
@@ -118,6 +119,10 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
   fmt::print("\nat each target's knee (or its highest level):\n");
   report::print_comparison(stdout, report::compare(documents));
   emit_targets(args, config, std::move(target_documents), documents);
+  if (stopped != 0) {
+    say_interrupted(stopped, "each target's levels measured whole before it");
+    end_interrupted(stopped);
+  }
 }
 
 }  // namespace
@@ -155,12 +160,14 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
              workload.input.to_string(), workload.output.to_string());
   // A B C, then C B A, ...: each target runs as often early as late, so drift in the machine or
   // the network lands on all of them alike.
-  for (int r = 0; r < rounds; ++r) {
-    for (std::size_t k = 0; k < sides.size(); ++k) {
+  int stopped = 0;
+  for (int r = 0; r < rounds && stopped == 0; ++r) {
+    for (std::size_t k = 0; k < sides.size() && stopped == 0; ++k) {
       Side& side = sides[r % 2 == 0 ? k : sides.size() - 1 - k];
       const bench::LoadOptions part = round_load(load, rounds, r, side.rounds.empty());
       fmt::print(stderr, "round {}/{}: {}\n", r + 1, rounds, side.spec.name);
       const bench::RunResult result = bench::run_load(side.target, *side.workload, part);
+      stopped = result.interrupted_by;  // the round's finished requests still count
       bench::BenchSummary summary = bench::summarize_result(result);
       if (summary.client &&
           (!side.worst_client || summary.client->lag_p99_ms > side.worst_client->lag_p99_ms || summary.client->bound)) {
@@ -173,6 +180,9 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   std::vector<report::RunDocument> documents;
   json::array target_documents;
   for (const auto& side : sides) {
+    if (side.rounds.empty()) {  // a signal came before its first round
+      continue;
+    }
     bench::BenchSummary merged = report::merge_summaries(side.rounds, report::Pooling::sequential);
     merged.client = side.worst_client;
     json::object side_config = target_config(config, side);
@@ -188,10 +198,19 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
       fmt::print("  {}: WARNING the client limited this target's rounds ({})\n", side.spec.name, merged.client->reason);
     }
   }
-  report::print_comparison(stdout, report::compare(documents));
+  if (!documents.empty()) {
+    report::print_comparison(stdout, report::compare(documents));
+  }
   json::object shared = config;
   shared["rounds"] = rounds;
+  if (stopped != 0) {
+    shared["interrupted"] = signal_name(stopped);
+  }
   emit_targets(args, std::move(shared), std::move(target_documents), documents);
+  if (stopped != 0) {
+    say_interrupted(stopped, "the rounds that finished before it and the requests of the last that finished");
+    end_interrupted(stopped);
+  }
   bool anything_succeeded = false;
   for (const auto& side : sides) {
     for (const auto& s : side.rounds) {

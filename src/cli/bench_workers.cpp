@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench/interrupt.hpp"
 #include "bench/summary_table.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
@@ -106,6 +107,25 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
   return w;
 }
 
+// Waits for worker `k` to end and returns its wait status. A stop asked of this process (a
+// signal sent to it alone) is passed on to every worker as SIGTERM, once (`passed_on`), which a
+// worker takes as a stop however often it comes; a Ctrl-C at a terminal reaches them all anyway.
+int wait_for_worker(const std::vector<Worker>& workers, std::size_t k, bool& passed_on) {
+  for (;;) {
+    int status = 0;
+    if (::waitpid(workers[k].pid, &status, WNOHANG) == workers[k].pid) {
+      return status;
+    }
+    if (bench::stop_signal() != 0 && !passed_on) {
+      passed_on = true;
+      for (const Worker& w : workers) {
+        ::kill(w.pid, SIGTERM);
+      }
+    }
+    ::usleep(20'000);
+  }
+}
+
 }  // namespace
 
 void remember_command_line(int argc, char** argv) {
@@ -137,9 +157,14 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     workers.push_back(spawn_worker(directory.string(), k, args.workers, base_url, !args.records.empty()));
   }
   std::string failures;
+  int stopped = 0;  // a signal that stopped the workers: they wrote what they measured before it
+  bool passed_on = false;
   for (std::size_t k = 0; k < workers.size(); ++k) {
-    int status = 0;
-    ::waitpid(workers[k].pid, &status, 0);
+    const int status = wait_for_worker(workers, k, passed_on);
+    if (WIFEXITED(status) && WEXITSTATUS(status) > 128 && bench::stop_signal() != 0) {
+      stopped = bench::stop_signal();  // this process's, whatever the workers were passed
+      continue;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       std::string err = read_text(workers[k].errors);
       failures += fmt::format("worker {} failed ({}): {}\n", k,
@@ -178,6 +203,10 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     report::write_file(args.records, all);
   }
   report::write_reports(documents, {args.markdown, args.csv, args.html});
+  if (stopped != 0) {
+    say_interrupted(stopped, "the requests each worker finished before it");
+    end_interrupted(stopped);
+  }
   if (whole.summary.completed == 0 && whole.summary.failed > 0) {
     throw CLI::RuntimeError(1);
   }

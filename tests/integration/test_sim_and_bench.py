@@ -685,3 +685,58 @@ class SimWithNobodyReadingItsLog(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BenchInterrupted(unittest.TestCase):
+    """A run stopped by a signal writes what finished before it, says so, and exits 128 + the
+    signal; requests in flight are dropped, not counted as failures."""
+
+    def setUp(self):
+        self.sim = Sim("--speedup", "20")
+        self.addCleanup(self.sim.close)
+        self.dir = tempfile.mkdtemp()
+
+    def interrupt(self, *args, signal_number=2, after_successes=3):
+        proc = subprocess.Popen([BIN, "bench", "--base-url", self.sim.url, "--output-tokens", "16", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        served = lambda: self.sim.metrics().get("vllm:request_success_total", 0) >= after_successes  # noqa: E731
+        self.assertTrue(wait_for(served, 60))
+        proc.send_signal(signal_number)
+        start = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        self.assertLess(time.monotonic() - start, 10)  # stopped at once, not after the requests in flight
+        return proc.returncode, out, err
+
+    def test_a_single_run_writes_the_requests_that_finished(self):
+        records, summary = os.path.join(self.dir, "r.jsonl"), os.path.join(self.dir, "s.json")
+        code, out, err = self.interrupt("--requests", "100000", "--concurrency", "4", "--records", records,
+                                        "--json", summary)
+        self.assertEqual(code, 130, err)
+        self.assertIn("interrupted by SIGINT", out)
+        self.assertIn("requests in flight were dropped", err)
+        document = read_json(summary)
+        self.assertEqual(document["interrupted"], "SIGINT")
+        lines = read_jsonl(records)
+        self.assertGreaterEqual(len(lines), 1)
+        self.assertLess(len(lines), 100000)
+        self.assertEqual(document["summary"]["completed"] + document["summary"]["failed"], len(lines))
+        self.assertEqual(document["summary"]["failed"], 0)  # those cut short by the stop are not failures
+
+    def test_a_sweep_keeps_the_levels_measured_whole(self):
+        summary = os.path.join(self.dir, "s.json")
+        code, out, err = self.interrupt("--sweep", "concurrency=1,2", "--requests", "40", "--json", summary,
+                                        signal_number=15, after_successes=42)
+        self.assertEqual(code, 143, err)
+        sweep = read_json(summary)["sweep"]
+        self.assertEqual(sweep["interrupted"], "SIGTERM")
+        self.assertEqual([point["level"] for point in sweep["points"]], [1])
+        self.assertIn("level 2 was interrupted: left out", err)
+
+    def test_workers_pass_the_stop_on_and_their_results_are_merged(self):
+        records, summary = os.path.join(self.dir, "r.jsonl"), os.path.join(self.dir, "s.json")
+        code, _, err = self.interrupt("--workers", "2", "--requests", "100000", "--concurrency", "4",
+                                      "--records", records, "--json", summary)
+        self.assertEqual(code, 130, err)
+        document = read_json(summary)
+        self.assertEqual(document["summary"]["completed"], len(read_jsonl(records)))
+        self.assertGreaterEqual(document["summary"]["completed"], 1)
