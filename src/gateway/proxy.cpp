@@ -686,8 +686,11 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
 }
 
 bool Proxy::write_failed(Context& ctx, const error_code& ec) {
+  if (!ec) {
+    return false;  // nearly every write: no comparison of error categories
+  }
   ctx.client_not_reading = ctx.client_not_reading || ec == boost::beast::error::timeout;
-  return static_cast<bool>(ec);
+  return true;
 }
 
 std::string Proxy::event_too_long(Context& ctx, std::size_t limit) {
