@@ -1,6 +1,7 @@
 #pragma once
 // A small HTTP/1.1 server: one coroutine per connection, keep-alive, limits on header time and body
-// size, complete or chunked (streamed) responses. Handlers see only this interface, so Beast stays
+// size, complete or chunked (streamed) responses (a stream to an HTTP/1.0 client is unframed and
+// ended by closing the connection). Handlers see only this interface, so Beast stays
 // out of every header that includes this one.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -25,6 +26,8 @@ class Exchange {
  public:
   virtual ~Exchange() = default;
 
+  // A HEAD request reads as GET, and the server leaves its response's body out (RFC 9110 section
+  // 9.3.2): every route a GET reaches answers HEAD with the same head.
   [[nodiscard]] virtual std::string_view method() const = 0;
   [[nodiscard]] virtual std::string_view target() const = 0;
   // Value of the named header (case-insensitive), "" when absent.
