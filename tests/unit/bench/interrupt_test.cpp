@@ -93,7 +93,11 @@ TEST_P(InterruptedLoad, EndsAtOnceWithTheRequestsThatFinished) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Loops, InterruptedLoad,
-                         testing::Values(StopCase{1, true}, StopCase{1, false}, StopCase{2, true}));
+                         testing::Values(StopCase{1, true}, StopCase{1, false}, StopCase{2, true}),
+                         [](const testing::TestParamInfo<StopCase>& info) {
+                           return std::to_string(info.param.threads) + "Threads" +
+                                  (info.param.busy_poll ? "BusyPolling" : "Sleeping");
+                         });
 
 TEST(StopRequest, TheFirstSignalIsTheOneKept) {
   EXPECT_EQ(stop_signal(), 0);
