@@ -1,6 +1,8 @@
 #include "bench/interrupt.hpp"
 
+#include <pthread.h>
 #include <atomic>
+
 #include <csignal>
 
 namespace infergate::bench {
@@ -24,6 +26,13 @@ void stop_on_signals(bool again_kills) {
   sigaction(SIGTERM, &action, nullptr);
   action.sa_flags = SA_RESTART | (again_kills ? SA_RESETHAND : 0);
   sigaction(SIGINT, &action, nullptr);
+  // A worker starts with both blocked (cli/bench_workers.cpp), so that a stop sent while it started
+  // waited for these handlers; one that came meanwhile arrives now.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
 }
 
 void request_stop(int signal_number) noexcept {

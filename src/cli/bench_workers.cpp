@@ -99,7 +99,19 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
   // Nothing else of the parent's: a worker holding the embedded simulator's listening socket would
   // keep its connections queued there for ever once the parent is gone.
   posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  const int failed = posix_spawn(&w.pid, argv[0], &actions, nullptr, argv.data(), environ);
+  // The worker starts with SIGINT and SIGTERM blocked, until its handlers are in place
+  // (bench::stop_on_signals unblocks them): a stop that comes while it starts waits for them
+  // instead of killing it with nothing written.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  posix_spawnattr_setsigmask(&attributes, &stops);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  const int failed = posix_spawn(&w.pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (failed != 0) {
     throw bench::BenchError(fmt::format("could not start worker {}: {}", index, std::strerror(failed)));
