@@ -18,6 +18,14 @@ extern "C" void on_stop_signal(int signal_number) {
 
 }  // namespace
 
+sigset_t stop_signal_set() {
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  return stops;
+}
+
 void stop_on_signals(bool again_kills) {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
@@ -26,12 +34,7 @@ void stop_on_signals(bool again_kills) {
   sigaction(SIGTERM, &action, nullptr);
   action.sa_flags = SA_RESTART | (again_kills ? SA_RESETHAND : 0);
   sigaction(SIGINT, &action, nullptr);
-  // A worker starts with both blocked (cli/bench_workers.cpp), so that a stop sent while it started
-  // waited for these handlers; one that came meanwhile arrives now.
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
+  const sigset_t stops = stop_signal_set();
   pthread_sigmask(SIG_UNBLOCK, &stops, nullptr);
 }
 

@@ -7,9 +7,11 @@
 #include <boost/json/serialize.hpp>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -104,10 +106,7 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
   // instead of killing it with nothing written.
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  sigset_t stops;
-  sigemptyset(&stops);
-  sigaddset(&stops, SIGINT);
-  sigaddset(&stops, SIGTERM);
+  const sigset_t stops = bench::stop_signal_set();
   posix_spawnattr_setsigmask(&attributes, &stops);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   const int failed = posix_spawn(&w.pid, argv[0], &actions, &attributes, argv.data(), environ);
@@ -125,8 +124,12 @@ Worker spawn_worker(const std::string& directory, int index, int count, const st
 int wait_for_worker(const std::vector<Worker>& workers, std::size_t k, bool& passed_on) {
   for (;;) {
     int status = 0;
-    if (::waitpid(workers[k].pid, &status, WNOHANG) == workers[k].pid) {
+    const pid_t ended = ::waitpid(workers[k].pid, &status, WNOHANG);
+    if (ended == workers[k].pid) {
       return status;
+    }
+    if (ended < 0 && errno != EINTR) {
+      throw bench::BenchError(fmt::format("could not wait for worker {}: {}", k, std::strerror(errno)));
     }
     if (bench::stop_signal() != 0 && !passed_on) {
       passed_on = true;

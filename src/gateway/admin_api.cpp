@@ -23,9 +23,7 @@ Reply error(int status, std::string message, std::string_view type = "invalid_re
 }
 
 Reply not_allowed(std::string_view method, std::string_view path, std::string_view allow) {
-  Reply reply = error(405, fmt::format("{} is not allowed on {}", method, path));
-  reply.allow = allow;
-  return reply;
+  return Reply{405, openai::method_not_allowed(method, path).to_json(), allow};
 }
 
 // The value of `name` in the request's query string ("" when absent; no percent-decoding: ids and

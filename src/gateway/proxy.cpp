@@ -299,9 +299,7 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
       ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" || ctx.path == "/v1/models";
   const std::string_view allow = read_only ? "GET, HEAD" : is_inference(ctx.path) ? "POST" : "";
   const openai::ApiError error =
-      !allow.empty()
-          ? openai::ApiError{405, "invalid_request_error", fmt::format("{} is not allowed on {}", ctx.method, ctx.path)}
-          : openai::route_not_found(ctx.method, ctx.path);
+      allow.empty() ? openai::route_not_found(ctx.method, ctx.path) : openai::method_not_allowed(ctx.method, ctx.path);
   const std::string body = error.to_json();
   const std::array<http::Header, 2> headers{id_header, http::Header{"Allow", allow}};
   co_await ex.respond(error.status, "application/json", body, std::span(headers.data(), allow.empty() ? 1 : 2));

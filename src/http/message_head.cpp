@@ -341,9 +341,9 @@ error_code parse_fields(std::string_view rest, MessageHead& out, Framing& framin
 }
 
 // The path and query of an absolute-form target ("http://host:port/path?query"), which a server
-// must accept (RFC 9112 section 3.2.2) and a client sends when it takes the gateway for a proxy;
-// "" for any other form (but the origin form and OPTIONS' "*", taken as they are), or one without a path (the target is
-// a view of the request line, which has no "/" to stand for it).
+// must accept (RFC 9112 section 3.2.2) and a client sends when it takes the gateway for a proxy.
+// "" for any other scheme or form, and for one without a path: the target is a view of the
+// request line, which has no "/" to stand for it.
 std::string_view origin_form(std::string_view target) {
   const std::size_t scheme_end = target.find("://");
   if (scheme_end == std::string_view::npos ||

@@ -33,6 +33,10 @@ ApiError route_not_found(std::string_view method, std::string_view target) {
                   std::nullopt, std::string("not_found")};
 }
 
+ApiError method_not_allowed(std::string_view method, std::string_view path) {
+  return ApiError{405, "invalid_request_error", std::string(method) + " is not allowed on " + std::string(path)};
+}
+
 std::string json_string(std::string_view text) {
   std::string out;
   append_json_string(out, text);

@@ -20,6 +20,8 @@ ApiError invalid_request(std::string message, std::optional<std::string> param =
                          std::optional<std::string> code = {});
 ApiError model_not_found(std::string_view model);
 ApiError route_not_found(std::string_view method, std::string_view target);
+// 405 for a known path asked with a method it does not take (the answer's Allow names those).
+ApiError method_not_allowed(std::string_view method, std::string_view path);
 
 // `text` as a JSON string literal, quotes included.
 std::string json_string(std::string_view text);

@@ -194,10 +194,10 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       }
     } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || path == "/v1/chat/completions" ||
                path == "/v1/completions") {
-      const openai::ApiError error{405, "invalid_request_error",
-                                   fmt::format("{} is not allowed on {}", ex.method(), path)};
+      const openai::ApiError error = openai::method_not_allowed(ex.method(), path);
       // The methods the path takes (RFC 9110 section 15.5.6).
-      const http::Header allow{"Allow", path.starts_with("/v1/c") ? "POST" : "GET, HEAD"};
+      const bool completions = path == "/v1/chat/completions" || path == "/v1/completions";
+      const http::Header allow{"Allow", completions ? "POST" : "GET, HEAD"};
       co_await ex.respond(error.status, "application/json", error.to_json(), {&allow, 1});
     } else {
       const openai::ApiError error = openai::route_not_found(ex.method(), path);
