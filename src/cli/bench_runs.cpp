@@ -4,7 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <optional>
 
@@ -215,26 +214,6 @@ void emit_result(const Plan& plan, const bench::BenchSummary* summary, const jso
   const std::vector<report::RunDocument> documents{
       report::document_from_json(document, report::default_label(plan.config, args.json))};
   report::write_reports(documents, files);
-}
-
-std::string signal_name(int signal_number) {
-  switch (signal_number) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    default:
-      return fmt::format("signal {}", signal_number);
-  }
-}
-
-void say_interrupted(int signal_number, std::string_view covered) {
-  fmt::print(stderr, "infergate bench: interrupted by {}: the results cover {}; requests in flight were dropped\n",
-             signal_name(signal_number), covered);
-}
-
-void end_interrupted(int signal_number) {
-  throw CLI::RuntimeError(128 + signal_number);
 }
 
 void run_measurements(const Plan& plan) {
