@@ -20,6 +20,7 @@
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "core/as_tuple.hpp"
 #include "core/text_writer.hpp"
@@ -131,21 +132,31 @@ class StreamConnection final : public Connection {
       std::tie(ec, std::ignore) = co_await net::async_write(stream_, left, as_tuple);
       ec = finished(ec);
     }
-    if (ec) {
-      co_return ec;
+    // A server may answer before it has the whole body (a 413 for one too large) and close: the
+    // answer, in the socket ahead of the reset, says more than the broken write. Plain TCP only:
+    // a TLS stream is unusable after a failed write.
+    const error_code write_error = std::exchange(ec, {});
+    if (write_error && !(kPlain && cut_off(write_error))) {
+      co_return write_error;
     }
-    request_sent_ = true;
+    request_sent_ = !write_error;
     in_response_ = true;
     body_done_ = false;
     for (std::size_t scanned = 0;;) {
       if (take_head(scanned, ec)) {
-        co_return ec;
+        break;
       }
       const auto read = co_await read_more();
       if (const error_code failed = read_done(read)) {
-        co_return failed;
+        ec = failed;
+        break;
       }
     }
+    if (write_error) {
+      keep_alive_ = false;  // the rest of the body is still owed on this connection
+      co_return ec ? write_error : error_code{};
+    }
+    co_return ec;
   }
 
   bool request_sent() const override { return request_sent_; }
@@ -347,6 +358,10 @@ class StreamConnection final : public Connection {
     } else {
       return stream_.async_read_some(net::buffer(room.data(), room.size()), as_tuple);
     }
+  }
+
+  static bool cut_off(const error_code& ec) {
+    return ec == net::error::connection_reset || ec == net::error::broken_pipe;
   }
 
   // Takes in what read_more() got; the end of the connection is end_of_stream.

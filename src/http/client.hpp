@@ -72,7 +72,9 @@ class Connection {
   // Sends one request with a Content-Length body, the concatenation of `body` (pieces gathered
   // by the write, not copied), and reads its response's head into head(). Host and
   // Content-Length are added here. One call, not a send and a read: each call is a coroutine
-  // frame, per request.
+  // frame, per request. A server that answers and hangs up before taking the whole body (over
+  // plain TCP) gives its answer, not the broken write; request_sent() is then false and the
+  // connection not reusable.
   virtual boost::asio::awaitable<boost::system::error_code> request(std::string_view method, std::string_view target,
                                                                     std::span<const Header> headers,
                                                                     std::span<const std::string_view> body) = 0;

@@ -15,6 +15,8 @@
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
 /http10   answers as an HTTP/1.0 server does: a stream with neither length nor chunks, ended by
           closing the connection
+/toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
+          kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
 import http.server
 import json
@@ -45,9 +47,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_json(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode())
 
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
         mode = self.path.split("/")[1]
         self.server.arrivals.append((mode, time.monotonic()))
+        if mode == "toolarge":
+            self.send_json(413, b'{"error":{"message":"the body is larger than this server takes",'
+                                b'"type":"invalid_request_error","code":"body_too_large"}}', {"Connection": "close"})
+            self.close_connection = True
+            return
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if mode == "stall":
             time.sleep(5)
             self.close_connection = True

@@ -618,6 +618,16 @@ class GatewayRetries(unittest.TestCase):
         finally:
             gw.close()
 
+    def test_an_upstreams_answer_before_it_took_the_whole_body_is_relayed(self):
+        gw = Gateway("--upstream", self.fake.url + "/toolarge", "--max-attempts", "1")
+        try:
+            big = {"model": "fake", "messages": [{"role": "user", "content": "x" * (6 << 20)}]}
+            status, body = gw.post("/v1/chat/completions", big)
+        finally:
+            gw.close()
+        # The upstream's own refusal, not a broken pipe reported as the upstream being down.
+        self.assertEqual((status, body["error"]["code"]), (413, "body_too_large"), body)
+
     def test_embeddings_pass_through(self):
         gw = Gateway("--upstream", self.fake.url + "/embed")
         try:

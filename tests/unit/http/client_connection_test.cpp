@@ -70,6 +70,33 @@ class ScriptedPeer {
   std::thread thread_;
 };
 
+// A peer that answers as soon as it has read a request's head and then closes, the rest of the
+// body unread: the kernel resets the connection under the client's write.
+class HangingUpPeer {
+ public:
+  explicit HangingUpPeer(std::string response) : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
+    url.host = "127.0.0.1";
+    url.port = acceptor_.local_endpoint().port();
+    thread_ = std::thread([this, response = std::move(response)] {
+      tcp::socket socket(io_);
+      acceptor_.accept(socket);
+      std::string request;
+      boost::system::error_code ec;
+      net::read_until(socket, net::dynamic_buffer(request), "\r\n\r\n", ec);
+      net::write(socket, net::buffer(response), ec);
+      socket.close(ec);
+    });
+  }
+  ~HangingUpPeer() { thread_.join(); }
+
+  Url url;
+
+ private:
+  net::io_context io_;
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+};
+
 struct Received {
   int status = 0;
   std::optional<std::uint64_t> content_length;
@@ -86,6 +113,7 @@ struct ExchangeOptions {
   std::chrono::milliseconds io_timeout = 5s;
   bool keep_timer_armed = false;
   std::chrono::milliseconds idle = 0ms;  // after each response
+  std::size_t body_bytes = 2;            // more than the socket buffers take makes a write wait
 };
 
 // Sends `method` requests on one connection to the peer and reads each response whole.
@@ -106,9 +134,10 @@ std::vector<Received> exchange(const Url& url, std::size_t count, std::string_vi
           conn.keep_timer_armed();
         }
         conn.set_io_timeout(options.io_timeout);
+        const std::string padding(options.body_bytes - 2, ' ');
         for (std::size_t i = 0; i < count; ++i) {
           Received r;
-          const std::string_view body[] = {"{", "}"};  // gathered into one Content-Length body
+          const std::string_view body[] = {"{", padding, "}"};  // gathered into one Content-Length body
           const auto ec = co_await conn.request(method, "/v1/x", {}, body);
           r.sent = conn.request_sent();
           if (ec) {
@@ -260,6 +289,31 @@ TEST(ClientConnection, AConnectionThatKeepsItsTimerArmedOutlivesAnIdleDeadline) 
     EXPECT_EQ(r.body, "slow!");
     EXPECT_TRUE(r.reusable);
   }
+}
+
+// A server may refuse a body before it has all come (a 413 for one too large) and close: its
+// answer, in the socket before the reset, is what the caller needs, not the broken write.
+TEST(ClientConnection, AnAnswerBeforeTheWholeBodyWentOutIsRead) {
+  const std::string refusal =
+      "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large";
+  HangingUpPeer peer(refusal);
+  const auto got = exchange(peer.url, 1, "POST", {.body_bytes = std::size_t{32} << 20});
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_FALSE(got[0].error) << got[0].error.message();
+  EXPECT_EQ(got[0].status, 413);
+  EXPECT_EQ(got[0].body, "too large");
+  EXPECT_FALSE(got[0].sent);
+  EXPECT_FALSE(got[0].reusable);
+}
+
+// Without an answer, the broken write is the error, and the request did not all go out.
+TEST(ClientConnection, AHangUpWithoutAnswerIsTheWritesError) {
+  HangingUpPeer peer("");
+  const auto got = exchange(peer.url, 1, "POST", {.body_bytes = std::size_t{32} << 20});
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_TRUE(got[0].error == net::error::connection_reset || got[0].error == net::error::broken_pipe)
+      << got[0].error.message();
+  EXPECT_FALSE(got[0].sent);
 }
 
 }  // namespace
