@@ -46,6 +46,19 @@ std::string database(const KeysArgs& args) {
   return config.auth->keys_db;
 }
 
+// What to warn of in the models a new key names: those --config does not route. With --db alone
+// the gateway's models are not known here.
+std::vector<std::string> model_warnings(const KeysArgs& args, const gateway::KeySettings& settings) {
+  if (args.config.empty()) {
+    return {};
+  }
+  std::vector<std::string> names;
+  for (const auto& model : gateway::load_config(args.config).models) {
+    names.push_back(model.name);
+  }
+  return gateway::unserved_model_warnings(settings, names);
+}
+
 void create(const KeysArgs& args) {
   gateway::KeySettings s;
   s.name = args.name;
@@ -74,12 +87,16 @@ void create(const KeysArgs& args) {
   }
   gateway::KeyStore store(database(args));
   const auto created = store.create(s);
+  const auto warnings = model_warnings(args, s);
   if (args.json) {
     std::string body = gateway::key_json(created.record);
     body.insert(1, fmt::format(R"("key":{},)", openai::json_string(created.key)));
-    fmt::print("{}\n", body);
+    fmt::print("{}\n", gateway::with_warnings(std::move(body), warnings));
   } else {
     fmt::print("{}\nid {} (the key is shown only now: store it safely)\n", created.key, created.record.id);
+  }
+  for (const std::string& warning : warnings) {
+    fmt::print(stderr, "warning: {}\n", warning);
   }
 }
 

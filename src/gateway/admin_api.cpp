@@ -58,7 +58,7 @@ Reply usage(http::Exchange& ex, ControlPlane& control) {
   return Reply{200, body + "]}"};
 }
 
-Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
+Reply route(http::Exchange& ex, ControlPlane& control, const RouteTable& routes, std::string_view path) {
   if (path == "/admin/usage") {
     return ex.method() == "GET" ? usage(ex, control) : not_allowed(ex.method(), path, "GET, HEAD");
   }
@@ -89,7 +89,7 @@ Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
       control.cache().refresh();
       std::string body = key_json(created.record);
       body.insert(1, fmt::format(R"("key":{},)", openai::json_string(created.key)));
-      return Reply{201, std::move(body)};
+      return Reply{201, with_warnings(std::move(body), unserved_model_warnings(settings, routes.model_names()))};
     }
     return not_allowed(method, path, "GET, HEAD, POST");
   }
@@ -107,7 +107,8 @@ Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
     }
     store.update(id, record->settings);
     control.cache().refresh();
-    return Reply{200, key_json(*store.find(id))};
+    return Reply{200, with_warnings(key_json(*store.find(id)), unserved_model_warnings(record->settings,
+                                                                                        routes.model_names()))};
   }
   if (method == "DELETE") {
     if (!store.revoke(id)) {
@@ -121,8 +122,8 @@ Reply route(http::Exchange& ex, ControlPlane& control, std::string_view path) {
 
 }  // namespace
 
-boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* control, std::string_view path,
-                                          std::string_view request_id) {
+boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* control, const RouteTable& routes,
+                                          std::string_view path, std::string_view request_id) {
   Reply reply;
   if (control == nullptr) {
     reply = error(404, "the admin API needs an auth section in the gateway's configuration", "invalid_request_error",
@@ -132,7 +133,7 @@ boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* cont
                   "invalid_api_key");
   } else {
     try {
-      reply = route(ex, *control, path);
+      reply = route(ex, *control, routes, path);
     } catch (const std::exception& e) {
       spdlog::error("{} admin {} {} failed: {}", request_id, ex.method(), path, e.what());
       reply = error(500, fmt::format("the key store failed: {}", e.what()), "server_error");

@@ -13,12 +13,14 @@
 #include <string_view>
 
 #include "gateway/control_plane.hpp"
+#include "gateway/route_table.hpp"
 #include "http/server.hpp"
 
 namespace infergate::gateway {
 
-// `control` is null when the configuration has no auth section.
-boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* control, std::string_view path,
-                                          std::string_view request_id);
+// `control` is null when the configuration has no auth section. A key created or changed to name
+// models that `routes` does not serve is made all the same, and its answer carries "warnings".
+boost::asio::awaitable<void> handle_admin(http::Exchange& ex, ControlPlane* control, const RouteTable& routes,
+                                          std::string_view path, std::string_view request_id);
 
 }  // namespace infergate::gateway

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/closest_name.hpp"
 #include "core/json_error.hpp"
+#include "core/json_string.hpp"
 
 namespace infergate::gateway {
 
@@ -174,6 +176,32 @@ std::optional<std::string> apply_settings_json(std::string_view body, KeySetting
   }
   settings = std::move(s);
   return std::nullopt;
+}
+
+std::vector<std::string> unserved_model_warnings(const KeySettings& settings, std::span<const std::string> served) {
+  std::vector<std::string> warnings;
+  for (const std::string& model : settings.models) {
+    if (std::find(served.begin(), served.end(), model) == served.end()) {
+      warnings.push_back(fmt::format("this gateway serves no model '{}'{}: the key's calls to it get 404 until one is "
+                                     "configured",
+                                     model, did_you_mean(model, served)));
+    }
+  }
+  return warnings;
+}
+
+std::string with_warnings(std::string body, std::span<const std::string> warnings) {
+  if (warnings.empty() || body.empty() || body.back() != '}') {
+    return body;
+  }
+  body.pop_back();
+  body += R"(,"warnings":[)";
+  for (std::size_t i = 0; i < warnings.size(); ++i) {
+    body += i == 0 ? "" : ",";
+    append_json_string(body, warnings[i]);
+  }
+  body += "]}";
+  return body;
 }
 
 }  // namespace infergate::gateway

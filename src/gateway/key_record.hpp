@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,5 +55,13 @@ std::string key_json(const KeyRecord& record);
 // The settings that result are checked whole: a name and each model name of at most 256 bytes, at
 // most 1024 models, metadata of at most 16 KiB.
 std::optional<std::string> apply_settings_json(std::string_view body, KeySettings& settings);
+
+// One warning per model that `settings` names and `served` (the gateway's public model names)
+// lacks, with the closest served name. A key may rightly be made before its model is routed, so
+// this is no error; but a misspelt name would otherwise show only as every such call failing.
+std::vector<std::string> unserved_model_warnings(const KeySettings& settings, std::span<const std::string> served);
+
+// `body`, a JSON object, with a "warnings" array of `warnings` added when there are any.
+std::string with_warnings(std::string body, std::span<const std::string> warnings);
 
 }  // namespace infergate::gateway

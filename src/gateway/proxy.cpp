@@ -276,7 +276,7 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
     co_return;
   }
   if (ctx.path == "/admin" || ctx.path.starts_with("/admin/")) {
-    co_await handle_admin(ex, control_, ctx.path, ctx.request_id);
+    co_await handle_admin(ex, control_, *ctx.snapshot->routes, ctx.path, ctx.request_id);
     co_return;
   }
   if (get && ctx.path == "/v1/models") {

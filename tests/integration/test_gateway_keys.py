@@ -35,7 +35,7 @@ class Keys(unittest.TestCase):
         self.db = os.path.join(self.tmp.name, "keys.db")
         self.sim = Sim("--speedup", "50")
         self.addCleanup(self.sim.close)
-        config = os.path.join(self.tmp.name, "gateway.yaml")
+        config = self.config = os.path.join(self.tmp.name, "gateway.yaml")
         with open(config, "w") as f:
             f.write(f"auth:\n  master_key: ${{IG_TEST_MASTER}}\n  keys_db: {self.db}\n  refresh_ms: {REFRESH_MS}\n"
                     f"providers:\n  sim: {{base_url: '{self.sim.url}/v1'}}\n"
@@ -138,6 +138,29 @@ class Keys(unittest.TestCase):
         self.assertEqual((status, headers["Allow"]), (405, "GET, HEAD, PATCH, DELETE"))
         status, _, headers = self.admin("DELETE", "/admin/usage")
         self.assertEqual((status, headers["Allow"]), (405, "GET, HEAD"))
+
+    def test_a_key_naming_a_model_not_served_is_made_with_a_warning(self):
+        status, body, _ = self.admin("POST", "/admin/keys", {"models": ["gemma", "gema"]})
+        self.assertEqual(status, 201, body)
+        key = body["key"]
+        self.assertEqual(len(body["warnings"]), 1, body)
+        self.assertIn("no model 'gema' (did you mean 'gemma'?)", body["warnings"][0])
+        status, body, _ = self.admin("PATCH", "/admin/keys/" + body["id"], {"models": ["other"]})
+        self.assertEqual(status, 200, body)
+        self.assertNotIn("warnings", body)
+        status, body, _ = self.admin("PATCH", "/admin/keys/" + body["id"], {"models": ["later-model"]})
+        self.assertEqual((status, body["models"]), (200, ["later-model"]))
+        self.assertIn("no model 'later-model'", body["warnings"][0])
+        status, body, _ = self.chat(key, model="later-model")
+        self.assertEqual((status, body["error"]["code"]), (404, "model_not_found"))  # as the warning says
+        # The CLI reads the models from --config; with --db alone it cannot know them.
+        made = keys_cli("create", "--config", self.config, "--models", "gema", "--json")
+        self.assertEqual(made.returncode, 0, made.stderr)
+        self.assertIn("warning: this gateway serves no model 'gema' (did you mean 'gemma'?)", made.stderr)
+        self.assertEqual(len(json.loads(made.stdout)["warnings"]), 1)
+        made = keys_cli("create", "--db", self.db, "--models", "gema", "--json")
+        self.assertEqual((made.returncode, made.stderr), (0, ""))
+        self.assertNotIn("warnings", json.loads(made.stdout))
 
     def test_rpm_limit_with_openai_headers(self):
         inside_one_window()

@@ -262,5 +262,23 @@ TEST(KeySettingsJson, RefusesNamesModelListsAndMetadataPastTheirBounds) {
   EXPECT_EQ(apply_settings_json(R"({"metadata":{}})", s), "'name' is 257 bytes long; at most 256");
 }
 
+TEST(KeySettingsWarnings, NameEachModelNotServedWithTheClosestServedName) {
+  const std::vector<std::string> served{"llama-3.3-70b", "gemma"};
+  KeySettings s;
+  EXPECT_TRUE(unserved_model_warnings(s, served).empty());  // every model
+  s.models = {"gemma", "llama-3.3-7b", "qwen3-32b"};
+  const auto warnings = unserved_model_warnings(s, served);
+  ASSERT_EQ(warnings.size(), 2U);
+  EXPECT_EQ(warnings[0],
+            "this gateway serves no model 'llama-3.3-7b' (did you mean 'llama-3.3-70b'?): the key's calls to it get "
+            "404 until one is configured");
+  EXPECT_EQ(warnings[1], "this gateway serves no model 'qwen3-32b': the key's calls to it get 404 until one is configured");
+  EXPECT_EQ(with_warnings(R"({"id":"a"})", warnings),
+            R"({"id":"a","warnings":["this gateway serves no model 'llama-3.3-7b' (did you mean 'llama-3.3-70b'?): )"
+            R"(the key's calls to it get 404 until one is configured","this gateway serves no model 'qwen3-32b': the )"
+            R"(key's calls to it get 404 until one is configured"]})");
+  EXPECT_EQ(with_warnings(R"({"id":"a"})", {}), R"({"id":"a"})");
+}
+
 }  // namespace
 }  // namespace infergate::gateway
