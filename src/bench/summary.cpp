@@ -7,8 +7,11 @@
 
 namespace infergate::bench {
 
-namespace {
-constexpr std::size_t kExamplesPerClass = 3;
+void FailureClass::add_example(const std::string& message) {
+  constexpr std::size_t kExamples = 3;
+  if (examples.size() < kExamples && std::find(examples.begin(), examples.end(), message) == examples.end()) {
+    examples.push_back(message);
+  }
 }
 
 BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
@@ -30,9 +33,7 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
       ++s.failed;
       auto& failure = s.failures[r.error_class];
       ++failure.count;
-      if (failure.examples.size() < kExamplesPerClass) {
-        failure.examples.push_back(r.error_message);
-      }
+      failure.add_example(r.error_message);
       continue;
     }
     ++s.completed;

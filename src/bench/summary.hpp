@@ -15,7 +15,11 @@ namespace infergate::bench {
 
 struct FailureClass {
   std::uint64_t count = 0;
-  std::vector<std::string> examples;  // the first few messages, as the user should read them
+  std::vector<std::string> examples;  // the first few distinct messages, as the user should read them
+
+  // Keeps `message` as an example unless it is one already or there are enough: a class whose
+  // requests all failed alike shows that message once, and room stays for a different one.
+  void add_example(const std::string& message);
 };
 
 struct BenchSummary {

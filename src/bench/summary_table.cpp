@@ -34,7 +34,11 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
                  c.reason);
     }
   }
-  for (const auto& [cls, failure] : s.failures) {
+  print_failures(out, s);
+}
+
+void print_failures(std::FILE* out, const BenchSummary& summary) {
+  for (const auto& [cls, failure] : summary.failures) {
     fmt::print(out, "  failures: {} x {}\n", failure.count, cls);
     for (const auto& example : failure.examples) {
       fmt::print(out, "    e.g. {}\n", example);

@@ -9,4 +9,7 @@ namespace infergate::bench {
 
 void print_summary_table(std::FILE* out, const BenchSummary& summary, const std::string& title);
 
+// The failures by class, each with its examples: the lines that end the table.
+void print_failures(std::FILE* out, const BenchSummary& summary);
+
 }  // namespace infergate::bench

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 
+#include "bench/interrupt.hpp"
 #include "bench/runner.hpp"
 #include "bench/summary.hpp"
+#include "bench/summary_table.hpp"
+#include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
@@ -21,6 +24,7 @@ struct DemoArgs {
 };
 
 void run_demo(const DemoArgs& args) {
+  bench::stop_on_signals(true);
   EmbeddedSim sim(sim_options_for(args.profile, args.speedup, 256));
   bench::Target target;
   target.base = bench::target_base(sim.base_url());
@@ -37,15 +41,27 @@ void run_demo(const DemoArgs& args) {
   fmt::print("{:>11} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "concurrency", "requests", "TTFT p50",
              "TTFT p99", "TPOT p50", "TPOT p99", "tok/s", "failed");
   std::fflush(stdout);
+  bool all_failed = false;  // at some level
   for (int level : args.levels) {
     bench::LoadOptions load;
     load.concurrency = level;
     load.requests = static_cast<std::uint64_t>(std::max(4, 2 * level));
-    const auto summary = bench::summarize_run(bench::run_load(target, workload, load).records);
+    const bench::RunResult result = bench::run_load(target, workload, load);
+    if (result.interrupted_by != 0) {
+      fmt::print(stderr, "infergate demo: interrupted by {}: the rows above are the levels measured whole\n",
+                 signal_name(result.interrupted_by));
+      end_interrupted(result.interrupted_by);
+    }
+    const auto summary = bench::summarize_run(result.records);
     fmt::print("{:>11} {:>9} {:>8.1f}ms {:>8.1f}ms {:>8.2f}ms {:>8.2f}ms {:>10.1f} {:>8}\n", level, summary.completed,
                summary.ttft_ms.p50, summary.ttft_ms.p99, summary.tpot_ms.p50, summary.tpot_ms.p99,
                summary.output_tokens_per_s, summary.failed);
+    bench::print_failures(stdout, summary);
     std::fflush(stdout);
+    all_failed = all_failed || summary.completed == 0;
+  }
+  if (all_failed) {
+    throw CLI::RuntimeError(1);  // as bench does when every request failed
   }
 }
 
@@ -58,9 +74,16 @@ void add_demo_command(CLI::App& app) {
   cmd->add_option("--speedup", a->speedup, "Simulator speedup (times shown are then that much shorter)")
       ->check(positive())
       ->capture_default_str();
-  cmd->add_option("--levels", a->levels, "Concurrency levels")->capture_default_str();
-  cmd->add_option("--input-tokens", a->input_tokens, "Prompt tokens per request")->capture_default_str();
-  cmd->add_option("--output-tokens", a->output_tokens, "Output tokens per request")->capture_default_str();
+  cmd->add_option("--levels", a->levels, "Concurrency levels, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--input-tokens", a->input_tokens, "Prompt tokens per request")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--output-tokens", a->output_tokens, "Output tokens per request")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
   cmd->callback([a] { run_demo(*a); });
 }
 

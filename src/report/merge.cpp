@@ -15,8 +15,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr std::size_t kExamplesPerClass = 3;
-
 // The configuration fields that must agree for runs to be pooled.
 constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens", "output_tokens",
                                            "prompts", "stream",   "turns",        "load"};
@@ -61,9 +59,7 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
       auto& f = m.failures[cls];
       f.count += failure.count;
       for (const auto& e : failure.examples) {
-        if (f.examples.size() < kExamplesPerClass) {
-          f.examples.push_back(e);
-        }
+        f.add_example(e);
       }
     }
   }

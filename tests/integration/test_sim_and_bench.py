@@ -1,6 +1,7 @@
 """infergate bench against infergate sim (and a misbehaving upstream), as real processes on loopback."""
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -685,6 +686,35 @@ class SimWithNobodyReadingItsLog(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Demo(unittest.TestCase):
+    """`infergate demo`, README's first command: the built-in simulator benchmarked level by level."""
+
+    def test_prints_a_row_per_level_without_failures(self):
+        out = subprocess.run([BIN, "demo", "--speedup", "50", "--levels", "1,4", "--output-tokens", "16"],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = [line.split() for line in out.stdout.splitlines()[2:]]
+        self.assertEqual([(row[0], row[1], row[-1]) for row in rows], [("1", "4", "0"), ("4", "8", "0")], out.stdout)
+
+    def test_says_why_requests_failed_and_exits_1_when_a_level_had_none_succeed(self):
+        out = subprocess.run([BIN, "demo", "--speedup", "100", "--levels", "2", "--input-tokens", "1000000",
+                              "--output-tokens", "4"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 1, out.stderr)
+        self.assertIn("failures: 4 x http_400", out.stdout)
+        self.assertEqual(out.stdout.count("maximum context length"), 1, out.stdout)  # one example of each message
+
+    def test_ctrl_c_keeps_the_rows_measured_whole(self):
+        proc = subprocess.Popen([BIN, "demo", "--speedup", "5", "--levels", "1,64", "--output-tokens", "16"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines = [proc.stdout.readline() for _ in range(3)]  # the title, the header, level 1's row
+        self.assertEqual(lines[2].split()[0], "1", lines)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertEqual(out, "")  # no row for the level cut short
+        self.assertIn("infergate demo: interrupted by SIGINT: the rows above are the levels measured whole", err)
 
 
 class BenchInterrupted(unittest.TestCase):

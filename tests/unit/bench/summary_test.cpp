@@ -45,5 +45,18 @@ TEST(Summary, ThroughputOverTheMeasuredWindowAndFailuresByClass) {
   EXPECT_EQ(s.failures.at("http_500").examples.front(), "boom");
 }
 
+TEST(Summary, AFailureClassKeepsAFewDistinctExamples) {
+  std::vector<RequestRecord> records;
+  for (const char* message : {"too long", "too long", "too long", "bad role", "too long", "bad n", "bad stop"}) {
+    RequestRecord r;
+    r.fail("http_400", message);
+    records.push_back(r);
+  }
+  const BenchSummary s = summarize_run(records);
+  const FailureClass& failure = s.failures.at("http_400");
+  EXPECT_EQ(failure.count, 7u);
+  EXPECT_EQ(failure.examples, (std::vector<std::string>{"too long", "bad role", "bad n"}));
+}
+
 }  // namespace
 }  // namespace infergate::bench
