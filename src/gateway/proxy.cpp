@@ -279,7 +279,9 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
     co_await handle_admin(ex, control_, *ctx.snapshot->routes, ctx.path, ctx.request_id);
     co_return;
   }
-  if (get && ctx.path == "/v1/models") {
+  const std::optional<std::string> model = openai::model_in_path(ctx.path);
+  if (get && (ctx.path == "/v1/models" || model)) {
+    // A key sees the models it may use, listed or asked for by name.
     std::vector<std::string> names = ctx.snapshot->routes->model_names();
     if (control_ != nullptr) {
       auto auth = control_->authenticate(ex.header("Authorization"));
@@ -290,13 +292,19 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
       const auto& key = std::get<std::shared_ptr<const KeyRecord>>(auth);
       std::erase_if(names, [&key](const std::string& name) { return !key->allows(name); });
     }
-    const std::string body = openai::model_list_json(names, "infergate");
+    if (model && std::find(names.begin(), names.end(), *model) == names.end()) {
+      const std::string body = openai::model_not_found(*model).to_json();
+      co_await ex.respond(404, "application/json", body, {&id_header, 1});
+      co_return;
+    }
+    const std::string body =
+        model ? openai::model_json(*model, "infergate") : openai::model_list_json(names, "infergate");
     co_await ex.respond(200, "application/json", body, {&id_header, 1});
     co_return;
   }
   // A 405 names the methods the path takes (RFC 9110 section 15.5.6).
-  const bool read_only =
-      ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" || ctx.path == "/v1/models";
+  const bool read_only = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
+                         ctx.path == "/v1/models" || model.has_value();
   const std::string_view allow = read_only ? "GET, HEAD" : is_inference(ctx.path) ? "POST" : "";
   const openai::ApiError error =
       allow.empty() ? openai::route_not_found(ctx.method, ctx.path) : openai::method_not_allowed(ctx.method, ctx.path);

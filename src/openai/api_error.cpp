@@ -28,9 +28,22 @@ ApiError model_not_found(std::string_view model) {
                   std::string("model"), std::string("model_not_found")};
 }
 
+namespace {
+
+// A path of the OpenAI API without its /v1: a client whose base URL lacks it.
+bool lacks_v1(std::string_view path) {
+  return path == "/chat/completions" || path == "/completions" || path == "/embeddings" || path == "/models" ||
+         path.starts_with("/models/");
+}
+
+}  // namespace
+
 ApiError route_not_found(std::string_view method, std::string_view target) {
-  return ApiError{404, "invalid_request_error", "No route for " + std::string(method) + " " + std::string(target),
-                  std::nullopt, std::string("not_found")};
+  std::string message = "No route for " + std::string(method) + " " + std::string(target);
+  if (lacks_v1(target.substr(0, target.find('?')))) {
+    message += "; did you mean /v1" + std::string(target) + "? (an OpenAI client's base URL ends in /v1)";
+  }
+  return ApiError{404, "invalid_request_error", std::move(message), std::nullopt, std::string("not_found")};
 }
 
 ApiError method_not_allowed(std::string_view method, std::string_view path) {

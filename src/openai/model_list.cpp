@@ -2,16 +2,68 @@
 
 #include <boost/json.hpp>
 
+#include "core/utf8_text.hpp"
+
 namespace infergate::openai {
 
 namespace json = boost::json;
 
+namespace {
+
+json::object model_object(std::string_view id, std::string_view owned_by) {
+  return json::object{{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", owned_by}};
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+}  // namespace
+
 std::string model_list_json(std::span<const std::string> ids, std::string_view owned_by) {
   json::array data;
   for (const auto& id : ids) {
-    data.push_back(json::object{{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", owned_by}});
+    data.push_back(model_object(id, owned_by));
   }
   return json::serialize(json::object{{"object", "list"}, {"data", std::move(data)}});
+}
+
+std::string model_json(std::string_view id, std::string_view owned_by) {
+  return json::serialize(model_object(id, owned_by));
+}
+
+std::optional<std::string> model_in_path(std::string_view path) {
+  constexpr std::string_view kPrefix = "/v1/models/";
+  if (!path.starts_with(kPrefix) || path.size() == kPrefix.size()) {
+    return std::nullopt;
+  }
+  const std::string_view written = path.substr(kPrefix.size());
+  std::string id;
+  id.reserve(written.size());
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    if (written[i] != '%') {
+      id += written[i];
+      continue;
+    }
+    const int high = i + 2 < written.size() ? hex_value(written[i + 1]) : -1;
+    const int low = high >= 0 ? hex_value(written[i + 2]) : -1;
+    if (low < 0) {
+      return std::string(written);
+    }
+    id += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  // Bytes that are no UTF-8 name no model, and an answer naming them must stay valid JSON.
+  return valid_utf8(id) == id ? id : std::string(written);
 }
 
 std::optional<std::vector<std::string>> parse_model_list(std::string_view body) {

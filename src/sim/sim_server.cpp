@@ -187,13 +187,21 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       if (co_await authorized(ex)) {
         co_await ex.respond(200, "application/json", openai::model_list_json(model_names(), "infergate-sim"));
       }
+    } else if (const auto model = openai::model_in_path(path); model && get) {
+      if (co_await authorized(ex)) {
+        if (find(*model) == nullptr) {
+          co_await send_error(ex, openai::model_not_found(*model));
+        } else {
+          co_await ex.respond(200, "application/json", openai::model_json(*model, "infergate-sim"));
+        }
+      }
     } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
       if (co_await authorized(ex)) {
         const auto kind = path == "/v1/chat/completions" ? openai::Endpoint::chat : openai::Endpoint::completions;
         co_await complete(ex, kind);
       }
-    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || path == "/v1/chat/completions" ||
-               path == "/v1/completions") {
+    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || openai::model_in_path(path) ||
+               path == "/v1/chat/completions" || path == "/v1/completions") {
       const openai::ApiError error = openai::method_not_allowed(ex.method(), path);
       // The methods the path takes (RFC 9110 section 15.5.6).
       const bool completions = path == "/v1/chat/completions" || path == "/v1/completions";

@@ -69,6 +69,22 @@ test('openai: unknown model is NotFoundError from the gateway', async () => {
   );
 });
 
+test('openai: models.retrieve through the gateway; an unknown one is NotFoundError', async () => {
+  const model = await openai().models.retrieve('gemma-4-31b');
+  assert.equal(model.id, 'gemma-4-31b');
+  assert.equal(model.object, 'model');
+  await assert.rejects(openai().models.retrieve('org/nope'),
+    (err) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found' && /'org\/nope'/.test(err.message));
+});
+
+test('openai: a base URL without /v1 gets a 404 that says so', async () => {
+  const client = new OpenAI({ baseURL: gateway.url, apiKey: 'unused', maxRetries: 0 });
+  await assert.rejects(
+    client.chat.completions.create({ model: 'gemma-4-31b', messages: [{ role: 'user', content: 'x' }] }),
+    (err) => err instanceof OpenAI.NotFoundError && /did you mean \/v1\/chat\/completions/.test(err.message),
+  );
+});
+
 test('openai: a body over the limit is a 413 that names it, not a broken connection', async () => {
   const content = 'x'.repeat(16 << 20);
   await assert.rejects(

@@ -78,6 +78,9 @@ test('openai: a valid key works and sees its rate-limit headers', async () => {
   assert.equal(response.headers.get('x-ratelimit-limit-tokens'), '100000');
   const models = await client(key).models.list();
   assert.deepEqual(models.data.map((m) => m.id), ['gemma']);
+  assert.equal((await client(key).models.retrieve('gemma')).id, 'gemma');
+  // A model the key may not use is one it does not see, as the list shows.
+  await assert.rejects(client(key).models.retrieve('other'), (e) => e instanceof OpenAI.NotFoundError);
 });
 
 test('openai: bad keys raise AuthenticationError, a forbidden model PermissionDeniedError', async () => {

@@ -33,6 +33,7 @@ const client = () => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'unused', ma
 test('lists the served model', async () => {
   const models = await client().models.list();
   assert.deepEqual(models.data.map((m) => m.id), ['gemma-4-31b']);
+  assert.equal((await client().models.retrieve('gemma-4-31b')).owned_by, 'infergate-sim');
 });
 
 test('non-streamed chat completion with usage', async () => {

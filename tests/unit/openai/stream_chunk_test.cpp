@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "openai/model_list.hpp"
 
 namespace infergate::openai {
 namespace {
@@ -67,13 +66,6 @@ TEST(StreamChunk, WholeResponseReadsTheMessage) {
       v));
   EXPECT_EQ(v.text_bytes, 4u);
   EXPECT_EQ(v.finish_reason, "stop");
-}
-
-TEST(ModelList, RoundTripAndOllamaShape) {
-  const std::vector<std::string> ids{"a", "b"};
-  EXPECT_EQ(parse_model_list(model_list_json(ids, "me")), ids);
-  EXPECT_EQ(parse_model_list(R"({"models":[{"name":"llama3"}]})"), std::vector<std::string>{"llama3"});
-  EXPECT_FALSE(parse_model_list("[]"));
 }
 
 TEST(StreamChunk, CollectsTheAnswersTextButNotReasoning) {
