@@ -15,6 +15,7 @@
 /endless  streams a token, then an event of 128 MiB that has no end until the body's
 /http10   answers as an HTTP/1.0 server does: a stream with neither length nor chunks, ended by
           closing the connection
+/strict   refuses a request naming ignore_eos with 400, as OpenAI's API does; streams properly otherwise
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
@@ -54,7 +55,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                 b'"type":"invalid_request_error","code":"body_too_large"}}', {"Connection": "close"})
             self.close_connection = True
             return
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if mode == "strict" and b'"ignore_eos"' in body:
+            self.send_json(400, b'{"error":{"message":"Unrecognized request argument supplied: ignore_eos",'
+                                b'"type":"invalid_request_error","param":null,"code":null}}')
+            return
+        if mode == "strict":
+            mode = "ok"
         if mode == "stall":
             time.sleep(5)
             self.close_connection = True

@@ -411,6 +411,19 @@ class BenchFailures(unittest.TestCase):
         finally:
             fake.close()
 
+    def test_a_server_that_refuses_ignore_eos_names_the_option_that_drops_it(self):
+        fake = FakeUpstream()
+        try:
+            refused = bench("--base-url", fake.url + "/strict", "--requests", "2", "--timeout", "10")
+            taken = bench("--base-url", fake.url + "/strict", "--requests", "2", "--timeout", "10", "--no-ignore-eos")
+        finally:
+            fake.close()
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("2 x http_400", refused.stdout)
+        self.assertIn("Unrecognized request argument supplied: ignore_eos. This server does not take ignore_eos and "
+                      "min_tokens: pass --no-ignore-eos", refused.stdout)
+        self.assertEqual(taken.returncode, 0, taken.stdout + taken.stderr)
+
     def test_non_sse_reply(self):
         r = self.run_against_fake("nonsse")
         self.assertEqual(r.returncode, 1)
