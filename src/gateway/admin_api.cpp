@@ -107,8 +107,8 @@ Reply route(http::Exchange& ex, ControlPlane& control, const RouteTable& routes,
     }
     store.update(id, record->settings);
     control.cache().refresh();
-    return Reply{200, with_warnings(key_json(*store.find(id)), unserved_model_warnings(record->settings,
-                                                                                        routes.model_names()))};
+    return Reply{
+        200, with_warnings(key_json(*store.find(id)), unserved_model_warnings(record->settings, routes.model_names()))};
   }
   if (method == "DELETE") {
     if (!store.revoke(id)) {

@@ -182,9 +182,10 @@ std::vector<std::string> unserved_model_warnings(const KeySettings& settings, st
   std::vector<std::string> warnings;
   for (const std::string& model : settings.models) {
     if (std::find(served.begin(), served.end(), model) == served.end()) {
-      warnings.push_back(fmt::format("this gateway serves no model '{}'{}: the key's calls to it get 404 until one is "
-                                     "configured",
-                                     model, did_you_mean(model, served)));
+      warnings.push_back(
+          fmt::format("this gateway serves no model '{}'{}: the key's calls to it get 404 until one is "
+                      "configured",
+                      model, did_you_mean(model, served)));
     }
   }
   return warnings;

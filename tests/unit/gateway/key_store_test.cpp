@@ -272,7 +272,8 @@ TEST(KeySettingsWarnings, NameEachModelNotServedWithTheClosestServedName) {
   EXPECT_EQ(warnings[0],
             "this gateway serves no model 'llama-3.3-7b' (did you mean 'llama-3.3-70b'?): the key's calls to it get "
             "404 until one is configured");
-  EXPECT_EQ(warnings[1], "this gateway serves no model 'qwen3-32b': the key's calls to it get 404 until one is configured");
+  EXPECT_EQ(warnings[1],
+            "this gateway serves no model 'qwen3-32b': the key's calls to it get 404 until one is configured");
   EXPECT_EQ(with_warnings(R"({"id":"a"})", warnings),
             R"({"id":"a","warnings":["this gateway serves no model 'llama-3.3-7b' (did you mean 'llama-3.3-70b'?): )"
             R"(the key's calls to it get 404 until one is configured","this gateway serves no model 'qwen3-32b': the )"

@@ -18,7 +18,8 @@ TEST(ModelList, RoundTripAndOllamaShape) {
 }
 
 TEST(ModelList, OneModelIsTheObjectTheListHolds) {
-  EXPECT_EQ(model_json("llama-3.3-70b", "me"), R"({"id":"llama-3.3-70b","object":"model","created":0,"owned_by":"me"})");
+  EXPECT_EQ(model_json("llama-3.3-70b", "me"),
+            R"({"id":"llama-3.3-70b","object":"model","created":0,"owned_by":"me"})");
 }
 
 TEST(ModelInPath, ReadsTheIdPercentDecodedSlashesIncluded) {
