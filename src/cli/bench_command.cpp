@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
+#include "core/writable_path.hpp"
 #include "sim/profile.hpp"
 #include "sim/roofline.hpp"
 
@@ -53,6 +54,11 @@ void run_bench(const BenchArgs& args) {
   if (args.endpoint != "chat" && args.endpoint != "completions") {
     throw bench::BenchError("--endpoint must be chat or completions");
   }
+  check_writable(args.json, "--json");
+  check_writable(args.records, "--records");
+  check_writable(args.html, "--html");
+  check_writable(args.markdown, "--markdown");
+  check_writable(args.csv, "--csv");
   bench::stop_on_signals(args.worker_count == 0);
   bench::WorkloadOptions wopts;
   wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;

@@ -380,6 +380,19 @@ class BenchFailures(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("connection refused", r.stderr)
 
+    def test_an_output_path_that_cannot_be_written_stops_the_run_before_it_starts(self):
+        sim = Sim("--speedup", "50")
+        try:
+            folder = tempfile.mkdtemp()
+            for option, path, reason in (("--json", "/nonexistent/s.json", "its folder '/nonexistent' does not exist"),
+                                         ("--records", folder, "it is a folder")):
+                r = bench("--base-url", sim.url, "--requests", "4", "--output-tokens", "3", option, path)
+                self.assertEqual(r.returncode, 2, r.stdout)
+                self.assertIn("%s '%s' cannot be written: %s" % (option, path, reason), r.stderr)
+            self.assertEqual(sim.metrics().get("vllm:request_success_total", 0), 0)  # nothing was run, nor lost
+        finally:
+            sim.close()
+
     def test_wrong_or_missing_api_key_and_the_right_one(self):
         sim = Sim("--speedup", "50", "--api-key", "sekrit")
         try:
