@@ -50,6 +50,47 @@ std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bo
   return c;
 }
 
+// An option that would change nothing in this run is refused, naming what it needs: the user
+// who gave it expected an effect (a cap on requests in flight, a pause between turns) and would
+// otherwise read figures measured without it.
+void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
+  const auto given = [&cmd](const char* name) { return cmd.count(name) > 0; };
+  const bool open_loop = args.rate > 0 || args.find_max_load || args.sweep.starts_with("rate=");
+  const auto refuse = [](const std::string& message) { throw bench::BenchError(message); };
+  if (given("--concurrency") && open_loop) {
+    refuse(
+        "--concurrency sets a closed loop's requests in flight; an open loop (--rate, --find-max-load, "
+        "--sweep rate=...) caps them with --max-concurrency");
+  }
+  for (const char* option : {"--max-concurrency", "--arrival"}) {
+    if (given(option) && !open_loop) {
+      refuse(fmt::format("{} applies to an open loop: give --rate, --find-max-load or --sweep rate=...", option));
+    }
+  }
+  if (given("--prefix-tokens") && args.prefix_groups <= 0) {
+    refuse("--prefix-tokens is the length of each shared prefix: give --prefix-groups N too");
+  }
+  if (given("--think-time") && args.turns < 2) {
+    refuse("--think-time is the pause between a conversation's turns: give --turns 2 or more");
+  }
+  if (given("--rounds") && args.targets.empty()) {
+    refuse("--rounds splits a side-by-side run into interleaved rounds: give --target");
+  }
+  for (const char* option : {"--knee-gain", "--knee-latency-rise"}) {
+    if (given(option) && args.sweep.empty()) {
+      refuse(fmt::format("{} applies to --sweep", option));
+    }
+  }
+  if (given("--sweep-max") && args.sweep != "auto") {
+    refuse("--sweep-max applies to --sweep auto");
+  }
+  for (const char* option : {"--max-load-precision", "--max-load-ceiling"}) {
+    if (given(option) && !args.find_max_load) {
+      refuse(fmt::format("{} applies to --find-max-load", option));
+    }
+  }
+}
+
 void run_bench(const BenchArgs& args) {
   if (args.endpoint != "chat" && args.endpoint != "completions") {
     throw bench::BenchError("--endpoint must be chat or completions");
@@ -379,7 +420,10 @@ void add_bench_command(CLI::App& app) {
                   "US dollars per hour of the endpoint's hardware (cost per million output tokens at the steady-state "
                   "rate)")
       ->check(positive());
-  cmd->callback([a] { run_bench(*a); });
+  cmd->callback([a, cmd] {
+    refuse_options_without_effect(*a, *cmd);
+    run_bench(*a);
+  });
 }
 
 }  // namespace infergate::cli

@@ -393,6 +393,23 @@ class BenchFailures(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_an_option_that_would_change_nothing_is_refused_naming_what_it_needs(self):
+        for args, message in (
+                (("--rate", "5", "--concurrency", "4"), "an open loop (--rate, --find-max-load, --sweep rate=...) caps "
+                                                        "them with --max-concurrency"),
+                (("--max-concurrency", "4",), "--max-concurrency applies to an open loop"),
+                (("--sweep", "concurrency=1,2", "--arrival", "constant"), "--arrival applies to an open loop"),
+                (("--think-time", "1",), "give --turns 2 or more"),
+                (("--prefix-tokens", "64",), "give --prefix-groups N too"),
+                (("--rounds", "4",), "give --target"),
+                (("--knee-gain", "0.2",), "--knee-gain applies to --sweep"),
+                (("--sweep", "concurrency=1,2", "--sweep-max", "8"), "--sweep-max applies to --sweep auto"),
+                (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load")):
+            r = bench("--sim-speedup", "50", "--requests", "2", *args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(message, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)  # refused before anything ran
+
     def test_wrong_or_missing_api_key_and_the_right_one(self):
         sim = Sim("--speedup", "50", "--api-key", "sekrit")
         try:
