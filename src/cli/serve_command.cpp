@@ -85,26 +85,39 @@ void add_serve_command(CLI::App& app) {
       cmd->add_option("--upstream", a->upstreams,
                       "Quick start without a file: upstream base URL, repeatable; serves every model it lists");
   config->excludes(upstream);
+  // The quick start's settings need its --upstream: with --config they would be ignored, and the
+  // user would believe them in force.
+  std::vector<CLI::Option*> quick_start;
   auto* key = cmd->add_option("--upstream-api-key", a->upstream_api_key,
                               "Quick start: bearer key sent to the upstreams (seen by anyone who can list processes)");
-  cmd->add_option("--upstream-api-key-env", a->upstream_api_key_env,
-                  "Quick start: the environment variable that holds the upstreams' bearer key (GROQ_API_KEY, ...)")
-      ->excludes(key);
-  cmd->add_option("--balancer", a->balancer, "Quick start: round_robin, weighted, least_in_flight or lowest_latency")
-      ->check(CLI::IsMember({"round_robin", "weighted", "least_in_flight", "lowest_latency"}))
-      ->capture_default_str();
-  cmd->add_option("--max-attempts", a->max_attempts, "Quick start: attempts per request before giving up")
-      ->check(CLI::Range(1, 20))
-      ->capture_default_str();
-  cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Quick start: upstream connect timeout")
-      ->check(positive())
-      ->capture_default_str();
-  cmd->add_option("--first-byte-timeout-ms", a->first_byte_timeout_ms, "Quick start: request sent -> response head")
-      ->check(positive())
-      ->capture_default_str();
-  cmd->add_option("--idle-timeout-ms", a->idle_timeout_ms, "Quick start: longest silence mid-response")
-      ->check(positive())
-      ->capture_default_str();
+  quick_start.push_back(key);
+  quick_start.push_back(
+      cmd->add_option("--upstream-api-key-env", a->upstream_api_key_env,
+                      "Quick start: the environment variable that holds the upstreams' bearer key (GROQ_API_KEY, ...)")
+          ->excludes(key));
+  quick_start.push_back(cmd->add_option("--balancer", a->balancer,
+                                        "Quick start: round_robin, weighted, least_in_flight or lowest_latency")
+                            ->check(CLI::IsMember({"round_robin", "weighted", "least_in_flight", "lowest_latency"}))
+                            ->capture_default_str());
+  quick_start.push_back(
+      cmd->add_option("--max-attempts", a->max_attempts, "Quick start: attempts per request before giving up")
+          ->check(CLI::Range(1, 20))
+          ->capture_default_str());
+  quick_start.push_back(
+      cmd->add_option("--connect-timeout-ms", a->connect_timeout_ms, "Quick start: upstream connect timeout")
+          ->check(positive())
+          ->capture_default_str());
+  quick_start.push_back(
+      cmd->add_option("--first-byte-timeout-ms", a->first_byte_timeout_ms, "Quick start: request sent -> response head")
+          ->check(positive())
+          ->capture_default_str());
+  quick_start.push_back(
+      cmd->add_option("--idle-timeout-ms", a->idle_timeout_ms, "Quick start: longest silence mid-response")
+          ->check(positive())
+          ->capture_default_str());
+  for (CLI::Option* option : quick_start) {
+    option->needs(upstream);
+  }
   cmd->add_option("--host", a->host, "Address to listen on (default 127.0.0.1, or the file's server.host)");
   cmd->add_option("--port", a->port, "Port; 0 picks a free one. The base URL is printed first");
   cmd->add_option("--threads", a->threads, "I/O threads (0: one per core)")->check(non_negative());

@@ -198,3 +198,15 @@ class QuickStartKeys(unittest.TestCase):
                               "--upstream-api-key-env", "IG_TEST_NOT_SET"], capture_output=True, text=True, timeout=30)
         self.assertNotEqual(run.returncode, 0)
         self.assertIn("IG_TEST_NOT_SET is not set", run.stderr)
+
+    def test_quick_start_settings_beside_a_config_file_are_refused_not_ignored(self):
+        config = os.path.join(tempfile.mkdtemp(), "g.yaml")
+        with open(config, "w") as f:
+            f.write("providers:\n  sim: {base_url: '%s/v1'}\nmodels:\n  m: {deployments: [{provider: sim, model: x}]}\n"
+                    % self.sim.url)
+        for option, value in (("--balancer", "round_robin"), ("--max-attempts", "5"), ("--idle-timeout-ms", "10"),
+                              ("--upstream-api-key-env", "HOME")):
+            run = subprocess.run([BIN, "serve", "--port", "0", "--config", config, option, value],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertNotEqual(run.returncode, 0, option)
+            self.assertIn("%s requires --upstream" % option, run.stderr)
