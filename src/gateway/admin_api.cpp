@@ -5,6 +5,10 @@
 
 #include <array>
 #include <span>
+#include <string>
+#include <variant>
+
+#include "gateway/usage_query.hpp"
 
 namespace infergate::gateway {
 
@@ -26,27 +30,17 @@ Reply not_allowed(std::string_view method, std::string_view path, std::string_vi
   return Reply{405, openai::method_not_allowed(method, path).to_json(), allow};
 }
 
-// The value of `name` in the request's query string ("" when absent; no percent-decoding: ids and
-// model names are plain).
-std::string query_value(std::string_view target, std::string_view name) {
-  const std::size_t q = target.find('?');
-  std::string_view query = q == std::string_view::npos ? std::string_view{} : target.substr(q + 1);
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    if (pair.size() > name.size() && pair.starts_with(name) && pair[name.size()] == '=') {
-      return std::string(pair.substr(name.size() + 1));
-    }
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-  }
-  return {};
-}
-
 Reply usage(http::Exchange& ex, ControlPlane& control) {
+  const std::string_view target = ex.target();
+  const std::size_t q = target.find('?');
+  const auto query = parse_usage_query(q == std::string_view::npos ? std::string_view{} : target.substr(q + 1));
+  if (const std::string* problem = std::get_if<std::string>(&query)) {
+    return error(400, *problem);
+  }
   control.ledger().flush();  // the report includes every request finished so far
   std::string body = R"({"object":"list","data":[)";
   bool first = true;
-  for (const UsageGroup& g : control.ledger().usage(query_value(ex.target(), "key_id"))) {
+  for (const UsageGroup& g : control.ledger().usage(std::get<UsageFilter>(query))) {
     body += first ? "" : ",";
     first = false;
     fmt::format_to(std::back_inserter(body),

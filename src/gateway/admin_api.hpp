@@ -5,7 +5,8 @@
 //   GET    /admin/keys/ID    one key
 //   PATCH  /admin/keys/ID    change settings (the fields given; null clears a limit)
 //   DELETE /admin/keys/ID    revoke
-//   GET    /admin/usage[?key_id=ID]  requests, tokens and cost by key, model and UTC day
+//   GET    /admin/usage[?key_id=&model=&since=&until=]  requests, tokens and cost by key, model
+//                            and UTC day (gateway/usage_query.hpp)
 // Each call is a blocking SQLite round trip on the I/O thread: admin calls are rare, and a
 // change is read back into this process's key cache at once.
 #include <boost/asio/awaitable.hpp>

@@ -459,12 +459,16 @@ void Ledger::add_to_disk(const decltype(Batch::sums)& sums) {
   }
 }
 
-std::vector<UsageGroup> Ledger::usage(const std::string& key_id) {
+std::vector<UsageGroup> Ledger::usage(const UsageFilter& filter) {
   const std::lock_guard lock(reader_mutex_);
   Statement s(reader_,
               "SELECT key_id, model, day, requests, prompt_tokens, completion_tokens, cost_usd FROM ledger_daily"
-              " WHERE ?1 = '' OR key_id = ?1 ORDER BY day, key_id, model");
-  s.bind(1, key_id);
+              " WHERE (?1 = '' OR key_id = ?1) AND (?2 = '' OR model = ?2) AND (?3 = '' OR day >= ?3)"
+              " AND (?4 = '' OR day <= ?4) ORDER BY day, key_id, model");
+  s.bind(1, filter.key_id);
+  s.bind(2, filter.model);
+  s.bind(3, filter.since);
+  s.bind(4, filter.until);
   std::vector<UsageGroup> out;
   while (s.step()) {
     out.push_back(UsageGroup{s.text(0), s.text(1), s.text(2), s.integer(3).value_or(0), s.integer(4).value_or(0),

@@ -44,6 +44,14 @@ struct UsageGroup {
   double cost_usd = 0;
 };
 
+// Which daily sums a usage report covers; an empty field does not filter.
+struct UsageFilter {
+  std::string key_id;
+  std::string model;
+  std::string since;  // UTC day, YYYY-MM-DD, inclusive
+  std::string until;  // UTC day, YYYY-MM-DD, inclusive
+};
+
 struct LedgerStats {
   std::uint64_t rows_written = 0;    // in the journal and the sums
   std::uint64_t rows_queued = 0;     // handed over, not yet written
@@ -72,8 +80,8 @@ class Ledger {
   // Writes every queued row now.
   void flush();
 
-  // Aggregates by key, model and UTC day; `key_id` empty: every key.
-  std::vector<UsageGroup> usage(const std::string& key_id);
+  // Aggregates by key, model and UTC day, those `filter` lets through.
+  std::vector<UsageGroup> usage(const UsageFilter& filter = {});
 
   // What `key_id` spends, at an address that stays as long as the ledger: in(period) is the sums
   // as of the last refresh_spend() plus this process's rows those sums lack (queued, or written

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "core/utf8_text.hpp"
+#include "http/percent_decode.hpp"
 
 namespace infergate::openai {
 
@@ -12,19 +13,6 @@ namespace {
 
 json::object model_object(std::string_view id, std::string_view owned_by) {
   return json::object{{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", owned_by}};
-}
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
 }
 
 }  // namespace
@@ -47,23 +35,12 @@ std::optional<std::string> model_in_path(std::string_view path) {
     return std::nullopt;
   }
   const std::string_view written = path.substr(kPrefix.size());
-  std::string id;
-  id.reserve(written.size());
-  for (std::size_t i = 0; i < written.size(); ++i) {
-    if (written[i] != '%') {
-      id += written[i];
-      continue;
-    }
-    const int high = i + 2 < written.size() ? hex_value(written[i + 1]) : -1;
-    const int low = high >= 0 ? hex_value(written[i + 2]) : -1;
-    if (low < 0) {
-      return std::string(written);
-    }
-    id += static_cast<char>(high * 16 + low);
-    i += 2;
+  const std::optional<std::string> id = http::percent_decode(written);
+  if (!id) {
+    return std::string(written);
   }
   // Bytes that are no UTF-8 name no model, and an answer naming them must stay valid JSON.
-  return valid_utf8(id) == id ? id : std::string(written);
+  return valid_utf8(*id) == *id ? *id : std::string(written);
 }
 
 std::optional<std::vector<std::string>> parse_model_list(std::string_view body) {

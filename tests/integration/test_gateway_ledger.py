@@ -152,6 +152,7 @@ class Ledger(unittest.TestCase):
         self.assertEqual(self.ledger_metrics()["infergate_ledger_rows_queued"], 0)
 
     def test_usage_report_equals_what_the_clients_received(self):
+        first_day = time.strftime("%Y-%m-%d", time.gmtime())  # UTC, before any row is written
         a = self.create_key(name="a")
         b = self.create_key(name="b")
         received = {a["id"]: [0, 0], b["id"]: [0, 0]}
@@ -168,6 +169,13 @@ class Ledger(unittest.TestCase):
             self.assertEqual((g["prompt_tokens"], g["completion_tokens"]), (prompt, completion))
             self.assertAlmostEqual(g["cost_usd"], (prompt * PRICE_IN + completion * PRICE_OUT) / 1e6, places=9)
         self.assertEqual([g["key_id"] for g in self.usage("?key_id=" + a["id"], 3)], [a["id"]])
+        self.assertEqual(sum(g["requests"] for g in self.usage("?model=gemma&since=" + first_day, 6)), 6)
+        status, body = self.call("GET", "/admin/usage?since=2000-01-01&until=2000-01-02")
+        self.assertEqual((status, json.loads(body)["data"]), (200, []))
+        # A filter the report does not know is refused, not ignored (the answer would be every row).
+        status, body = self.call("GET", "/admin/usage?start_date=" + first_day)
+        self.assertEqual(status, 400)
+        self.assertIn("unknown query parameter 'start_date'", json.loads(body)["error"]["message"])
         self.assertEqual(self.call("GET", "/admin/usage", key=a["key"])[0], 401)
 
     def test_a_key_over_budget_gets_insufficient_quota(self):

@@ -103,10 +103,10 @@ TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
   ledger.append(row("a", "m1", 20, 5, 0.25));
   ledger.append(row("a", "m2", 1, 1, 0));
   ledger.append(row("b", "m1", 7, 3, 1.0));
-  EXPECT_TRUE(ledger.usage("").empty());  // queued, not yet written
+  EXPECT_TRUE(ledger.usage().empty());  // queued, not yet written
   ledger.flush();
   EXPECT_EQ(ledger.rows_written(), 4u);
-  const auto all = ledger.usage("");
+  const auto all = ledger.usage();
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].key_id, "a");
   EXPECT_EQ(all[0].model, "m1");
@@ -115,7 +115,27 @@ TEST_F(LedgerTest, AggregatesByKeyModelAndDay) {
   EXPECT_EQ(all[0].completion_tokens, 10);
   EXPECT_DOUBLE_EQ(all[0].cost_usd, 0.75);
   EXPECT_EQ(all[0].day.size(), 10u);  // YYYY-MM-DD
-  EXPECT_EQ(ledger.usage("b").size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "b"}).size(), 1u);
+}
+
+TEST_F(LedgerTest, AReportCoversTheKeyModelAndDaysItIsAskedFor) {
+  Ledger ledger(path, journal, std::chrono::hours(1));
+  constexpr std::int64_t kDay = 86'400'000;
+  const std::int64_t jan1 = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  for (int day = 0; day < 3; ++day) {
+    ledger.append(row("a", "m1", 1, 1, 0, jan1 + day * kDay));
+    ledger.append(row("a", "m2", 1, 1, 0, jan1 + day * kDay));
+    ledger.append(row("b", "m1", 1, 1, 0, jan1 + day * kDay));
+  }
+  ledger.flush();
+  EXPECT_EQ(ledger.usage().size(), 9u);
+  EXPECT_EQ(ledger.usage({.model = "m1"}).size(), 6u);
+  const auto days = ledger.usage({.key_id = "a", .model = "m2", .since = "2026-01-02", .until = "2026-01-03"});
+  ASSERT_EQ(days.size(), 2u);
+  EXPECT_EQ(days[0].day, "2026-01-02");
+  EXPECT_EQ(days[1].day, "2026-01-03");
+  EXPECT_EQ(ledger.usage({.since = "2026-01-03"}).size(), 3u);
+  EXPECT_EQ(ledger.usage({.until = "2026-01-01"}).size(), 3u);
 }
 
 // A batch adds a row to the group of the row before without looking it up when the day, key and
@@ -140,7 +160,7 @@ TEST_F(LedgerTest, RowsInterleavedAcrossKeysModelsAndDaysCountInTheirOwnGroup) {
   }
   ledger.flush();
   std::map<std::tuple<std::string, std::string, std::string>, std::int64_t> got;
-  for (const UsageGroup& g : ledger.usage("")) {
+  for (const UsageGroup& g : ledger.usage()) {
     got[{g.key_id, g.model, g.day}] = g.prompt_tokens;
   }
   EXPECT_EQ(got, expected);
@@ -163,7 +183,7 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   std::int64_t requests = 0;
   std::int64_t prompt = 0;
   std::int64_t completion = 0;
-  for (const auto& group : ledger.usage("")) {
+  for (const auto& group : ledger.usage()) {
     requests += group.requests;
     prompt += group.prompt_tokens;
     completion += group.completion_tokens;
@@ -171,8 +191,8 @@ TEST_F(LedgerTest, LargeBatchesAreWrittenWholeEveryRowWithItsOwnValues) {
   EXPECT_EQ(requests, 75);
   EXPECT_EQ(prompt, prompt_sum);
   EXPECT_EQ(completion, 2 * prompt_sum);
-  ASSERT_EQ(ledger.usage("odd").size(), 1u);
-  EXPECT_EQ(ledger.usage("odd")[0].requests, 37);
+  ASSERT_EQ(ledger.usage({.key_id = "odd"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "odd"})[0].requests, 37);
   const auto rows = journal_rows();
   ASSERT_EQ(rows.size(), 75u);
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -224,9 +244,9 @@ TEST_F(LedgerTest, RowsAWriterAppendedButDidNotLiveToCountAreCountedByTheNextWri
   Ledger next(path, journal, std::chrono::hours(1));
   next.append(row("k", "m", 5, 5, 5000.0));
   next.flush();
-  ASSERT_EQ(next.usage("k").size(), 1u);
-  EXPECT_EQ(next.usage("k")[0].requests, 4);
-  EXPECT_EQ(next.usage("k")[0].prompt_tokens, 116);
+  ASSERT_EQ(next.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(next.usage({.key_id = "k"})[0].requests, 4);
+  EXPECT_EQ(next.usage({.key_id = "k"})[0].prompt_tokens, 116);
   next.refresh_spend();
   EXPECT_DOUBLE_EQ(next.slot("k").in(BudgetPeriod::total), 5111.0);
   const auto rows = journal_rows();  // the half line is gone: every line parses
@@ -243,12 +263,12 @@ TEST_F(LedgerTest, AJournalRotatedAwayStartsAfreshAndTheSumsGoOn) {
   ledger.append(row("k", "m", 1, 1, 1.0));
   ledger.flush();
   EXPECT_EQ(journal_rows().size(), 1u);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 3);
   ledger.append(row("k", "m", 1, 1, 1.0));
   ledger.flush();
   EXPECT_EQ(journal_rows().size(), 2u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 4);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 4);
 }
 
 // A full batch wakes the ledger's thread at once, but after a write that failed it waits for the
@@ -281,7 +301,7 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   LedgerStats stats = ledger.stats();
   EXPECT_EQ(stats.rows_queued, 1u);
   EXPECT_EQ(stats.write_failures, 1u);
-  EXPECT_TRUE(ledger.usage("k").empty());
+  EXPECT_TRUE(ledger.usage({.key_id = "k"}).empty());
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2.0);
   std::filesystem::create_directories(dir / "not-yet");
   ledger.flush();
@@ -290,8 +310,8 @@ TEST_F(LedgerTest, AFailedWriteKeepsItsRowsQueuedAndWritesThemOnceLater) {
   EXPECT_EQ(stats.rows_written, 1u);
   EXPECT_EQ(stats.rows_queued, 0u);
   EXPECT_EQ(stats.write_failures, 1u);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 1);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 1);
   ledger.refresh_spend();
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2.0);
 }
@@ -311,23 +331,23 @@ TEST_F(LedgerTest, RowsAFailedWriteCouldNotCutBackOffTheJournalAreCountedOnceAnd
   ledger.append(row("k", "m", 100, 100, 100.0));
   EXPECT_THROW(ledger.flush(), std::runtime_error);
   EXPECT_EQ(journal_rows().size(), 3u);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 1);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 1);
   EXPECT_EQ(ledger.stats().rows_queued, 0u);
   EXPECT_EQ(ledger.stats().write_failures, 1u);
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 111.0);
 
   db.exec("DROP TRIGGER refuse");
   ledger.flush();  // nothing new to write: the next interval counts what the journal holds
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 3);
   EXPECT_EQ(journal_rows().size(), 3u);
   ledger.append(row("k", "m", 1000, 1000, 1000.0));
   ledger.flush();
   EXPECT_EQ(journal_rows().size(), 4u);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 4);
-  EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 1111);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 4);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].prompt_tokens, 1111);
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 1111.0);
   ledger.refresh_spend();
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 1111.0);
@@ -365,9 +385,9 @@ TEST_F(LedgerTest, AnAppendCutShortThatCannotBeCutBackQueuesAgainOnlyTheRowsNotI
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].prompt_tokens, 10);
   EXPECT_EQ(rows[2].prompt_tokens, 100);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 3);
-  EXPECT_EQ(ledger.usage("k")[0].prompt_tokens, 111);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 3);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].prompt_tokens, 111);
   EXPECT_EQ(ledger.stats().rows_queued, 0u);
   ledger.refresh_spend();
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::total), 111.0);
@@ -386,8 +406,8 @@ TEST_F(LedgerTest, AFlushOfSeveralTransactionsWritesAndCountsEveryRowOnce) {
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2500.0);
   ledger.refresh_spend();
   EXPECT_DOUBLE_EQ(ledger.slot("k").in(BudgetPeriod::day), 2500.5);
-  ASSERT_EQ(ledger.usage("k").size(), 1u);
-  EXPECT_EQ(ledger.usage("k")[0].requests, 2501);
+  ASSERT_EQ(ledger.usage({.key_id = "k"}).size(), 1u);
+  EXPECT_EQ(ledger.usage({.key_id = "k"})[0].requests, 2501);
   EXPECT_EQ(journal_rows().size(), 2501u);
 }
 
@@ -535,7 +555,7 @@ TEST_F(LedgerTest, DestructionWritesWhatIsQueuedAndTheBackgroundThreadWritesOnIt
     ledger.append(row("a", "m", 1, 1, 0));
   }
   Ledger reopened(path, journal, std::chrono::milliseconds(20));
-  EXPECT_EQ(reopened.usage("").size(), 1u);
+  EXPECT_EQ(reopened.usage({.key_id = ""}).size(), 1u);
   reopened.append(row("a", "m", 1, 1, 0));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (reopened.rows_written() == 0 && std::chrono::steady_clock::now() < deadline) {
@@ -562,13 +582,13 @@ TEST_F(LedgerTest, TheRowsOfALedgerFromBeforeTheJournalAreCarriedOverOnce) {
   }
   for (int open = 0; open < 2; ++open) {  // a second start carries nothing over again
     Ledger ledger(path, journal, std::chrono::hours(1));
-    const auto a = ledger.usage("a");
+    const auto a = ledger.usage({.key_id = "a"});
     ASSERT_EQ(a.size(), 1u);
     EXPECT_EQ(a[0].requests, 2);
     EXPECT_EQ(a[0].prompt_tokens, 30);
     EXPECT_DOUBLE_EQ(a[0].cost_usd, 4.0);
-    ASSERT_EQ(ledger.usage("b").size(), 1u);
-    EXPECT_EQ(ledger.usage("b")[0].day, "1970-01-01");
+    ASSERT_EQ(ledger.usage({.key_id = "b"}).size(), 1u);
+    EXPECT_EQ(ledger.usage({.key_id = "b"})[0].day, "1970-01-01");
     EXPECT_DOUBLE_EQ(ledger.slot("a").in(BudgetPeriod::day), 4.0);
     EXPECT_DOUBLE_EQ(ledger.slot("b").in(BudgetPeriod::total), 7.0);
     EXPECT_DOUBLE_EQ(ledger.slot("b").in(BudgetPeriod::month), 0.0);
