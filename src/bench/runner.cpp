@@ -521,14 +521,6 @@ T run_on_fresh_context(std::function<awaitable<T>()> body) {
 
 }  // namespace
 
-http::Url target_base(std::string_view url) {
-  http::Url base = http::parse_url(url);
-  if (!base.path.ends_with("/v1")) {
-    base.path += "/v1";
-  }
-  return base;
-}
-
 std::vector<std::string> list_models(const Target& target) {
   return run_on_fresh_context<std::vector<std::string>>([&] { return fetch_models(target); });
 }

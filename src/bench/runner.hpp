@@ -51,9 +51,6 @@ class BenchError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Normalises a base URL: appends /v1 unless the path already ends with it.
-http::Url target_base(std::string_view url);
-
 // GET /v1/models. Throws BenchError with a message a user can act on.
 std::vector<std::string> list_models(const Target& target);
 

@@ -67,10 +67,7 @@ void read_providers(YamlReader& r, const YAML::Node& node, std::map<std::string,
       r.problem(p, field + ".base_url", "is required");
     } else if (auto url = r.text(p["base_url"], field + ".base_url")) {
       try {
-        provider.base = http::parse_url(*url);
-        if (!provider.base.path.ends_with("/v1")) {
-          provider.base.path += "/v1";
-        }
+        provider.base = http::parse_api_base(*url);
       } catch (const std::invalid_argument& e) {
         r.problem(p["base_url"], field + ".base_url", e.what());
       }

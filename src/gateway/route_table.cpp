@@ -112,10 +112,7 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
   auto table = std::make_shared<RouteTable>();
   std::string problems;
   for (const auto& upstream : upstreams) {
-    http::Url base = http::parse_url(upstream.url);
-    if (!base.path.ends_with("/v1")) {
-      base.path += "/v1";
-    }
+    const http::Url base = http::parse_api_base(upstream.url);
     net::io_context io{1};
     auto future =
         net::co_spawn(io, list_upstream_models(base, upstream.api_key, settings.connect_timeout), net::use_future);

@@ -410,6 +410,11 @@ class BenchFailures(unittest.TestCase):
             self.assertIn(message, r.stderr, args)
             self.assertEqual(r.stdout, "", args)  # refused before anything ran
 
+    def test_an_endpoints_url_given_as_the_base_url_names_the_base(self):
+        r = bench("--base-url", "http://127.0.0.1:%d/v1/chat/completions" % free_port(), "--requests", "1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is the chat/completions endpoint's URL; give the API's base URL: http://127.0.0.1:", r.stderr)
+
     def test_wrong_or_missing_api_key_and_the_right_one(self):
         sim = Sim("--speedup", "50", "--api-key", "sekrit")
         try:

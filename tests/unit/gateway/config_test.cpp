@@ -136,6 +136,22 @@ TEST(Config, EveryProblemIsReportedAtOnceWithItsLine) {
   }
 }
 
+TEST(Config, AProvidersEndpointUrlIsRefusedNamingItsBase) {
+  try {
+    parse_config(
+        "providers:\n  v: {base_url: 'http://127.0.0.1:8000/v1/chat/completions'}\n"
+        "models:\n  m: {deployments: [{provider: v, model: x}]}\n",
+        "g.yaml", &kEnv);
+    FAIL() << "accepted an endpoint's URL as a base URL";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.yaml:2:17: providers.v.base_url: 'http://127.0.0.1:8000/v1/chat/"
+                                         "completions' is the chat/completions endpoint's URL; give the API's "
+                                         "base URL: http://127.0.0.1:8000/v1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Config, RequiredSectionsAndSyntaxErrors) {
   EXPECT_THROW(parse_config("models: {}\n", "g.yaml", &kEnv), ConfigError);
   EXPECT_THROW(parse_config("- just a list\n", "g.yaml", &kEnv), ConfigError);

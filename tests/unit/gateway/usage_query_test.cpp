@@ -31,8 +31,9 @@ TEST(UsageQuery, ReadsEachFilterPercentDecoded) {
 TEST(UsageQuery, RefusesWhatItWouldOtherwiseIgnore) {
   EXPECT_EQ(problem("start_date=2026-01-01"),
             "unknown query parameter 'start_date'; /admin/usage takes key_id, model, since and until");
-  EXPECT_EQ(problem("models=x"),
-            "unknown query parameter 'models' (did you mean 'model'?); /admin/usage takes key_id, model, since and until");
+  EXPECT_EQ(
+      problem("models=x"),
+      "unknown query parameter 'models' (did you mean 'model'?); /admin/usage takes key_id, model, since and until");
   EXPECT_EQ(problem("model=a&model=b"), "'model' is given twice");
   EXPECT_EQ(problem("key_id=a%2"), "'key_id' has a '%' not followed by two hex digits");
   EXPECT_EQ(problem("since=2026-1-2"), "'since' must be a UTC day, YYYY-MM-DD; got '2026-1-2'");
