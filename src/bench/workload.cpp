@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -39,6 +40,15 @@ std::string_view string_field(const json::object& object, std::string_view key) 
 }
 
 // The first non-space character: '[' opens a ShareGPT JSON array, anything else is JSONL.
+// Skips the UTF-8 byte order mark that editors on Windows put at a file's start.
+void skip_byte_order_mark(std::istream& in) {
+  char mark[3] = {};
+  if (!in.read(mark, 3) || mark[0] != '\xEF' || mark[1] != '\xBB' || mark[2] != '\xBF') {
+    in.clear();
+    in.seekg(0);
+  }
+}
+
 char first_char(std::istream& in) {
   char c = 0;
   while (in.get(c)) {
@@ -52,6 +62,17 @@ char first_char(std::istream& in) {
 }
 
 }  // namespace
+
+std::string describe_lengths(const WorkloadOptions& options) {
+  if (options.prompts_file) {
+    return fmt::format("prompts from {}, output {} tokens where the file gives no length",
+                       std::filesystem::path(*options.prompts_file).filename().string(), options.output.to_string());
+  }
+  const std::string prefix = options.prefix_groups > 0 ? fmt::format(" after a {}-token shared prefix ({} groups)",
+                                                                     options.prefix_tokens, options.prefix_groups)
+                                                       : "";
+  return fmt::format("input {}{} / output {} tokens", options.input.to_string(), prefix, options.output.to_string());
+}
 
 Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   if (options_.turns < 1) {
@@ -83,6 +104,7 @@ void Workload::load(const std::string& path) {
   if (!in) {
     throw std::runtime_error(fmt::format("cannot open prompts file '{}'", path));
   }
+  skip_byte_order_mark(in);
   if (first_char(in) == '[') {
     load_sharegpt(path, in);
   } else {

@@ -33,6 +33,10 @@ struct WorkloadOptions {
   std::uint64_t seed = 1;
 };
 
+// "input 512 / output 128 tokens", as a run's heading says what it sends; with a prompts file,
+// where the lengths come from instead, and with shared prefixes, their length.
+std::string describe_lengths(const WorkloadOptions& options);
+
 struct PreparedRequest {
   std::string body;
   int input_tokens = 0;   // requested: words of every message sent (the simulator's tokens)

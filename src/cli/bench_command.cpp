@@ -196,7 +196,7 @@ void run_bench(const BenchArgs& args) {
     if (slos.empty() || !args.sweep.empty()) {
       throw bench::BenchError("--find-max-load needs --slo (and no --sweep)");
     }
-    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
+    fmt::print("{}, {}\n", plan.heading, bench::describe_lengths(wopts));
     int interrupted_by = 0;
     const boost::json::object max_load = find_max_load(plan, interrupted_by);
     emit_result(plan, nullptr, {{"max_load", max_load}});
@@ -207,7 +207,7 @@ void run_bench(const BenchArgs& args) {
     return;
   }
   if (!args.sweep.empty()) {
-    fmt::print("{}, input {} / output {} tokens\n", plan.heading, wopts.input.to_string(), wopts.output.to_string());
+    fmt::print("{}, {}\n", plan.heading, bench::describe_lengths(wopts));
     int interrupted_by = 0;
     const boost::json::object sweep = run_sweep(plan, interrupted_by);
     emit_result(plan, nullptr, {{"sweep", sweep}});

@@ -92,8 +92,7 @@ void single_run(const Plan& plan) {
   const int stopped = m.result.interrupted_by;
   bench::print_summary_table(
       stdout, m.summary,
-      fmt::format("{}, {}, input {} / output {} tokens{}", plan.heading, load_shape(plan.load),
-                  plan.workload_options.input.to_string(), plan.workload_options.output.to_string(),
+      fmt::format("{}, {}, {}{}", plan.heading, load_shape(plan.load), bench::describe_lengths(plan.workload_options),
                   stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""));
   bench::print_steady_state(stdout, m.steady);
   if (plan.roofline) {
@@ -138,8 +137,8 @@ void single_run(const Plan& plan) {
 // into the next.
 void repeated_runs(const Plan& plan) {
   const int runs = plan.args.runs;
-  fmt::print("{}, {}, input {} / output {} tokens, {} runs\n", plan.heading, load_shape(plan.load),
-             plan.workload_options.input.to_string(), plan.workload_options.output.to_string(), runs);
+  fmt::print("{}, {}, {}, {} runs\n", plan.heading, load_shape(plan.load),
+             bench::describe_lengths(plan.workload_options), runs);
   std::vector<bench::BenchSummary> summaries;
   std::vector<double> steady_rates;
   std::vector<bench::RequestRecord> records;

@@ -156,8 +156,8 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   const int rounds = static_cast<int>(
       load.requests > 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(args.rounds), load.requests)
                         : args.rounds);
-  fmt::print("infergate bench: {} targets side by side, {} rounds, input {} / output {} tokens\n", sides.size(), rounds,
-             workload.input.to_string(), workload.output.to_string());
+  fmt::print("infergate bench: {} targets side by side, {} rounds, {}\n", sides.size(), rounds,
+             bench::describe_lengths(workload));
   // A B C, then C B A, ...: each target runs as often early as late, so drift in the machine or
   // the network lands on all of them alike.
   int stopped = 0;

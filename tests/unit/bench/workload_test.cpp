@@ -207,5 +207,30 @@ TEST(Workload, ShareGptLinesInJsonlAndABadArray) {
   std::remove(empty.c_str());
 }
 
+// Editors on Windows start a UTF-8 file with a byte order mark; JSONL and ShareGPT files alike.
+TEST(Workload, APromptsFileMayStartWithAByteOrderMark) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.prompts_file = write_file("bom.jsonl", "\xEF\xBB\xBF{\"prompt\": \"one two\"}\r\n{\"prompt\": \"three\"}\r\n");
+  EXPECT_EQ(Workload(o).make(0).input_tokens, 2);
+  o.prompts_file = write_file("bom.json",
+                              "\xEF\xBB\xBF[{\"conversations\": [{\"from\": \"human\", \"value\": \"a b c\"}, "
+                              "{\"from\": \"gpt\", \"value\": \"d e\"}]}]");
+  EXPECT_EQ(Workload(o).make(0).output_tokens, 2);
+}
+
+TEST(Workload, TheLengthsDescribedAreThoseSent) {
+  WorkloadOptions o;
+  o.input = LengthDistribution::fixed(100);
+  o.output = LengthDistribution::fixed(20);
+  EXPECT_EQ(describe_lengths(o), "input 100 / output 20 tokens");
+  o.prefix_groups = 4;
+  o.prefix_tokens = 64;
+  EXPECT_EQ(describe_lengths(o), "input 100 after a 64-token shared prefix (4 groups) / output 20 tokens");
+  o.prefix_groups = 0;
+  o.prompts_file = "/data/sharegpt.json";
+  EXPECT_EQ(describe_lengths(o), "prompts from sharegpt.json, output 20 tokens where the file gives no length");
+}
+
 }  // namespace
 }  // namespace infergate::bench
