@@ -112,15 +112,28 @@ void list(const KeysArgs& args) {
     return;
   }
   auto limit = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
-  fmt::print("{:<13} {:<16} {:<20} {:>8} {:>9} {:>8} {:<8}\n", "id", "name", "models", "rpm", "tpm", "parallel",
-             "state");
+  auto budget = [](const gateway::KeySettings& s) {
+    return s.budget_usd ? fmt::format("${:.2f}/{}", *s.budget_usd, gateway::to_string(s.budget_period))
+                        : std::string("-");
+  };
+  auto expires = [](const gateway::KeySettings& s) {
+    if (!s.expires_at) {
+      return std::string("-");
+    }
+    const auto when = static_cast<std::time_t>(*s.expires_at);
+    std::tm utc{};
+    gmtime_r(&when, &utc);
+    return fmt::format("{:04}-{:02}-{:02}", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday);
+  };
+  fmt::print("{:<13} {:<16} {:<20} {:>8} {:>9} {:>8} {:>14} {:<10} {:<8}\n", "id", "name", "models", "rpm", "tpm",
+             "parallel", "budget", "expires", "state");
   const auto now = static_cast<std::int64_t>(std::time(nullptr));
   for (const auto& k : keys) {
     const auto& s = k.settings;
     const std::string models = s.models.empty() ? "*" : fmt::format("{}", fmt::join(s.models, ","));
     const char* state = k.revoked_at ? "revoked" : k.expired(now) ? "expired" : "active";
-    fmt::print("{:<13} {:<16} {:<20} {:>8} {:>9} {:>8} {:<8}\n", k.id, s.name, models, limit(s.rpm), limit(s.tpm),
-               limit(s.max_parallel), state);
+    fmt::print("{:<13} {:<16} {:<20} {:>8} {:>9} {:>8} {:>14} {:<10} {:<8}\n", k.id, s.name, models, limit(s.rpm),
+               limit(s.tpm), limit(s.max_parallel), budget(s), expires(s), state);
   }
 }
 

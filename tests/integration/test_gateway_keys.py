@@ -162,6 +162,17 @@ class Keys(unittest.TestCase):
         self.assertEqual((made.returncode, made.stderr), (0, ""))
         self.assertNotIn("warnings", json.loads(made.stdout))
 
+    def test_the_cli_list_shows_each_keys_limits_budget_and_expiry(self):
+        made = keys_cli("create", "--db", self.db, "--name", "capped", "--rpm", "60", "--budget-usd", "5",
+                        "--budget-period", "day", "--expires-in-days", "1")
+        self.assertEqual(made.returncode, 0, made.stderr)
+        listed = keys_cli("list", "--db", self.db)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        header, row = listed.stdout.splitlines()[:2]
+        self.assertEqual(header.split(), ["id", "name", "models", "rpm", "tpm", "parallel", "budget", "expires", "state"])
+        tomorrow = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 86400))
+        self.assertEqual(row.split()[1:], ["capped", "*", "60", "-", "-", "$5.00/day", tomorrow, "active"])
+
     def test_rpm_limit_with_openai_headers(self):
         inside_one_window()
         key = self.create(rpm=3)["key"]
