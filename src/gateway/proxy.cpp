@@ -377,6 +377,9 @@ std::unique_ptr<Refusal> Proxy::screen(http::Exchange& ex, Context& ctx) {
     ctx.key = std::get<std::shared_ptr<const KeyRecord>>(std::move(auth));
   }
   if (auto error = openai::parse_request_view(ex.body(), ctx.view)) {
+    if (auto encoded = openai::encoded_body(ex.header("Content-Encoding"))) {
+      return std::make_unique<Refusal>(Refusal{std::move(*encoded), {{"Accept-Encoding", "identity"}}});
+    }
     return std::make_unique<Refusal>(Refusal{std::move(*error), {}});
   }
   ctx.route = ctx.requested = ctx.snapshot->routes->find(ctx.view.model);

@@ -4,6 +4,7 @@
 
 #include "core/json_string.hpp"
 #include "core/utf8_text.hpp"
+#include "http/message_head.hpp"
 
 namespace infergate::openai {
 
@@ -44,6 +45,16 @@ ApiError route_not_found(std::string_view method, std::string_view target) {
     message += "; did you mean /v1" + std::string(target) + "? (an OpenAI client's base URL ends in /v1)";
   }
   return ApiError{404, "invalid_request_error", std::move(message), std::nullopt, std::string("not_found")};
+}
+
+std::optional<ApiError> encoded_body(std::string_view content_encoding) {
+  if (content_encoding.empty() || http::iequals(content_encoding, "identity")) {
+    return std::nullopt;
+  }
+  return ApiError{415, "invalid_request_error",
+                  "the request body is sent with Content-Encoding: " + std::string(content_encoding) +
+                      ", which this server does not decode; send it uncompressed",
+                  std::nullopt, std::string("unsupported_content_encoding")};
 }
 
 ApiError method_not_allowed(std::string_view method, std::string_view path) {

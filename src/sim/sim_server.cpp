@@ -311,6 +311,11 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       co_return;
     }
     if (auto error = openai::parse_completion_request(ex.body(), kind, gen.request)) {
+      if (auto encoded = openai::encoded_body(ex.header("Content-Encoding"))) {
+        const http::Header accept{"Accept-Encoding", "identity"};
+        co_await ex.respond(encoded->status, "application/json", encoded->to_json(), {&accept, 1});
+        co_return;
+      }
       co_await send_error(ex, *error);
       co_return;
     }

@@ -1,4 +1,5 @@
 """infergate serve in front of simulator processes (and a scripted upstream), all on loopback."""
+import gzip
 import json
 import os
 import re
@@ -272,6 +273,14 @@ class GatewayUnderAbuse(unittest.TestCase):
         self.assertTrue(events.startswith(b"data: {"), events[:100])
         self.assertEqual(events.count(b'"content":" '), 4, events)
         self.assertTrue(events.endswith(b"data: [DONE]\n\n"), events[-100:])
+
+    def test_a_compressed_body_is_415_saying_so_not_malformed_json(self):
+        body = gzip.compress(json.dumps(CHAT).encode())
+        reply = self.raw(raw_request(body, b"Content-Encoding: gzip\r\n", close=True))
+        head, _, text = reply.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 415"), head)
+        self.assertIn(b"\r\nAccept-Encoding: identity\r\n", head)
+        self.assertEqual(json.loads(text)["error"]["code"], "unsupported_content_encoding")
 
     def test_pipelined_garbage_after_a_good_request(self):
         body = json.dumps(CHAT).encode()

@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "openai/api_error.hpp"
-
 namespace infergate::openai {
 namespace {
 
@@ -40,15 +38,6 @@ TEST(ModelInPath, OtherPathsAreNoneAndOddEscapesStayAsWritten) {
   EXPECT_EQ(model_in_path("/v1/models/%"), "%");
   EXPECT_EQ(model_in_path("/v1/models/x%FF"), "x%FF");  // no UTF-8: no model's name, and JSON stays valid
   EXPECT_EQ(model_in_path("/v1/models/%C3%A9t%C3%A9"), "\xC3\xA9t\xC3\xA9");
-}
-
-TEST(RouteNotFound, APathWithoutV1SaysWhereTheApiIs) {
-  EXPECT_EQ(route_not_found("POST", "/chat/completions").message,
-            "No route for POST /chat/completions; did you mean /v1/chat/completions? (an OpenAI client's base URL "
-            "ends in /v1)");
-  EXPECT_NE(route_not_found("GET", "/models/x?a=1").message.find("did you mean /v1/models/x?a=1?"), std::string::npos);
-  EXPECT_EQ(route_not_found("GET", "/v2/chat").message, "No route for GET /v2/chat");
-  EXPECT_EQ(route_not_found("GET", "/chat/completions/more").message, "No route for GET /chat/completions/more");
 }
 
 }  // namespace
