@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/hex_digit.hpp"
+
 namespace infergate::http {
 
 namespace bhttp = boost::beast::http;
@@ -14,19 +16,6 @@ namespace {
 // Beyond these an extension or trailer line is an attack, not a message.
 constexpr std::size_t kMaxLineBytes = 4096;
 constexpr int kMaxSizeDigits = 15;
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
 
 }  // namespace
 

@@ -1,23 +1,8 @@
 #include "http/percent_decode.hpp"
 
+#include "core/hex_digit.hpp"
+
 namespace infergate::http {
-
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> percent_decode(std::string_view text) {
   std::string out;
