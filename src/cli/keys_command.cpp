@@ -85,9 +85,11 @@ void create(const KeysArgs& args) {
   if (auto problem = gateway::apply_settings_json(fmt::format(R"({{"metadata":{}}})", args.metadata), s)) {
     throw std::invalid_argument(*problem);
   }
+  // Before the key is made: a configuration that fails to load must not cost the key, which is
+  // shown only once.
+  const auto warnings = model_warnings(args, s);
   gateway::KeyStore store(database(args));
   const auto created = store.create(s);
-  const auto warnings = model_warnings(args, s);
   if (args.json) {
     std::string body = gateway::key_json(created.record);
     body.insert(1, fmt::format(R"("key":{},)", openai::json_string(created.key)));

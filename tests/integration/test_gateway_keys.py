@@ -161,6 +161,15 @@ class Keys(unittest.TestCase):
         made = keys_cli("create", "--db", self.db, "--models", "gema", "--json")
         self.assertEqual((made.returncode, made.stderr), (0, ""))
         self.assertNotIn("warnings", json.loads(made.stdout))
+        # A configuration that cannot be read is found before the key is made, not after (the key
+        # would be in the database and never shown).
+        before = len(json.loads(keys_cli("list", "--db", self.db, "--json").stdout)["data"])
+        broken = os.path.join(self.tmp.name, "broken.yaml")
+        with open(broken, "w") as f:
+            f.write("providers: {a: {base_url: 'http://x'}\n")
+        refused = keys_cli("create", "--db", self.db, "--config", broken, "--models", "gemma")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertEqual(len(json.loads(keys_cli("list", "--db", self.db, "--json").stdout)["data"]), before)
 
     def test_the_cli_list_shows_each_keys_limits_budget_and_expiry(self):
         made = keys_cli("create", "--db", self.db, "--name", "capped", "--rpm", "60", "--budget-usd", "5",
