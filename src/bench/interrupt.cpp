@@ -1,8 +1,8 @@
 #include "bench/interrupt.hpp"
 
 #include <pthread.h>
-#include <atomic>
 
+#include <atomic>
 #include <csignal>
 
 namespace infergate::bench {

@@ -56,18 +56,16 @@ std::string http_failure_message(int status, std::string_view body, std::string_
       return fmt::format("{} answered 404: {}", what, message);
     case 429:
       return fmt::format("{} is rate limiting (429): {}", what, message);
-    case 400:
-    case 422:
+    default: {
       // OpenAI's own API and several hosts refuse the fields that fix output lengths.
-      if (message.find("ignore_eos") != std::string::npos || message.find("min_tokens") != std::string::npos) {
-        return fmt::format(
-            "{} answered HTTP {}: {}. This server does not take ignore_eos and min_tokens: pass --no-ignore-eos "
-            "(output lengths are then the model's own)",
-            what, status, message);
-      }
-      return fmt::format("{} answered HTTP {}: {}", what, status, message);
-    default:
-      return fmt::format("{} answered HTTP {}: {}", what, status, message);
+      const bool refuses_fixed_lengths =
+          (status == 400 || status == 422) &&
+          (message.find("ignore_eos") != std::string::npos || message.find("min_tokens") != std::string::npos);
+      return fmt::format("{} answered HTTP {}: {}{}", what, status, message,
+                         refuses_fixed_lengths ? ". This server does not take ignore_eos and min_tokens: pass "
+                                                 "--no-ignore-eos (output lengths are then the model's own)"
+                                               : "");
+    }
   }
 }
 

@@ -39,7 +39,6 @@ std::string_view string_field(const json::object& object, std::string_view key) 
   return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
 }
 
-// The first non-space character: '[' opens a ShareGPT JSON array, anything else is JSONL.
 // Skips the UTF-8 byte order mark that editors on Windows put at a file's start.
 void skip_byte_order_mark(std::istream& in) {
   char mark[3] = {};
@@ -49,6 +48,7 @@ void skip_byte_order_mark(std::istream& in) {
   }
 }
 
+// The first non-space character: '[' opens a ShareGPT JSON array, anything else is JSONL.
 char first_char(std::istream& in) {
   char c = 0;
   while (in.get(c)) {
