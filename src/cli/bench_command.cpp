@@ -15,7 +15,7 @@
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
 #include "core/writable_path.hpp"
-#include "http/url.hpp"
+#include "openai/api_base.hpp"
 #include "sim/profile.hpp"
 #include "sim/roofline.hpp"
 
@@ -225,7 +225,7 @@ void run_bench(const BenchArgs& args) {
 
 bench::Target make_target(const BenchArgs& args, const std::string& url, const std::string& api_key_env) {
   bench::Target target;
-  target.base = http::parse_api_base(url);
+  target.base = openai::parse_api_base(url);
   target.api_key = args.api_key;
   const char* env = api_key_env.empty() ? "OPENAI_API_KEY" : api_key_env.c_str();
   if (!api_key_env.empty() || target.api_key.empty()) {

@@ -10,7 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
-#include "http/url.hpp"
+#include "openai/api_base.hpp"
 
 namespace infergate::cli {
 
@@ -28,7 +28,7 @@ void run_demo(const DemoArgs& args) {
   bench::stop_on_signals(true);
   EmbeddedSim sim(sim_options_for(args.profile, args.speedup, 256));
   bench::Target target;
-  target.base = http::parse_api_base(sim.base_url());
+  target.base = openai::parse_api_base(sim.base_url());
   const auto models = bench::list_models(target);
 
   bench::WorkloadOptions wopts;

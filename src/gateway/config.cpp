@@ -9,6 +9,7 @@
 #include "core/yaml_reader.hpp"
 #include "gateway/balancer.hpp"
 #include "gateway/redis_connection.hpp"
+#include "openai/api_base.hpp"
 
 namespace infergate::gateway {
 
@@ -67,7 +68,7 @@ void read_providers(YamlReader& r, const YAML::Node& node, std::map<std::string,
       r.problem(p, field + ".base_url", "is required");
     } else if (auto url = r.text(p["base_url"], field + ".base_url")) {
       try {
-        provider.base = http::parse_api_base(*url);
+        provider.base = openai::parse_api_base(*url);
       } catch (const std::invalid_argument& e) {
         r.problem(p["base_url"], field + ".base_url", e.what());
       }

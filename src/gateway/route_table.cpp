@@ -11,6 +11,7 @@
 
 #include "gateway/upstream_pool.hpp"
 #include "http/fetch.hpp"
+#include "openai/api_base.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
 
@@ -112,7 +113,7 @@ std::shared_ptr<const RouteTable> discover_routes(const std::vector<UpstreamSpec
   auto table = std::make_shared<RouteTable>();
   std::string problems;
   for (const auto& upstream : upstreams) {
-    const http::Url base = http::parse_api_base(upstream.url);
+    const http::Url base = openai::parse_api_base(upstream.url);
     net::io_context io{1};
     auto future =
         net::co_spawn(io, list_upstream_models(base, upstream.api_key, settings.connect_timeout), net::use_future);

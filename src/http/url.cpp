@@ -66,22 +66,6 @@ Url parse_url(std::string_view text) {
   return url;
 }
 
-Url parse_api_base(std::string_view text) {
-  Url url = parse_url(text);
-  for (const std::string_view endpoint :
-       {"/chat/completions", "/completions", "/embeddings", "/models", "/responses"}) {
-    if (url.path.ends_with(endpoint)) {
-      url.path.resize(url.path.size() - endpoint.size());
-      throw std::invalid_argument("'" + std::string(text) + "' is the " + std::string(endpoint.substr(1)) +
-                                  " endpoint's URL; give the API's base URL: " + url.to_string());
-    }
-  }
-  if (!url.path.ends_with("/v1")) {
-    url.path += "/v1";
-  }
-  return url;
-}
-
 std::string Url::authority() const {
   const bool ipv6 = host.find(':') != std::string::npos;
   std::string out = ipv6 ? "[" + host + "]" : host;

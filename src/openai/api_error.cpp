@@ -2,9 +2,12 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+
 #include "core/json_string.hpp"
 #include "core/utf8_text.hpp"
 #include "http/message_head.hpp"
+#include "openai/api_base.hpp"
 
 namespace infergate::openai {
 
@@ -33,8 +36,7 @@ namespace {
 
 // A path of the OpenAI API without its /v1: a client whose base URL lacks it.
 bool lacks_v1(std::string_view path) {
-  return path == "/chat/completions" || path == "/completions" || path == "/embeddings" || path == "/models" ||
-         path.starts_with("/models/");
+  return path.starts_with("/models/") || std::find(kApiPaths.begin(), kApiPaths.end(), path) != kApiPaths.end();
 }
 
 }  // namespace

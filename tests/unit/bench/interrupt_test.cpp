@@ -20,7 +20,7 @@
 #include "bench/runner.hpp"
 #include "bench/workload.hpp"
 #include "http/running_server.hpp"
-#include "http/url.hpp"
+#include "openai/api_base.hpp"
 
 namespace infergate::bench {
 namespace {
@@ -61,7 +61,7 @@ class InterruptedLoad : public testing::TestWithParam<StopCase> {
 TEST_P(InterruptedLoad, EndsAtOnceWithTheRequestsThatFinished) {
   const http::RunningServer server(slow_streams());
   Target target;
-  target.base = http::parse_api_base("http://127.0.0.1:" + std::to_string(server.port));
+  target.base = openai::parse_api_base("http://127.0.0.1:" + std::to_string(server.port));
   WorkloadOptions options;
   options.model = "m";
   options.input = LengthDistribution::fixed(8);
