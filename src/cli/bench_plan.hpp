@@ -14,6 +14,7 @@
 #include "bench/slo.hpp"
 #include "bench/sweep.hpp"
 #include "bench/workload.hpp"
+#include "cli/interrupted.hpp"
 
 namespace infergate::cli {
 
@@ -122,13 +123,5 @@ void emit_result(const Plan& plan, const bench::BenchSummary* summary, const boo
 // One run, or --runs K of them: prints the results and writes --json and --records. Throws
 // CLI::RuntimeError(1) when every request failed.
 void run_measurements(const Plan& plan);
-
-// A command a signal cut short (bench/interrupt.hpp) writes what it measured, says so on standard
-// error (`covered`: what its figures are of), and ends as a process that signal stopped does
-// (exit status 128 + the signal), so that scripts tell it from a run that finished.
-void say_interrupted(int signal_number, std::string_view covered);
-[[noreturn]] void end_interrupted(int signal_number);
-// "SIGINT", "SIGTERM": what a JSON result's "interrupted" names.
-std::string signal_name(int signal_number);
 
 }  // namespace infergate::cli

@@ -6,9 +6,9 @@
 #include "bench/runner.hpp"
 #include "bench/summary.hpp"
 #include "bench/summary_table.hpp"
-#include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
+#include "cli/interrupted.hpp"
 #include "cli/number_checks.hpp"
 #include "openai/api_base.hpp"
 
@@ -49,8 +49,7 @@ void run_demo(const DemoArgs& args) {
     load.requests = static_cast<std::uint64_t>(std::max(4, 2 * level));
     const bench::RunResult result = bench::run_load(target, workload, load);
     if (result.interrupted_by != 0) {
-      fmt::print(stderr, "infergate demo: interrupted by {}: the rows above are the levels measured whole\n",
-                 signal_name(result.interrupted_by));
+      say_interrupted(result.interrupted_by, "the levels above, measured whole", "demo");
       end_interrupted(result.interrupted_by);
     }
     const auto summary = bench::summarize_run(result.records);

@@ -762,7 +762,8 @@ class Demo(unittest.TestCase):
         out, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
         self.assertEqual(out, "")  # no row for the level cut short
-        self.assertIn("infergate demo: interrupted by SIGINT: the rows above are the levels measured whole", err)
+        self.assertIn("infergate demo: interrupted by SIGINT: the results cover the levels above, measured whole; "
+                      "requests in flight were dropped", err)
 
 
 class BenchInterrupted(unittest.TestCase):

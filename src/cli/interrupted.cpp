@@ -1,10 +1,10 @@
+#include "cli/interrupted.hpp"
+
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
-
-#include "cli/bench_plan.hpp"
 
 namespace infergate::cli {
 
@@ -19,9 +19,9 @@ std::string signal_name(int signal_number) {
   }
 }
 
-void say_interrupted(int signal_number, std::string_view covered) {
-  fmt::print(stderr, "infergate bench: interrupted by {}: the results cover {}; requests in flight were dropped\n",
-             signal_name(signal_number), covered);
+void say_interrupted(int signal_number, std::string_view covered, std::string_view command) {
+  fmt::print(stderr, "infergate {}: interrupted by {}: the results cover {}; requests in flight were dropped\n",
+             command, signal_name(signal_number), covered);
 }
 
 void end_interrupted(int signal_number) {
