@@ -28,16 +28,22 @@ namespace bhttp = boost::beast::http;
 using net::ip::tcp;
 using namespace std::chrono_literals;
 
+// How a peer's connection ends once it has answered: it waits for the client to let go, or it
+// hangs up with the rest of the request unread (the kernel then resets the connection under a
+// client still writing its body).
+enum class Ending { wait_for_client, hang_up };
+
 // A peer on loopback that answers each request on one connection with the next of `responses`,
-// each written in pieces of `step` bytes with `pause` between them, so that the client sees
-// framing cut at many places.
+// as soon as it has read the request's head, each written in pieces of `step` bytes with `pause`
+// between them, so that the client sees framing cut at many places.
 class ScriptedPeer {
  public:
-  ScriptedPeer(std::vector<std::string> responses, std::size_t step, std::chrono::microseconds pause = 200us)
+  ScriptedPeer(std::vector<std::string> responses, std::size_t step, std::chrono::microseconds pause = 200us,
+               Ending ending = Ending::wait_for_client)
       : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
     url.host = "127.0.0.1";
     url.port = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this, responses = std::move(responses), step, pause] {
+    thread_ = std::thread([this, responses = std::move(responses), step, pause, ending] {
       tcp::socket socket(io_);
       acceptor_.accept(socket);
       socket.set_option(tcp::no_delay(true));
@@ -54,6 +60,9 @@ class ScriptedPeer {
           std::this_thread::sleep_for(pause);
         }
       }
+      if (ending == Ending::hang_up) {
+        return;  // the socket closes with what the client sent still unread
+      }
       socket.shutdown(tcp::socket::shutdown_send);
       char byte = 0;
       boost::system::error_code ignored;
@@ -61,33 +70,6 @@ class ScriptedPeer {
     });
   }
   ~ScriptedPeer() { thread_.join(); }
-
-  Url url;
-
- private:
-  net::io_context io_;
-  tcp::acceptor acceptor_;
-  std::thread thread_;
-};
-
-// A peer that answers as soon as it has read a request's head and then closes, the rest of the
-// body unread: the kernel resets the connection under the client's write.
-class HangingUpPeer {
- public:
-  explicit HangingUpPeer(std::string response) : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
-    url.host = "127.0.0.1";
-    url.port = acceptor_.local_endpoint().port();
-    thread_ = std::thread([this, response = std::move(response)] {
-      tcp::socket socket(io_);
-      acceptor_.accept(socket);
-      std::string request;
-      boost::system::error_code ec;
-      net::read_until(socket, net::dynamic_buffer(request), "\r\n\r\n", ec);
-      net::write(socket, net::buffer(response), ec);
-      socket.close(ec);
-    });
-  }
-  ~HangingUpPeer() { thread_.join(); }
 
   Url url;
 
@@ -296,7 +278,7 @@ TEST(ClientConnection, AConnectionThatKeepsItsTimerArmedOutlivesAnIdleDeadline) 
 TEST(ClientConnection, AnAnswerBeforeTheWholeBodyWentOutIsRead) {
   const std::string refusal =
       "HTTP/1.1 413 Payload Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large";
-  HangingUpPeer peer(refusal);
+  ScriptedPeer peer({refusal}, refusal.size(), 0us, Ending::hang_up);
   const auto got = exchange(peer.url, 1, "POST", {.body_bytes = std::size_t{32} << 20});
   ASSERT_EQ(got.size(), 1U);
   EXPECT_FALSE(got[0].error) << got[0].error.message();
@@ -308,7 +290,7 @@ TEST(ClientConnection, AnAnswerBeforeTheWholeBodyWentOutIsRead) {
 
 // Without an answer, the broken write is the error, and the request did not all go out.
 TEST(ClientConnection, AHangUpWithoutAnswerIsTheWritesError) {
-  HangingUpPeer peer("");
+  ScriptedPeer peer({""}, 1, 0us, Ending::hang_up);
   const auto got = exchange(peer.url, 1, "POST", {.body_bytes = std::size_t{32} << 20});
   ASSERT_EQ(got.size(), 1U);
   EXPECT_TRUE(got[0].error == net::error::connection_reset || got[0].error == net::error::broken_pipe)
