@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include <fstream>
-#include <stdexcept>
-
 #include "bench/request_metrics.hpp"
+#include "core/output_file.hpp"
 
 namespace infergate::bench {
 
@@ -55,16 +53,12 @@ std::string record_json(const RequestRecord& r) {
 }
 
 void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records) {
-  std::ofstream out(path);
-  if (!out) {
-    throw std::runtime_error(fmt::format("cannot write '{}'", path));
-  }
+  std::string text;
   for (const auto& r : records) {
-    out << record_json(r) << '\n';
+    text += record_json(r);
+    text += '\n';
   }
-  if (!out) {
-    throw std::runtime_error(fmt::format("writing '{}' failed", path));
-  }
+  write_output(path, text);
 }
 
 }  // namespace infergate::bench

@@ -9,7 +9,7 @@ namespace infergate::bench {
 
 std::string record_json(const RequestRecord& record);
 
-// Throws std::runtime_error when the file cannot be written.
+// Written as core/output_file writes; throws std::runtime_error when it cannot be.
 void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records);
 
 }  // namespace infergate::bench

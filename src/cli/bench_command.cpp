@@ -14,7 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
-#include "core/writable_path.hpp"
+#include "core/output_file.hpp"
 #include "openai/api_base.hpp"
 #include "sim/profile.hpp"
 #include "sim/roofline.hpp"
@@ -96,11 +96,11 @@ void run_bench(const BenchArgs& args) {
   if (args.endpoint != "chat" && args.endpoint != "completions") {
     throw bench::BenchError("--endpoint must be chat or completions");
   }
-  check_writable(args.json, "--json");
-  check_writable(args.records, "--records");
-  check_writable(args.html, "--html");
-  check_writable(args.markdown, "--markdown");
-  check_writable(args.csv, "--csv");
+  prepare_outputs({{"--json", args.json},
+                   {"--records", args.records},
+                   {"--html", args.html},
+                   {"--markdown", args.markdown},
+                   {"--csv", args.csv}});
   bench::stop_on_signals(args.worker_count == 0);
   bench::WorkloadOptions wopts;
   wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;
@@ -356,7 +356,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
-  cmd->add_option("--json", a->json, "Write the summary as JSON (schema infergate.bench/1)");
+  cmd->add_option("--json", a->json,
+                  "Write the summary as JSON (schema infergate.bench/1); - for standard output, the tables then going "
+                  "to standard error");
   cmd->add_option("--markdown", a->markdown, "Write the result as Markdown (as infergate report renders it)");
   cmd->add_option("--csv", a->csv, "Write one CSV row per measured load");
   cmd->add_option("--html", a->html, "Write a self-contained HTML report with charts (as infergate report draws it)");

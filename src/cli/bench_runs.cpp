@@ -17,6 +17,7 @@
 #include "bench/sweep_report.hpp"
 #include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
+#include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/report_files.hpp"
 
@@ -205,7 +206,7 @@ void emit_result(const Plan& plan, const bench::BenchSummary* summary, const jso
   }
   const json::object document = bench::summary_document(plan.config, summary, extra);
   if (!args.json.empty()) {
-    report::write_file(args.json, json::serialize(document) + "\n");
+    write_output(args.json, json::serialize(document) + "\n");
   }
   if (!files.any()) {
     return;

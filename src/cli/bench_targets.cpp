@@ -10,6 +10,7 @@
 #include "bench/sweep_report.hpp"
 #include "bench/target_spec.hpp"
 #include "cli/bench_plan.hpp"
+#include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
 #include "report/merge.hpp"
@@ -54,7 +55,7 @@ void emit_targets(const BenchArgs& args, json::object shared, json::array target
   if (!args.json.empty()) {
     json::object whole{
         {"schema", "infergate.bench/1"}, {"config", std::move(shared)}, {"targets", std::move(target_documents)}};
-    report::write_file(args.json, json::serialize(whole) + "\n");
+    write_output(args.json, json::serialize(whole) + "\n");
   }
   report::write_reports(documents, {args.markdown, args.csv, args.html});
 }

@@ -20,6 +20,7 @@
 #include "bench/summary_table.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
+#include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/merge.hpp"
 #include "report/report_files.hpp"
@@ -208,14 +209,14 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers));
   const std::vector<report::RunDocument> documents{whole};
   if (!args.json.empty()) {
-    report::write_file(args.json, boost::json::serialize(merged) + "\n");
+    write_output(args.json, boost::json::serialize(merged) + "\n");
   }
   if (!args.records.empty()) {
     std::string all;
     for (const auto& w : workers) {
       all += read_text(w.records);
     }
-    report::write_file(args.records, all);
+    write_output(args.records, all);
   }
   report::write_reports(documents, {args.markdown, args.csv, args.html});
   if (stopped != 0) {

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
 #include "report/merge.hpp"
@@ -24,6 +25,7 @@ struct ReportArgs {
 };
 
 void run_report(const ReportArgs& args) {
+  prepare_outputs({{"--merge", args.merge}, {"--markdown", args.markdown}, {"--csv", args.csv}, {"--html", args.html}});
   std::vector<report::RunDocument> documents;
   for (const auto& file : args.files) {
     for (auto& d : report::read_documents(file)) {
@@ -41,10 +43,11 @@ void run_report(const ReportArgs& args) {
   }
   if (!args.merge.empty()) {
     const boost::json::object merged = report::merge_documents(documents);
-    report::write_file(args.merge, boost::json::serialize(merged) + "\n");
+    write_output(args.merge, boost::json::serialize(merged) + "\n");
     report::RunDocument whole = report::document_from_json(merged, documents.front().label + " (merged)");
     whole.path = args.merge;
-    fmt::print("merged {} runs into {}\n", documents.size(), args.merge);
+    fmt::print("merged {} runs into {}\n", documents.size(),
+               args.merge == kStandardOutput ? std::string("standard output") : args.merge);
     documents = {std::move(whole)};
   }
   report::print_comparison(stdout, report::compare(documents));

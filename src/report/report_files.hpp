@@ -1,5 +1,5 @@
 #pragma once
-// Writing report files, with a message a user can act on when one fails.
+// Writing report files (as core/output_file writes any result file).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,10 +8,7 @@
 
 namespace infergate::report {
 
-// Throws std::runtime_error naming the file.
-void write_file(const std::string& path, std::string_view text);
-
-// Where --markdown, --csv and --html go; an empty path is not written.
+// Where --markdown, --csv and --html go; an empty path is not written, "-" is standard output.
 struct ReportFiles {
   std::string markdown;
   std::string csv;

@@ -110,10 +110,10 @@ class Gateway(Process):
         super().__init__("serve", *args, max_files=max_files)
 
 
-def bench(*args, timeout=240, env=None):
+def bench(*args, timeout=240, env=None, cwd=None):
     """Runs `infergate bench`; returns the CompletedProcess."""
     return subprocess.run([BIN, "bench", *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, **(env or {})}, cwd=cwd)
 
 
 def raw_request(body, extra_headers=b"", close=False):

@@ -142,6 +142,10 @@ class Report(WorkDirTest):
         self.assertIn("### sweep: sweep by concurrency", md)
         ttft_row = next(line for line in md.splitlines() if line.startswith("| TTFT p50 (ms) |"))
         self.assertIn("%.2f" % one["ttft_ms"]["p50"], ttft_row)
+        piped = report(self.path("one.json"), self.path("sweep.json"), "--markdown", "-")
+        self.assertEqual(piped.returncode, 0, piped.stderr)
+        self.assertEqual(piped.stdout, md)  # the document alone, the comparison table to standard error
+        self.assertIn("ratios are to one", piped.stderr)
 
     def test_bench_writes_markdown_and_csv_itself(self):
         r = bench("--sim-speedup", "20", "--requests", "20", "--label", "direct", "--markdown", self.path("b.md"),

@@ -373,6 +373,25 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(doc["config"]["simulator"], "gemma-4-31b:bf16@h200")
         self.assertEqual(doc["summary"]["completed"], 4)
 
+    def test_json_to_standard_output_leaves_it_the_document_alone(self):
+        r = bench("--requests", "3", "--sim-speedup", "50", "--output-tokens", "4", "--json", "-", cwd=self.tmp.name)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["summary"]["completed"], 3)  # nothing else on it
+        self.assertIn("TTFT", r.stderr)  # the table, for people
+        self.assertFalse(os.path.exists(self.path("-")))
+
+    def test_records_to_standard_output_are_its_lines(self):
+        r = bench("--requests", "3", "--sim-speedup", "50", "--output-tokens", "4", "--records", "-",
+                  "--json", self.path("s.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(json.loads(line)["index"] for line in r.stdout.splitlines()), [0, 1, 2])
+        self.assertEqual(read_json(self.path("s.json"))["summary"]["completed"], 3)
+
+    def test_two_outputs_to_standard_output_are_refused(self):
+        r = bench("--requests", "3", "--sim-speedup", "50", "--json", "-", "--csv", "-")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--json - and --csv - both ask for standard output", r.stderr)
+
 
 class BenchFailures(unittest.TestCase):
     def test_unreachable_url(self):
