@@ -17,8 +17,8 @@
 namespace infergate::gateway {
 
 // The OpenAI endpoints the gateway routes by model, under /v1.
-inline constexpr std::array<std::string_view, 3> kInferenceEndpoints{"/chat/completions", "/completions",
-                                                                     "/embeddings"};
+inline constexpr std::array<std::string_view, 4> kInferenceEndpoints{"/chat/completions", "/completions", "/embeddings",
+                                                                     "/responses"};
 
 // The index of `endpoint` in kInferenceEndpoints; nullopt for any other.
 [[nodiscard]] inline std::optional<std::size_t> inference_endpoint(std::string_view endpoint) {

@@ -107,7 +107,7 @@ struct Proxy::Context {
   // Views into the exchange's request, which outlives the context.
   std::string_view method;
   std::string_view path;
-  std::string_view endpoint;  // "/chat/completions", "/completions" or "/embeddings"
+  std::string_view endpoint;  // one of kInferenceEndpoints
   openai::RequestView view;
   const ModelRoute* requested = nullptr;  // the model the client asked for
   const ModelRoute* route = nullptr;      // the model now being tried (a fallback after giving up)
@@ -227,7 +227,9 @@ awaitable<void> Proxy::serve(http::Exchange& ex, std::string_view path) {
     if (refusal) {
       co_await refuse(ex, ctx, *refusal);
     } else {
-      ctx.strip_usage = ctx.view.stream && !ctx.view.include_usage && ctx.endpoint != "/embeddings";
+      // The Responses API sends its usage unasked, at the end of every stream.
+      ctx.strip_usage =
+          ctx.view.stream && !ctx.view.include_usage && ctx.endpoint != "/embeddings" && ctx.endpoint != "/responses";
       ctx.body = ex.body();
       co_await forward(ex, ctx);
     }
@@ -715,7 +717,9 @@ awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection&
   std::int64_t now = head_ns;
   // What is read on the way: the events of a stream, or a non-streamed body's usage.
   std::variant<SseRelay, openai::UsageScanner> reader =
-      sse ? std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<SseRelay>, ctx.strip_usage)
+      sse ? std::variant<SseRelay, openai::UsageScanner>(
+                std::in_place_type<SseRelay>, ctx.strip_usage,
+                ctx.endpoint == "/responses" ? EventDialect::responses : EventDialect::choices)
           : std::variant<SseRelay, openai::UsageScanner>(std::in_place_type<openai::UsageScanner>);
   // Each read from the upstream becomes one write to the client; the last one carries the
   // terminating chunk too.

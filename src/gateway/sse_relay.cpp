@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "openai/response_events.hpp"
+
 namespace infergate::gateway {
 
 void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
@@ -46,7 +48,9 @@ void SseRelay::feed(std::string_view bytes, std::int64_t now_ns) {
       }
     }
   };
-  const std::size_t complete = parser_.feed(bytes, on_event, take_run);
+  // A run's glance knows the data-only chunks of the choices dialect.
+  const std::size_t complete =
+      dialect_ == EventDialect::choices ? parser_.feed(bytes, on_event, take_run) : parser_.feed(bytes, on_event);
   ended_with_cr_ = !bytes.empty() && bytes.back() == '\r';
   ended_in_cut_ = !cuts.empty() && cuts.back().second == bytes.size();
   if (complete == std::string_view::npos) {  // no event ended here: all of it waits
@@ -104,6 +108,12 @@ void SseRelay::add(std::string_view piece) {
 
 bool SseRelay::observe(const http::SseEvent& event, std::int64_t now_ns) {
   if (event.data == "[DONE]") {
+    return false;
+  }
+  if (dialect_ == EventDialect::responses) {
+    const openai::ResponseEvent seen = openai::read_response_event(event.event, event.data);
+    note_text(seen.generated ? 1 : 0, now_ns);
+    usage_ = seen.usage ? seen.usage : usage_;
     return false;
   }
   const openai::ChunkGlance glance = openai::glance_stream_chunk(event.data);

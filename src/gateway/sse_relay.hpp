@@ -20,11 +20,21 @@
 
 namespace infergate::gateway {
 
+// Which API's events a stream carries.
+enum class EventDialect : std::uint8_t {
+  choices,    // Chat Completions and Completions: data-only chunks with "choices", usage in the last
+  responses,  // the Responses API: typed events, the usage in the last under "response"
+};
+
 class SseRelay {
  public:
-  // `max_event_bytes`: the longest event held back waiting for its end.
-  explicit SseRelay(bool strip_usage, std::size_t max_event_bytes = http::kMaxSseEventBytes)
-      : strip_usage_(strip_usage), max_event_bytes_(max_event_bytes) {}
+  // `max_event_bytes`: the longest event held back waiting for its end. A Responses stream never
+  // has a usage chunk to strip.
+  explicit SseRelay(bool strip_usage, EventDialect dialect = EventDialect::choices,
+                    std::size_t max_event_bytes = http::kMaxSseEventBytes)
+      : strip_usage_(strip_usage && dialect == EventDialect::choices),
+        dialect_(dialect),
+        max_event_bytes_(max_event_bytes) {}
 
   // Takes these upstream bytes; `now_ns` stamps the text-carrying events among them. What the
   // client should receive for them is then pieces().
@@ -70,6 +80,7 @@ class SseRelay {
   bool ended_with_cr_ = false;  // the last read ended between the CR and LF of a line ending
   bool ended_in_cut_ = false;   // ... and what it ended was removed
   bool strip_usage_;
+  EventDialect dialect_;
   std::size_t max_event_bytes_;
   std::int64_t first_token_ns_ = 0;
   std::int64_t last_token_ns_ = 0;

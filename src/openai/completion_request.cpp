@@ -145,6 +145,62 @@ std::optional<ApiError> read_prompt(const json::value* prompt, PromptDigest& dig
   return std::nullopt;
 }
 
+// The Responses API's input: a string, or an array of items (messages, whose content is a string
+// or parts with text; tool outputs, whose output is a string), after the instructions.
+std::optional<ApiError> read_input(const json::object& body, PromptDigest& digest) {
+  if (const auto* instructions = body.if_contains("instructions"); instructions && !instructions->is_null()) {
+    if (!instructions->is_string()) {
+      return wrong_type("instructions", "a string", *instructions);
+    }
+    digest.add_marker("instructions");
+    digest.add_text(instructions->get_string());
+  }
+  const auto* input = body.if_contains("input");
+  if (input == nullptr) {
+    return invalid_request("'input' is required", "input");
+  }
+  if (input->is_string()) {
+    digest.add_text(input->get_string());
+    return std::nullopt;
+  }
+  if (!input->is_array()) {
+    return wrong_type("input", "a string or an array of input items", *input);
+  }
+  std::size_t index = 0;
+  for (const auto& item : input->get_array()) {
+    const std::string field = fmt::format("input[{}]", index++);
+    if (!item.is_object()) {
+      return wrong_type(field, "an object", item);
+    }
+    const auto& object = item.get_object();
+    if (const auto* role = object.if_contains("role"); role && role->is_string()) {
+      digest.add_marker(role->get_string());
+    }
+    if (const auto* output = object.if_contains("output"); output && output->is_string()) {
+      digest.add_text(output->get_string());
+    }
+    const auto* content = object.if_contains("content");
+    if (content == nullptr || content->is_null()) {
+      continue;
+    }
+    if (content->is_string()) {
+      digest.add_text(content->get_string());
+    } else if (content->is_array()) {
+      for (const auto& part : content->get_array()) {
+        if (!part.is_object()) {
+          return wrong_type(field + ".content[]", "an object", part);
+        }
+        if (const auto* text = part.get_object().if_contains("text"); text && text->is_string()) {
+          digest.add_text(text->get_string());
+        }
+      }
+    } else {
+      return wrong_type(field + ".content", "a string or an array of content parts", *content);
+    }
+  }
+  return std::nullopt;
+}
+
 // A double that is an integer in the int64 range (casting one outside it is undefined).
 bool is_whole_int64(double d) {
   return d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d;
@@ -237,8 +293,9 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
   out.model = model->get_string();
 
   PromptDigest digest;
-  auto error = endpoint == Endpoint::chat ? read_messages(object.if_contains("messages"), digest)
-                                          : read_prompt(object.if_contains("prompt"), digest);
+  auto error = endpoint == Endpoint::chat          ? read_messages(object.if_contains("messages"), digest)
+               : endpoint == Endpoint::completions ? read_prompt(object.if_contains("prompt"), digest)
+                                                   : read_input(object, digest);
   if (error) {
     return error;
   }
@@ -263,10 +320,12 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
   }
   std::optional<std::int64_t> max_tokens;
   std::optional<std::int64_t> max_completion_tokens;
+  std::optional<std::int64_t> max_output_tokens;
   std::optional<std::int64_t> min_tokens;
   std::optional<std::int64_t> n;
   if ((error = read_int(object, "max_tokens", 1, max_tokens)) ||
       (error = read_int(object, "max_completion_tokens", 1, max_completion_tokens)) ||
+      (error = read_int(object, "max_output_tokens", 1, max_output_tokens)) ||
       (error = read_int(object, "min_tokens", 0, min_tokens)) || (error = read_int(object, "n", 1, n)) ||
       (error = read_bool(object, "ignore_eos", out.ignore_eos)) || (error = check_sampling_fields(object))) {
     return error;
@@ -274,7 +333,9 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
   if (n && *n != 1) {
     return invalid_request("only n=1 is supported", "n");
   }
-  out.max_tokens = max_completion_tokens ? max_completion_tokens : max_tokens;
+  out.max_tokens = endpoint == Endpoint::responses ? max_output_tokens
+                   : max_completion_tokens         ? max_completion_tokens
+                                                   : max_tokens;
   out.min_tokens = min_tokens.value_or(0);
   if (out.max_tokens && out.min_tokens > *out.max_tokens) {
     return invalid_request(fmt::format("'min_tokens' ({}) must not exceed the maximum number of tokens ({})",

@@ -1,6 +1,6 @@
 #pragma once
-// Server-side view of POST /v1/chat/completions and /v1/completions: the fields a server acts on,
-// each type-checked. A wrong type is a 400 naming the field, never a silent default.
+// Server-side view of POST /v1/chat/completions, /v1/completions and /v1/responses: the fields a
+// server acts on, each type-checked. A wrong type is a 400 naming the field, never a silent default.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,14 +14,15 @@ namespace infergate::openai {
 // Prompt words per prefix block (vLLM's default KV block size, with one word per token).
 inline constexpr std::size_t kPrefixBlockWords = 16;
 
-enum class Endpoint { chat, completions };
+enum class Endpoint { chat, completions, responses };
 
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::chat;
   std::string model;
   bool stream = false;
   bool include_usage = false;
-  std::optional<std::int64_t> max_tokens;  // max_completion_tokens wins over max_tokens
+  // max_completion_tokens wins over max_tokens; the Responses API's is max_output_tokens.
+  std::optional<std::int64_t> max_tokens;
   std::int64_t min_tokens = 0;
   bool ignore_eos = false;
   // Whitespace-separated words over every text of the prompt (token ids count one each): a

@@ -30,8 +30,9 @@ enum class Role : std::uint8_t {
   include_usage,
   max_tokens,
   max_completion_tokens,
+  max_output_tokens,  // the Responses API's
   messages,
-  prompt,  // "prompt" or "input": counted whatever its type
+  prompt,  // "prompt", "input" or "instructions": counted whatever its type
 };
 
 // The type check of one field, last occurrence winning as in a DOM.
@@ -61,14 +62,15 @@ class RequestHandler : public JsonHandlerBase {
     if (depth_ == 1) {
       out_.model_members += key == "model" ? 1 : 0;
       out_.stream_options_members += key == "stream_options" ? 1 : 0;
-      f.next_role = key == "model"                      ? Role::model
-                    : key == "stream"                   ? Role::stream
-                    : key == "stream_options"           ? Role::stream_options
-                    : key == "max_tokens"               ? Role::max_tokens
-                    : key == "max_completion_tokens"    ? Role::max_completion_tokens
-                    : key == "messages"                 ? Role::messages
-                    : key == "prompt" || key == "input" ? Role::prompt
-                                                        : Role::other;
+      f.next_role = key == "model"                                               ? Role::model
+                    : key == "stream"                                            ? Role::stream
+                    : key == "stream_options"                                    ? Role::stream_options
+                    : key == "max_tokens"                                        ? Role::max_tokens
+                    : key == "max_completion_tokens"                             ? Role::max_completion_tokens
+                    : key == "max_output_tokens"                                 ? Role::max_output_tokens
+                    : key == "messages"                                          ? Role::messages
+                    : key == "prompt" || key == "input" || key == "instructions" ? Role::prompt
+                                                                                 : Role::other;
     } else if (depth_ == 2 && f.role == Role::stream_options && key == "include_usage") {
       f.next_role = Role::include_usage;
     }
@@ -131,6 +133,9 @@ class RequestHandler : public JsonHandlerBase {
       case Role::max_completion_tokens:
         max_completion_tokens_ = Seen::absent;
         break;
+      case Role::max_output_tokens:
+        max_output_tokens_ = Seen::absent;
+        break;
       default:
         break;
     }
@@ -162,8 +167,14 @@ class RequestHandler : public JsonHandlerBase {
     if (max_completion_tokens_ == Seen::wrong) {
       return invalid_request("'max_completion_tokens' must be an integer", "max_completion_tokens");
     }
-    // max_completion_tokens (OpenAI's newer name) wins over max_tokens.
-    if (max_completion_tokens_ == Seen::valid) {
+    if (max_output_tokens_ == Seen::wrong) {
+      return invalid_request("'max_output_tokens' must be an integer", "max_output_tokens");
+    }
+    // max_completion_tokens (OpenAI's newer name) wins over max_tokens; the Responses API has only
+    // max_output_tokens.
+    if (max_output_tokens_ == Seen::valid) {
+      out_.max_tokens = max_output_value_;
+    } else if (max_completion_tokens_ == Seen::valid) {
       out_.max_tokens = max_completion_value_;
     } else if (max_tokens_ == Seen::valid) {
       out_.max_tokens = max_tokens_value_;
@@ -243,6 +254,9 @@ class RequestHandler : public JsonHandlerBase {
       case Role::max_completion_tokens:
         max_completion_tokens_ = Seen::wrong;
         break;
+      case Role::max_output_tokens:
+        max_output_tokens_ = Seen::wrong;
+        break;
       default:
         break;
     }
@@ -259,6 +273,9 @@ class RequestHandler : public JsonHandlerBase {
     } else if (role == Role::max_completion_tokens) {
       max_completion_tokens_ = Seen::valid;
       max_completion_value_ = v;
+    } else if (role == Role::max_output_tokens) {
+      max_output_tokens_ = Seen::valid;
+      max_output_value_ = v;
     } else {
       mistype(role);
     }
@@ -299,8 +316,10 @@ class RequestHandler : public JsonHandlerBase {
   Seen include_usage_ = Seen::absent;
   Seen max_tokens_ = Seen::absent;
   Seen max_completion_tokens_ = Seen::absent;
+  Seen max_output_tokens_ = Seen::absent;
   std::int64_t max_tokens_value_ = 0;
   std::int64_t max_completion_value_ = 0;
+  std::int64_t max_output_value_ = 0;
   std::int64_t chars_ = 0;
   std::int64_t token_ids_ = 0;
   std::int64_t messages_ = 0;

@@ -13,8 +13,9 @@ struct RequestView {
   std::string model;
   bool stream = false;
   bool include_usage = false;
-  std::optional<std::int64_t> max_tokens;  // max_completion_tokens wins over max_tokens
-  // Characters of prompt text / 4 (+4 per message), or the count of token ids: what rate limits
+  // max_completion_tokens wins over max_tokens; the Responses API's max_output_tokens stands alone.
+  std::optional<std::int64_t> max_tokens;
+  // Characters of prompt text (and instructions) / 4 (+4 per message), or the count of token ids: what rate limits
   // reserve before the upstream reports the real count.
   std::int64_t prompt_tokens_estimate = 0;
   // Top-level members named "model": more than one only in a body that repeats the name (the last

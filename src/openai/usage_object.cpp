@@ -14,6 +14,14 @@ namespace json = boost::json;
 
 namespace {
 
+// The Chat Completions API's names, and the Responses API's (which Anthropic's API shares).
+bool counts_prompt(std::string_view key) {
+  return key == "prompt_tokens" || key == "input_tokens";
+}
+bool counts_completion(std::string_view key) {
+  return key == "completion_tokens" || key == "output_tokens";
+}
+
 // Reads prompt_tokens and completion_tokens from a usage object (`nested`: from the object under
 // "usage" in the object given) in one pass of the validating parser, without building a DOM. A
 // member that is not an integer counts 0, as a missing one does.
@@ -46,7 +54,7 @@ class UsageHandler : public JsonHandlerBase {
     const std::string_view key = member_name(part);
     next_ = Next::other;
     if (depth_ == target_depth_ && in_target()) {
-      next_ = key == "prompt_tokens" ? Next::prompt : key == "completion_tokens" ? Next::completion : Next::other;
+      next_ = counts_prompt(key) ? Next::prompt : counts_completion(key) ? Next::completion : Next::other;
     } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
       next_ = Next::usage;
     }
@@ -205,9 +213,9 @@ class SimpleUsageReader {
       return false;
     }
     if (role == Role::usage) {
-      if (name == "prompt_tokens") {
+      if (counts_prompt(name)) {
         prompt_ = integer.value_or(0);
-      } else if (name == "completion_tokens") {
+      } else if (counts_completion(name)) {
         completion_ = integer.value_or(0);
       }
     } else if (role == Role::holder && name == "usage") {

@@ -9,7 +9,8 @@
 namespace infergate::openai {
 
 // Usage from the text of a usage object (`nested`: from the object under "usage" in the object
-// given). prompt_tokens or completion_tokens that is not an integer counts 0, as a missing one
+// given). prompt_tokens and completion_tokens, or the Responses API's input_tokens and output_tokens;
+// one that is not an integer counts 0, as a missing one
 // does; nullopt when the text is not a JSON object, or (nested) holds no object under "usage".
 std::optional<Usage> parse_usage(std::string_view text, bool nested);
 

@@ -21,6 +21,7 @@
 #include "openai/api_error.hpp"
 #include "openai/completion_request.hpp"
 #include "openai/model_list.hpp"
+#include "sim/response_format.hpp"
 #include "sim/sim_metrics.hpp"
 #include "sim/text_generator.hpp"
 
@@ -195,17 +196,15 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
           co_await ex.respond(200, "application/json", openai::model_json(*model, "infergate-sim"));
         }
       }
-    } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
+    } else if (const auto kind = generating_endpoint(path); kind && post) {
       if (co_await authorized(ex)) {
-        const auto kind = path == "/v1/chat/completions" ? openai::Endpoint::chat : openai::Endpoint::completions;
-        co_await complete(ex, kind);
+        co_await complete(ex, *kind);
       }
     } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || openai::model_in_path(path) ||
-               path == "/v1/chat/completions" || path == "/v1/completions") {
+               generating_endpoint(path)) {
       const openai::ApiError error = openai::method_not_allowed(ex.method(), path);
       // The methods the path takes (RFC 9110 section 15.5.6).
-      const bool completions = path == "/v1/chat/completions" || path == "/v1/completions";
-      const http::Header allow{"Allow", completions ? "POST" : "GET, HEAD"};
+      const http::Header allow{"Allow", generating_endpoint(path) ? "POST" : "GET, HEAD"};
       co_await ex.respond(error.status, "application/json", error.to_json(), {&allow, 1});
     } else {
       const openai::ApiError error = openai::route_not_found(ex.method(), path);
@@ -214,6 +213,19 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   }
 
   static awaitable<void> server_gone() { co_return; }
+
+  static std::optional<openai::Endpoint> generating_endpoint(std::string_view path) {
+    if (path == "/v1/chat/completions") {
+      return openai::Endpoint::chat;
+    }
+    if (path == "/v1/completions") {
+      return openai::Endpoint::completions;
+    }
+    if (path == "/v1/responses") {
+      return openai::Endpoint::responses;
+    }
+    return std::nullopt;
+  }
 
   static awaitable<void> send_error(http::Exchange& ex, const openai::ApiError& error) {
     co_await ex.respond(error.status, "application/json", error.to_json());
@@ -342,7 +354,11 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       }
     }
     gen.trace = ex.header("x-infergate-trace") == "1";
-    gen.id = fmt::format("{}-sim-{}", kind == openai::Endpoint::chat ? "chatcmpl" : "cmpl", ++request_counter);
+    gen.id = fmt::format("{}-sim-{}",
+                         kind == openai::Endpoint::chat          ? "chatcmpl"
+                         : kind == openai::Endpoint::completions ? "cmpl"
+                                                                 : "resp",
+                         ++request_counter);
     gen.created = static_cast<std::int64_t>(std::time(nullptr));
 
     Sink sink(co_await net::this_coro::executor);
@@ -385,7 +401,15 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     const auto headers = header_views(gen.rate_headers);
     ex.begin_stream(200, "text/event-stream", headers);
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
+    const bool responses = gen.request.endpoint == openai::Endpoint::responses;
+    int sequence = 0;  // of the Responses API's events
     std::string event;
+    if (responses) {
+      append_start_events(event, response_answer(gen, ""), sequence);
+      if (co_await ex.write_chunk(event)) {
+        co_return;
+      }
+    }
     if (chat) {
       begin_event(event, gen);
       event += R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})";
@@ -429,12 +453,17 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       }
       // Stalled between events, each event keeps its size, so that every one of them waits.
       const int tokens = fault.stall_between.count() > 0 ? std::min(ready, options.tokens_per_chunk) : ready;
-      begin_event(event, gen);
-      event += chat ? R"("delta":{"content":")" : R"("text":")";
-      append_output(gen.request.prompt_hash, written, tokens, event);
-      event += chat ? R"("},)" : R"(",)";
-      event += R"("logprobs":null,"finish_reason":null}]})";
-      event += "\n\n";
+      if (responses) {
+        event.clear();
+        append_delta_event(event, response_answer(gen, ""), sequence, written, tokens);
+      } else {
+        begin_event(event, gen);
+        event += chat ? R"("delta":{"content":")" : R"("text":")";
+        append_output(gen.request.prompt_hash, written, tokens, event);
+        event += chat ? R"("},)" : R"(",)";
+        event += R"("logprobs":null,"finish_reason":null}]})";
+        event += "\n\n";
+      }
       // Stamped as the bytes go to the kernel: a client can read them before this coroutine resumes.
       gen.last_token_ns = monotonic_ns();
       if (written == 0) {
@@ -444,6 +473,14 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
         co_return;
       }
       written += tokens;
+    }
+    if (responses) {
+      std::string trace;
+      append_trace(trace, gen, ex.received_ns());
+      event.clear();
+      append_end_events(event, response_answer(gen, trace), sequence);
+      co_await ex.write_chunk(event, true);
+      co_return;
     }
     begin_event(event, gen);
     event += chat ? R"("delta":{},)" : R"("text":"",)";
@@ -483,7 +520,24 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
   }
 
+  static ResponseAnswer response_answer(const Generation& gen, std::string_view extra) {
+    return ResponseAnswer{gen.id,
+                          gen.created,
+                          gen.endpoint->json_name,
+                          gen.request.prompt_hash,
+                          gen.prompt_tokens,
+                          gen.output_tokens,
+                          gen.finish_reason == "length",
+                          !gen.fault.no_usage,
+                          extra};
+  }
+
   std::string whole_response(const Generation& gen) const {
+    if (gen.request.endpoint == openai::Endpoint::responses) {
+      std::string trace;
+      append_trace(trace, gen, 0);
+      return response_json(response_answer(gen, trace));
+    }
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
     std::string body;
     fmt::format_to(std::back_inserter(body),

@@ -62,6 +62,38 @@ test('openai: streamed through the gateway; usage only when asked', async () => 
   assert.equal(asked.usage.completion_tokens, 5);
 });
 
+// The gateway's count of tokens out of the model, from its /metrics.
+async function tokensOut() {
+  const text = await (await fetch(`${gateway.url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('infergate_tokens_total{direction="out",model="gemma-4-31b"}'));
+  return line ? Number(line.split(' ')[1]) : 0;
+}
+
+test('openai: responses.create through the gateway, whole and streamed, its usage counted', async () => {
+  const before = await tokensOut();
+  const whole = await openai().responses.create({ model: 'gemma-4-31b', input: 'say six words', max_output_tokens: 6 });
+  assert.equal(whole.object, 'response');
+  assert.equal(whole.usage.output_tokens, 6);
+  assert.equal(whole.output_text.trim().split(/\s+/).length, 6);
+  const stream = await openai().responses.create({
+    model: 'gemma-4-31b', instructions: 'be brief', input: [{ role: 'user', content: 'stream it' }],
+    max_output_tokens: 4, stream: true,
+  });
+  let text = '';
+  let usage = null;
+  for await (const event of stream) {
+    if (event.type === 'response.output_text.delta') text += event.delta;
+    if (event.type === 'response.incomplete' || event.type === 'response.completed') usage = event.response.usage;
+  }
+  assert.equal(text.trim().split(/\s+/).length, 4);
+  assert.equal(usage.output_tokens, 4);
+  assert.equal(usage.input_tokens, 4);  // the instructions' words and the input's
+  const helper = openai().responses.stream({ model: 'gemma-4-31b', input: 'and again', max_output_tokens: 3 });
+  const final = await helper.finalResponse();
+  assert.equal(final.output_text.trim().split(/\s+/).length, 3);
+  assert.equal(await tokensOut() - before, 6 + 4 + 3);  // the usage the gateway read from each answer
+});
+
 test('openai: unknown model is NotFoundError from the gateway', async () => {
   await assert.rejects(
     openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),

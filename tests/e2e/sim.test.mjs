@@ -36,6 +36,22 @@ test('lists the served model', async () => {
   assert.equal((await client().models.retrieve('gemma-4-31b')).owned_by, 'infergate-sim');
 });
 
+test('responses.create, whole and streamed, as OpenAI words them', async () => {
+  const whole = await client().responses.create({ model: 'gemma-4-31b', input: 'say five words please', max_output_tokens: 5 });
+  assert.equal(whole.status, 'incomplete');
+  assert.equal(whole.incomplete_details.reason, 'max_output_tokens');
+  assert.equal(whole.usage.input_tokens, 4);
+  assert.equal(whole.usage.output_tokens, 5);
+  assert.equal(whole.output_text.trim().split(/\s+/).length, 5);
+  const stream = client().responses.stream({ model: 'gemma-4-31b', input: 'say five words please', max_output_tokens: 5 });
+  let deltas = '';
+  stream.on('response.output_text.delta', (event) => { deltas += event.delta; });
+  const final = await stream.finalResponse();
+  assert.equal(deltas, whole.output_text);  // the same prompt, the same words
+  assert.equal(final.output_text, whole.output_text);
+  assert.equal(final.usage.output_tokens, 5);
+});
+
 test('non-streamed chat completion with usage', async () => {
   const completion = await client().chat.completions.create({
     model: 'gemma-4-31b',

@@ -30,8 +30,9 @@ std::string joined(std::span<const std::string_view> pieces) {
 }
 
 // Feeds `stream` in two pieces split at `cut`; the first piece arrives at t=100, the second at t=200.
-Relayed relay_split(const std::string& stream, std::size_t cut, bool strip) {
-  Relayed r{{}, SseRelay(strip)};
+Relayed relay_split(const std::string& stream, std::size_t cut, bool strip,
+                    EventDialect dialect = EventDialect::choices) {
+  Relayed r{{}, SseRelay(strip, dialect)};
   r.relay.feed(std::string_view(stream).substr(0, cut), 100);
   r.out.append(joined(r.relay.pieces()));
   r.relay.feed(std::string_view(stream).substr(cut), 200);
@@ -130,7 +131,7 @@ TEST(SseRelay, WholeEventsGoOutWithoutACopyAndAPartialOneWaitsForItsEnd) {
 
 TEST(SseRelay, AnEventLongerThanTheLimitIsSaidToBeSoWhileItWaitsForItsEnd) {
   const std::size_t limit = kToken.size() + 4;
-  SseRelay relay(true, limit);
+  SseRelay relay(true, EventDialect::choices, limit);
   // Whole events of any length go out; only what waits for its end counts.
   relay.feed(kToken + kToken + kToken, 1);
   EXPECT_FALSE(relay.event_too_long());
@@ -142,7 +143,7 @@ TEST(SseRelay, AnEventLongerThanTheLimitIsSaidToBeSoWhileItWaitsForItsEnd) {
 }
 
 TEST(SseRelay, AnEventThatEndsWithinTheLimitGoesOutWhole) {
-  SseRelay relay(true, kToken.size());
+  SseRelay relay(true, EventDialect::choices, kToken.size());
   const std::string reads[] = {kToken.substr(0, 20), kToken.substr(20, 20), kToken.substr(40) + kToken.substr(0, 5)};
   relay.feed(reads[0], 1);
   relay.feed(reads[1], 2);
@@ -247,6 +248,48 @@ TEST(SseRelay, AKeepAliveCommentBeforeTheUsageChunkGoesOutAtEverySplit) {
       ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
     }
   }
+}
+
+// The Responses API's events, as OpenAI sends them: typed, the usage only in the last.
+std::string response_event(std::string_view type, std::string_view members) {
+  return "event: " + std::string(type) + "\ndata: {\"type\":\"" + std::string(type) + "\"" + std::string(members) +
+         "}\n\n";
+}
+
+TEST(SseRelay, AResponsesStreamGoesThroughWholeWithItsDeltasTimedAndItsUsageRead) {
+  const std::string delta = response_event("response.output_text.delta", R"(,"item_id":"msg_1","delta":" hi")");
+  const std::string stream =
+      response_event("response.created", R"(,"response":{"id":"resp_1","status":"in_progress","usage":null})") + delta +
+      delta + response_event("response.output_text.done", R"(,"text":" hi hi")") +
+      response_event("response.completed",
+                     R"(,"response":{"id":"resp_1","status":"completed","output":[{"type":"message","content":[]}],)"
+                     R"("usage":{"input_tokens":9,"input_tokens_details":{"cached_tokens":0},"output_tokens":2,)"
+                     R"("output_tokens_details":{"reasoning_tokens":0},"total_tokens":11}})");
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true, EventDialect::responses);
+    ASSERT_EQ(r.out, stream) << "cut at " << cut;  // nothing to strip: the client gets its usage anyway
+    ASSERT_TRUE(r.relay.usage()) << "cut at " << cut;
+    EXPECT_EQ(r.relay.usage()->prompt_tokens, 9);
+    EXPECT_EQ(r.relay.usage()->completion_tokens, 2);
+    EXPECT_EQ(r.relay.text_events(), 2);
+    const std::size_t second_delta_end = stream.find(delta) + 2 * delta.size();
+    EXPECT_EQ(r.relay.first_token_ns(), cut >= stream.find(delta) + delta.size() ? 100 : 200) << "cut at " << cut;
+    EXPECT_EQ(r.relay.last_token_ns(), cut >= second_delta_end ? 100 : 200) << "cut at " << cut;
+  }
+}
+
+TEST(SseRelay, AResponsesStreamWithoutEventNamesIsReadByItsTypes) {
+  const std::string stream =
+      R"(data: {"type":"response.output_text.delta","delta":" hi"})"
+      "\n\n"
+      R"(data: {"type":"response.incomplete","response":{"usage":{"input_tokens":3,"output_tokens":1}}})"
+      "\n\n";
+  const Relayed r = relay_split(stream, stream.size(), false, EventDialect::responses);
+  EXPECT_EQ(r.out, stream);
+  EXPECT_EQ(r.relay.text_events(), 1);
+  ASSERT_TRUE(r.relay.usage());
+  EXPECT_EQ(r.relay.usage()->prompt_tokens, 3);
+  EXPECT_EQ(r.relay.usage()->completion_tokens, 1);
 }
 
 }  // namespace

@@ -82,6 +82,30 @@ TEST(CompletionRequest, CompletionsPromptFormsAreAccepted) {
   EXPECT_EQ(r.prompt_words, 4u);
 }
 
+TEST(CompletionRequest, TheResponsesApisInputInstructionsAndLimitAreRead) {
+  CompletionRequest r;
+  ASSERT_FALSE(parse_completion_request(
+      R"({"model":"m","instructions":"be brief","input":[{"role":"user","content":"a b c"},)"
+      R"({"role":"user","content":[{"type":"input_text","text":"d e"}]},{"type":"function_call_output","call_id":"c",)"
+      R"("output":"f"}],"max_output_tokens":7,"max_tokens":99,"stream":true})",
+      Endpoint::responses, r));
+  EXPECT_EQ(r.prompt_words, 8u);
+  EXPECT_EQ(r.max_tokens, 7);
+  EXPECT_TRUE(r.stream);
+  ASSERT_FALSE(parse_completion_request(R"({"model":"m","input":"one two"})", Endpoint::responses, r));
+  EXPECT_EQ(r.prompt_words, 2u);
+  EXPECT_FALSE(r.max_tokens);
+  EXPECT_EQ(parse_completion_request(R"({"model":"m"})", Endpoint::responses, r)->param, "input");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","input":5})", Endpoint::responses, r)->param, "input");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","input":"x","instructions":[]})", Endpoint::responses, r)->param,
+            "instructions");
+  EXPECT_EQ(parse_completion_request(R"({"model":"m","input":[{"content":3}]})", Endpoint::responses, r)->param,
+            "input[0].content");
+  EXPECT_EQ(
+      parse_completion_request(R"({"model":"m","input":"x","max_output_tokens":0})", Endpoint::responses, r)->param,
+      "max_output_tokens");
+}
+
 struct BadCase {
   const char* body;
   const char* param;     // nullptr when the error names no field

@@ -60,6 +60,15 @@ TEST(RequestView, AMaxTokensBeyondTheInt64RangeSaturatesInsteadOfTurningNegative
   EXPECT_EQ(v.max_tokens, -5);  // read as sent; the reservation counts it as none
 }
 
+TEST(RequestView, ReadsTheResponsesApisLimitAndCountsItsInstructions) {
+  RequestView v;
+  ASSERT_FALSE(parse_request_view(
+      R"({"model":"m","instructions":"abcdefgh","input":"abcdefgh","max_output_tokens":30,"max_tokens":99})", v));
+  EXPECT_EQ(v.max_tokens, 30);
+  EXPECT_EQ(v.prompt_tokens_estimate, 4);  // 16 characters
+  EXPECT_EQ(parse_request_view(R"({"model":"m","input":"x","max_output_tokens":1.5})", v)->param, "max_output_tokens");
+}
+
 TEST(RequestView, NamesTheFieldItCannotRead) {
   RequestView v;
   EXPECT_EQ(parse_request_view(R"({"stream":true})", v)->param, "model");
@@ -137,7 +146,7 @@ std::string read(std::string_view body, RequestView& out) {
       out.include_usage = u->get_bool();
     }
   }
-  for (const char* field : {"max_tokens", "max_completion_tokens"}) {
+  for (const char* field : {"max_tokens", "max_completion_tokens", "max_output_tokens"}) {
     if (const auto* v = o.if_contains(field); v && !v->is_null()) {
       if (!v->is_int64() && !v->is_uint64()) {
         return field;
@@ -155,7 +164,7 @@ std::string read(std::string_view body, RequestView& out) {
     messages = static_cast<std::int64_t>(m->get_array().size());
     count_prompt(*m, chars, ids);
   }
-  for (const char* field : {"prompt", "input"}) {
+  for (const char* field : {"prompt", "input", "instructions"}) {
     if (const auto* p = o.if_contains(field)) {
       count_prompt(*p, chars, ids);
     }
@@ -198,6 +207,11 @@ TEST(RequestView, ReadsWhatADomWouldInOnePass) {
       R"({"model":"m","max_tokens":[1]})",
       R"({"model":"m","max_tokens":-3})",
       R"({"model":"m","messages":[{"content":"x"}],"stream":true,"stream":false})",
+      R"({"model":"m","instructions":"be brief","input":[{"role":"user","content":[{"type":"input_text","text":"hi there"}]}],"max_output_tokens":16,"stream":true})",
+      R"({"model":"m","input":"a question","max_output_tokens":8,"max_tokens":99,"max_completion_tokens":50})",
+      R"({"model":"m","input":"x","max_output_tokens":"8"})",
+      R"({"model":"m","input":"x","max_output_tokens":null})",
+      R"({"model":"m","instructions":["odd",{"text":"but counted"}]})",
       R"([{"model":"m"}])",
       R"("model")",
       R"(42)",

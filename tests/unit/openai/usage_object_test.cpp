@@ -33,6 +33,12 @@ const std::vector<Sent> kSent = {
      R"("completion_time":0.025454545,"total_tokens":25,"total_time":0.026378811})",
      false, 18, 7},
     {R"({"id":"req_01jabc","usage":{"queue_time":0.02,"prompt_tokens":3,"completion_tokens":4}})", true, 3, 4},
+    // OpenAI's Responses API
+    {R"({"input_tokens":36,"input_tokens_details":{"cached_tokens":0},"output_tokens":87,)"
+     R"("output_tokens_details":{"reasoning_tokens":0},"total_tokens":123})",
+     false, 36, 87},
+    {R"({"id":"resp_1","object":"response","status":"completed","usage":{"input_tokens":5,"output_tokens":6}})", true,
+     5, 6},
     // pretty-printed, Ollama's OpenAI endpoint
     {"{\n  \"prompt_tokens\" : 26,\n  \"completion_tokens\" : 5,\n  \"total_tokens\" : 31\n}", false, 26, 5},
 };
