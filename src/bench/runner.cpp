@@ -115,8 +115,7 @@ class LoadRun {
         shared_(shared),
         start_line_(start_line),
         on_progress_(on_progress),
-        path_(target.base.path +
-              (workload.options().endpoint == openai::Endpoint::chat ? "/chat/completions" : "/completions")),
+        path_(target.base.path + std::string(openai::endpoint_path(workload.options().endpoint))),
         signal_(io, net::steady_timer::time_point::max()) {
     headers_.push_back({"Content-Type", "application/json"});
     headers_.push_back({"User-Agent", "infergate-bench"});
@@ -372,7 +371,8 @@ class LoadRun {
       const std::string body = co_await http::read_bounded_body(conn, kMaxResponseBody);
       record.last_byte_ns = monotonic_ns();
       openai::ChunkView view;
-      if (auto error = openai::parse_completion_response(body, view, reply_sink(record))) {
+      const auto parse = responses() ? openai::parse_response_object : openai::parse_completion_response;
+      if (auto error = parse(body, view, reply_sink(record))) {
         record.fail("malformed_response", fmt::format("the response body is {}", *error));
         co_return;
       }
@@ -398,7 +398,8 @@ class LoadRun {
         return;
       }
       openai::ChunkView view;
-      if (auto error = openai::parse_stream_chunk(event.data, view, reply_sink(record))) {
+      const auto parse = responses() ? openai::parse_response_stream_event : openai::parse_stream_chunk;
+      if (auto error = parse(event.data, view, reply_sink(record))) {
         record.fail("malformed_stream",
                     fmt::format("event {} is {}: '{}'", record.events, *error, valid_utf8(event.data, 120)));
         return;
@@ -439,6 +440,8 @@ class LoadRun {
       record.fail("no_output", "the stream finished without generating any text");
     }
   }
+
+  [[nodiscard]] bool responses() const { return workload_.options().endpoint == openai::Endpoint::responses; }
 
   // The answer's text is kept only when a later turn sends it back.
   std::string* reply_sink(RequestRecord& record) const { return workload_.multi_turn() ? &record.reply : nullptr; }

@@ -78,8 +78,8 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   if (options_.turns < 1) {
     throw std::runtime_error("--turns must be at least 1");
   }
-  if (options_.turns > 1 && options_.endpoint != openai::Endpoint::chat) {
-    throw std::runtime_error("multi-turn conversations need --endpoint chat");
+  if (options_.turns > 1 && options_.endpoint == openai::Endpoint::completions) {
+    throw std::runtime_error("multi-turn conversations need --endpoint chat or responses");
   }
   if (options_.prompts_file) {
     load(*options_.prompts_file);
@@ -147,8 +147,8 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
     if (const auto* p = object.if_contains("prompt"); p && p->is_string()) {
       prompt.turns.push_back(Turn{std::string(p->get_string()), output_tokens});
     } else if (const auto* m = object.if_contains("messages"); m && m->is_array()) {
-      if (options_.endpoint != openai::Endpoint::chat) {
-        fail("'messages' needs --endpoint chat");
+      if (options_.endpoint == openai::Endpoint::completions) {
+        fail("'messages' needs --endpoint chat or responses");
       }
       prompt.messages = *m;
       for (const auto& message : m->get_array()) {
@@ -239,13 +239,16 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
 
   json::object body;
   body["model"] = options_.model;
+  const bool responses = options_.endpoint == openai::Endpoint::responses;
+  // The Responses API takes a conversation's messages, system ones included, as its input items.
+  const std::string_view messages_field = responses ? "input" : "messages";
   const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
   if (file != nullptr && file->messages.is_array()) {
-    body["messages"] = file->messages;
+    body[messages_field] = file->messages;
     out.input_tokens = file->messages_words;
     Rng rng(mix64(options_.seed) ^ mix64(conversation + 1));
     out.output_tokens = file->turns.front().output_tokens.value_or(options_.output.sample(rng));
-  } else if (options_.endpoint == openai::Endpoint::chat) {
+  } else if (options_.endpoint != openai::Endpoint::completions) {
     json::array messages;
     if (prefix != nullptr) {
       messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
@@ -264,7 +267,7 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
         out.output_tokens = output_tokens;
       }
     }
-    body["messages"] = std::move(messages);
+    body[messages_field] = std::move(messages);
   } else {
     std::string prompt = user_turn(0, &out.output_tokens);
     out.input_tokens = words_of(prompt);
@@ -274,13 +277,13 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     }
     body["prompt"] = prompt;
   }
-  body["max_tokens"] = out.output_tokens;
+  body[responses ? "max_output_tokens" : "max_tokens"] = out.output_tokens;
   if (options_.ignore_eos) {
     body["ignore_eos"] = true;
     body["min_tokens"] = out.output_tokens;
   }
   body["stream"] = options_.stream;
-  if (options_.stream) {
+  if (options_.stream && !responses) {  // the Responses API's stream ends with its usage unasked
     body["stream_options"] = json::object{{"include_usage", true}};
   }
   out.body = json::serialize(body);

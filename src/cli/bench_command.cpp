@@ -93,8 +93,8 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
 }
 
 void run_bench(const BenchArgs& args) {
-  if (args.endpoint != "chat" && args.endpoint != "completions") {
-    throw bench::BenchError("--endpoint must be chat or completions");
+  if (args.endpoint != "chat" && args.endpoint != "completions" && args.endpoint != "responses") {
+    throw bench::BenchError("--endpoint must be chat, completions or responses");
   }
   prepare_outputs({{"--json", args.json},
                    {"--records", args.records},
@@ -103,7 +103,9 @@ void run_bench(const BenchArgs& args) {
                    {"--csv", args.csv}});
   bench::stop_on_signals(args.worker_count == 0);
   bench::WorkloadOptions wopts;
-  wopts.endpoint = args.endpoint == "chat" ? openai::Endpoint::chat : openai::Endpoint::completions;
+  wopts.endpoint = args.endpoint == "chat"          ? openai::Endpoint::chat
+                   : args.endpoint == "completions" ? openai::Endpoint::completions
+                                                    : openai::Endpoint::responses;
   wopts.input = bench::LengthDistribution::parse(args.input_tokens);
   wopts.output = bench::LengthDistribution::parse(args.output_tokens);
   if (!args.prompts.empty()) {
@@ -296,8 +298,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--model", a->model, "Model to request (default: the first the server lists)");
   cmd->add_option("--api-key", a->api_key, "Bearer key (default: $OPENAI_API_KEY)");
-  cmd->add_option("--endpoint", a->endpoint, "chat or completions")
-      ->check(CLI::IsMember({"chat", "completions"}))
+  cmd->add_option("--endpoint", a->endpoint,
+                  "chat (/v1/chat/completions), completions (/v1/completions) or responses (/v1/responses)")
+      ->check(CLI::IsMember({"chat", "completions", "responses"}))
       ->capture_default_str();
   cmd->add_option("--sim", a->sim_profile, "Simulator profile when no --base-url")->capture_default_str();
   cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")->check(positive())->capture_default_str();

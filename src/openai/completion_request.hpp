@@ -16,6 +16,19 @@ inline constexpr std::size_t kPrefixBlockWords = 16;
 
 enum class Endpoint { chat, completions, responses };
 
+// Its path under the API's base URL (/v1).
+[[nodiscard]] constexpr std::string_view endpoint_path(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::chat:
+      return "/chat/completions";
+    case Endpoint::completions:
+      return "/completions";
+    case Endpoint::responses:
+      return "/responses";
+  }
+  return "";
+}
+
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::chat;
   std::string model;

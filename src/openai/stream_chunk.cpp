@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 
 #include "core/json_error.hpp"
@@ -32,6 +33,16 @@ std::int64_t int_field(const json::object& object, std::string_view key) {
   return 0;
 }
 
+// The first of `names` the object holds: the Chat Completions API's name, then the Responses API's.
+std::int64_t count_field(const json::object& object, std::initializer_list<std::string_view> names) {
+  for (const std::string_view name : names) {
+    if (object.contains(name)) {
+      return int_field(object, name);
+    }
+  }
+  return 0;
+}
+
 void read_usage(const json::object& object, ChunkView& out) {
   const json::value* usage = object.if_contains("usage");
   if (usage == nullptr || !usage->is_object()) {
@@ -42,7 +53,8 @@ void read_usage(const json::object& object, ChunkView& out) {
   }
   if (usage != nullptr && usage->is_object()) {
     const auto& u = usage->get_object();
-    out.usage = Usage{int_field(u, "prompt_tokens"), int_field(u, "completion_tokens")};
+    out.usage = Usage{count_field(u, {"prompt_tokens", "input_tokens"}),
+                      count_field(u, {"completion_tokens", "output_tokens"})};
   }
 }
 
@@ -60,7 +72,69 @@ void append_string(const json::object& object, std::string_view key, std::string
   }
 }
 
-std::optional<std::string> read_object(std::string_view text, bool streamed, ChunkView& out, std::string* content) {
+// An error object's message, or the whole of it.
+std::string error_text(const json::value& error) {
+  if (error.is_object()) {
+    const auto* message = error.get_object().if_contains("message");
+    return message && message->is_string() ? std::string(message->get_string()) : json::serialize(error);
+  }
+  return json::serialize(error);
+}
+
+// A response object of the Responses API (whole, or in a stream's last event): its output text,
+// usage, and how it ended, as a finish_reason.
+void read_response(const json::object& response, ChunkView& out, std::string* content, bool with_text) {
+  if (const auto* status = response.if_contains("status"); status && status->is_string()) {
+    const std::string_view s = status->get_string();
+    out.finish_reason = s == "completed" ? "stop" : s == "incomplete" ? "length" : std::string(s);
+  }
+  if (const auto* error = response.if_contains("error"); error && !error->is_null()) {
+    out.error = error_text(*error);
+  }
+  read_usage(response, out);
+  const auto* output = response.if_contains("output");
+  if (!with_text || output == nullptr || !output->is_array()) {
+    return;
+  }
+  for (const auto& item : output->get_array()) {
+    const auto* parts = item.is_object() ? item.get_object().if_contains("content") : nullptr;
+    if (parts == nullptr || !parts->is_array()) {
+      continue;
+    }
+    for (const auto& part : parts->get_array()) {
+      if (part.is_object()) {
+        out.text_bytes += string_size(part.get_object(), "text");
+        append_string(part.get_object(), "text", content);
+      }
+    }
+  }
+}
+
+// One event of the Responses API's stream, by its "type".
+void read_response_event(const json::object& event, ChunkView& out, std::string* content) {
+  const auto* type_field = event.if_contains("type");
+  const std::string_view type =
+      type_field != nullptr && type_field->is_string() ? std::string_view(type_field->get_string()) : "";
+  if (type.starts_with("response.") && type.ends_with(".delta")) {
+    out.text_bytes += string_size(event, "delta");
+    if (type == "response.output_text.delta") {
+      append_string(event, "delta", content);
+    }
+  } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
+    if (const auto* response = event.if_contains("response"); response && response->is_object()) {
+      read_response(response->get_object(), out, nullptr, false);
+    }
+    if (type == "response.failed" && !out.error) {
+      out.error = "the response failed";
+    }
+  } else if (type == "error") {
+    out.error = error_text(event);
+  }
+}
+
+enum class Shape { chunk, whole, response_event, whole_response };
+
+std::optional<std::string> read_object(std::string_view text, Shape shape, ChunkView& out, std::string* content) {
   out = ChunkView{};
   // Chunks are small: parse into a stack buffer instead of the heap (this runs once per token).
   unsigned char scratch[4096];
@@ -74,15 +148,20 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
     return "not a JSON object";
   }
   const auto& object = parsed.get_object();
-  if (const auto* error = object.if_contains("error"); error && !error->is_null()) {
-    if (error->is_object()) {
-      const auto* message = error->get_object().if_contains("message");
-      out.error = message && message->is_string() ? std::string(message->get_string()) : json::serialize(*error);
-    } else {
-      out.error = json::serialize(*error);
-    }
+  if (const auto* error = object.if_contains("error"); error && !error->is_null() && shape != Shape::whole_response) {
+    out.error = error_text(*error);
     return std::nullopt;
   }
+  read_trace(object, out);
+  if (shape == Shape::response_event) {
+    read_response_event(object, out, content);
+    return std::nullopt;
+  }
+  if (shape == Shape::whole_response) {
+    read_response(object, out, content, true);
+    return std::nullopt;
+  }
+  const bool streamed = shape == Shape::chunk;
   if (const auto* choices = object.if_contains("choices"); choices && choices->is_array()) {
     out.has_choices = !choices->get_array().empty();
     for (const auto& choice : choices->get_array()) {
@@ -103,18 +182,25 @@ std::optional<std::string> read_object(std::string_view text, bool streamed, Chu
     }
   }
   read_usage(object, out);
-  read_trace(object, out);
   return std::nullopt;
 }
 
 }  // namespace
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
-  return read_object(data, true, out, content);
+  return read_object(data, Shape::chunk, out, content);
 }
 
 std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out, std::string* content) {
-  return read_object(body, false, out, content);
+  return read_object(body, Shape::whole, out, content);
+}
+
+std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out, std::string* content) {
+  return read_object(data, Shape::response_event, out, content);
+}
+
+std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, std::string* content) {
+  return read_object(body, Shape::whole_response, out, content);
 }
 
 }  // namespace infergate::openai

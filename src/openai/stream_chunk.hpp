@@ -39,4 +39,13 @@ std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& 
 std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out,
                                                      std::string* content = nullptr);
 
+// The same of the Responses API (POST /v1/responses): one event of its stream, known by its
+// "type" (a delta of generated output is text; the last event's response gives the usage, and its
+// status a finish_reason: "stop" when completed, "length" when incomplete; response.failed and
+// error events are errors), and a whole response object. Usage counts input_tokens and
+// output_tokens.
+std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out,
+                                                       std::string* content = nullptr);
+std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, std::string* content = nullptr);
+
 }  // namespace infergate::openai

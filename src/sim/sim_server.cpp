@@ -215,14 +215,10 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   static awaitable<void> server_gone() { co_return; }
 
   static std::optional<openai::Endpoint> generating_endpoint(std::string_view path) {
-    if (path == "/v1/chat/completions") {
-      return openai::Endpoint::chat;
-    }
-    if (path == "/v1/completions") {
-      return openai::Endpoint::completions;
-    }
-    if (path == "/v1/responses") {
-      return openai::Endpoint::responses;
+    for (const auto endpoint : {openai::Endpoint::chat, openai::Endpoint::completions, openai::Endpoint::responses}) {
+      if (path.starts_with("/v1") && path.substr(3) == openai::endpoint_path(endpoint)) {
+        return endpoint;
+      }
     }
     return std::nullopt;
   }

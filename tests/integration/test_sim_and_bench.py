@@ -10,7 +10,7 @@ import time
 import unittest
 
 from fake_upstream import FakeUpstream
-from processes import BIN, SANITIZED, Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
+from processes import BIN, SANITIZED, Gateway, Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
 
 
 def read_jsonl(path):
@@ -339,6 +339,39 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(plain.returncode, 0, plain.stderr)
         self.assertEqual(read_json(self.path("a.json"))["summary"]["output_tokens"], 20)
         self.assertEqual(read_json(self.path("b.json"))["summary"]["output_tokens"], 20)
+
+    def test_the_responses_api_measured_directly_and_through_the_gateway(self):
+        sim = Sim("--speedup", "20")
+        gateway = Gateway("--upstream", sim.url)
+        try:
+            streamed = bench("--base-url", sim.url, "--endpoint", "responses", "--concurrency", "4", "--requests",
+                             "24", "--input-tokens", "32", "--output-tokens", "12", "--trace", "--records",
+                             self.path("r.jsonl"), "--json", self.path("s.json"))
+            whole = bench("--base-url", gateway.url, "--endpoint", "responses", "--no-stream", "--requests", "4",
+                          "--output-tokens", "5", "--json", self.path("w.json"))
+            turns = bench("--base-url", gateway.url, "--endpoint", "responses", "--turns", "2", "--requests", "4",
+                          "--input-tokens", "10", "--output-tokens", "6", "--records", self.path("t.jsonl"))
+            through = gateway.metrics(labelled=True)
+        finally:
+            gateway.close()
+            sim.close()
+        for r in (streamed, whole, turns):
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        s = read_json(self.path("s.json"))["summary"]
+        self.assertEqual((s["completed"], s["failed"]), (24, 0))
+        self.assertEqual(s["output_tokens"], 24 * 12)
+        self.assertEqual(s["prompt_tokens"], 24 * 32)
+        self.assertEqual(s["token_source"], "usage")
+        for rec in read_jsonl(self.path("r.jsonl")):
+            self.assertEqual(rec["text_events"], 12)  # one delta per token, none of the other events
+            self.assertGreaterEqual(rec["first_token_ns"], rec["server_trace"]["first_token_ns"])
+        self.assertEqual(read_json(self.path("w.json"))["summary"]["output_tokens"], 20)
+        for rec in read_jsonl(self.path("t.jsonl")):
+            # The second turn sent the first one's answer back as an input item.
+            self.assertEqual(rec["usage"]["prompt_tokens"], rec["requested_input_tokens"])
+            self.assertEqual(rec["requested_input_tokens"], 10 if rec["turn"] == 0 else 10 + 6 + 10)
+        # The gateway read each answer's usage: 4 whole answers of 5 tokens, 4 streamed turns of 6.
+        self.assertEqual(through['infergate_tokens_total{direction="out",model="gemma-4-31b"}'], 4 * 5 + 4 * 6)
 
     def test_tokens_per_chunk_groups_tokens_and_itl_shares_each_gap(self):
         sim = Sim("--speedup", "20", "--tokens-per-chunk", "4")

@@ -135,11 +135,34 @@ TEST(Workload, EachTurnCarriesTheHistoryWithTheServersReplies) {
   EXPECT_EQ(third.output_tokens, 5);
 }
 
-TEST(Workload, MultiTurnNeedsChat) {
+TEST(Workload, MultiTurnNeedsChatOrResponses) {
   WorkloadOptions o;
   o.turns = 2;
   o.endpoint = openai::Endpoint::completions;
   EXPECT_THROW(Workload{o}, std::runtime_error);
+  o.endpoint = openai::Endpoint::responses;
+  EXPECT_NO_THROW(Workload{o});
+}
+
+TEST(Workload, TheResponsesApiTakesTheConversationAsInputAndItsOwnLimit) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.endpoint = openai::Endpoint::responses;
+  o.input = LengthDistribution::fixed(10);
+  o.output = LengthDistribution::fixed(5);
+  o.turns = 2;
+  o.stream = true;
+  const Workload w(o);
+  const json::object body = json::parse(w.make_turn(3, 1, {"one two"}).body).as_object();
+  const json::array& input = body.at("input").as_array();
+  ASSERT_EQ(input.size(), 3u);
+  EXPECT_EQ(input[1].as_object().at("role").as_string(), "assistant");
+  EXPECT_EQ(input[1].as_object().at("content").as_string(), "one two");
+  EXPECT_EQ(body.at("max_output_tokens").as_int64(), 5);
+  EXPECT_FALSE(body.contains("max_tokens"));
+  EXPECT_FALSE(body.contains("messages"));
+  EXPECT_FALSE(body.contains("stream_options"));  // its stream ends with the usage unasked
+  EXPECT_TRUE(body.at("stream").as_bool());
 }
 
 std::string write_file(const std::string& name, const std::string& text) {

@@ -79,5 +79,62 @@ TEST(StreamChunk, CollectsTheAnswersTextButNotReasoning) {
   EXPECT_EQ(text, "plain");
 }
 
+TEST(StreamChunk, TheResponsesApisDeltasAreTextAndItsAnswerTextIsKept) {
+  ChunkView v;
+  std::string content;
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.created","response":{"status":"in_progress"}})", v));
+  EXPECT_EQ(v.text_bytes, 0u);
+  EXPECT_FALSE(v.finish_reason);  // in progress is not an end
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.delta","delta":"Hel"})", v, &content));
+  EXPECT_EQ(v.text_bytes, 3u);
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.reasoning_text.delta","delta":"hmm"})", v, &content));
+  EXPECT_EQ(v.text_bytes, 3u);  // generated, but not the answer
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.delta","delta":"lo"})", v, &content));
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.done","text":"Hello"})", v, &content));
+  EXPECT_EQ(v.text_bytes, 0u);
+  EXPECT_EQ(content, "Hello");
+}
+
+TEST(StreamChunk, TheResponsesApisLastEventGivesTheUsageAndHowItEnded) {
+  ChunkView v;
+  ASSERT_FALSE(parse_response_stream_event(
+      R"({"type":"response.completed","response":{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"not counted again"}]}],)"
+      R"("usage":{"input_tokens":12,"output_tokens":30}},"infergate_trace":{"arrival_ns":1,"first_token_ns":2,"last_token_ns":3}})",
+      v));
+  EXPECT_EQ(v.text_bytes, 0u);
+  EXPECT_EQ(v.finish_reason, "stop");
+  ASSERT_TRUE(v.usage);
+  EXPECT_EQ(v.usage->prompt_tokens, 12);
+  EXPECT_EQ(v.usage->completion_tokens, 30);
+  ASSERT_TRUE(v.trace);
+  EXPECT_EQ(v.trace->last_token_ns, 3);
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.incomplete","response":{"status":"incomplete"}})", v));
+  EXPECT_EQ(v.finish_reason, "length");
+  ASSERT_FALSE(parse_response_stream_event(
+      R"({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"boom"}}})",
+      v));
+  EXPECT_EQ(v.error, "boom");
+  ASSERT_FALSE(
+      parse_response_stream_event(R"({"type":"error","code":"rate_limit_exceeded","message":"slow down"})", v));
+  EXPECT_EQ(v.error, "slow down");
+  ASSERT_FALSE(parse_response_stream_event(R"({"error":{"message":"cut by the gateway"}})", v));
+  EXPECT_EQ(v.error, "cut by the gateway");
+}
+
+TEST(StreamChunk, AWholeResponseObjectReadsItsOutputText) {
+  ChunkView v;
+  std::string text;
+  ASSERT_FALSE(parse_response_object(
+      R"({"object":"response","status":"incomplete","error":null,"output":[{"type":"reasoning","summary":[]},)"
+      R"({"type":"message","content":[{"type":"output_text","text":"four","annotations":[]},{"type":"output_text","text":" five"}]}],)"
+      R"("usage":{"input_tokens":3,"output_tokens":2}})",
+      v, &text));
+  EXPECT_EQ(text, "four five");
+  EXPECT_EQ(v.text_bytes, 9u);
+  EXPECT_EQ(v.finish_reason, "length");
+  EXPECT_FALSE(v.error);
+  EXPECT_EQ(v.usage->completion_tokens, 2);
+}
+
 }  // namespace
 }  // namespace infergate::openai
