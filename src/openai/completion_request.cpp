@@ -71,6 +71,29 @@ class PromptDigest {
   std::vector<std::uint64_t> blocks_;
 };
 
+// A message's content, `field` naming the message: a string, or parts whose text counts; none
+// (absent or null) is no text.
+std::optional<ApiError> read_content(const json::value* content, const std::string& field, PromptDigest& digest) {
+  if (content == nullptr || content->is_null()) {
+    return std::nullopt;
+  }
+  if (content->is_string()) {
+    digest.add_text(content->get_string());
+  } else if (content->is_array()) {
+    for (const auto& part : content->get_array()) {
+      if (!part.is_object()) {
+        return wrong_type(field + ".content[]", "an object", part);
+      }
+      if (const auto* text = part.get_object().if_contains("text"); text && text->is_string()) {
+        digest.add_text(text->get_string());
+      }
+    }
+  } else {
+    return wrong_type(field + ".content", "a string or an array of content parts", *content);
+  }
+  return std::nullopt;
+}
+
 std::optional<ApiError> read_messages(const json::value* messages, PromptDigest& digest) {
   if (messages == nullptr) {
     return invalid_request("'messages' is required", "messages");
@@ -96,23 +119,9 @@ std::optional<ApiError> read_messages(const json::value* messages, PromptDigest&
       return wrong_type(field + ".role", "a string", *role);
     }
     digest.add_marker(role->get_string());
-    const auto* content = object.if_contains("content");
-    if (content == nullptr || content->is_null()) {
-      continue;  // assistant messages with tool calls carry no content
-    }
-    if (content->is_string()) {
-      digest.add_text(content->get_string());
-    } else if (content->is_array()) {
-      for (const auto& part : content->get_array()) {
-        if (!part.is_object()) {
-          return wrong_type(field + ".content[]", "an object", part);
-        }
-        if (const auto* text = part.get_object().if_contains("text"); text && text->is_string()) {
-          digest.add_text(text->get_string());
-        }
-      }
-    } else {
-      return wrong_type(field + ".content", "a string or an array of content parts", *content);
+    // Assistant messages with tool calls carry no content.
+    if (auto error = read_content(object.if_contains("content"), field, digest)) {
+      return error;
     }
   }
   return std::nullopt;
@@ -179,23 +188,8 @@ std::optional<ApiError> read_input(const json::object& body, PromptDigest& diges
     if (const auto* output = object.if_contains("output"); output && output->is_string()) {
       digest.add_text(output->get_string());
     }
-    const auto* content = object.if_contains("content");
-    if (content == nullptr || content->is_null()) {
-      continue;
-    }
-    if (content->is_string()) {
-      digest.add_text(content->get_string());
-    } else if (content->is_array()) {
-      for (const auto& part : content->get_array()) {
-        if (!part.is_object()) {
-          return wrong_type(field + ".content[]", "an object", part);
-        }
-        if (const auto* text = part.get_object().if_contains("text"); text && text->is_string()) {
-          digest.add_text(text->get_string());
-        }
-      }
-    } else {
-      return wrong_type(field + ".content", "a string or an array of content parts", *content);
+    if (auto error = read_content(object.if_contains("content"), field, digest)) {
+      return error;
     }
   }
   return std::nullopt;

@@ -4,6 +4,7 @@
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 #include "openai/json_fast_path.hpp"
 #include "openai/json_handler.hpp"
@@ -14,12 +15,24 @@ namespace json = boost::json;
 
 namespace {
 
-// The Chat Completions API's names, and the Responses API's (which Anthropic's API shares).
-bool counts_prompt(std::string_view key) {
-  return key == "prompt_tokens" || key == "input_tokens";
+enum class Count : std::uint8_t { other, prompt, completion };
+
+// `key` is `name`, compared at a size known when compiled (so without a call to memcmp).
+template <std::size_t N>
+bool is(std::string_view key, const char (&name)[N]) {
+  return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
 }
-bool counts_completion(std::string_view key) {
-  return key == "completion_tokens" || key == "output_tokens";
+
+// The Chat Completions API's names, and the Responses API's (which Anthropic's API shares). Every
+// member of every usage object passes here.
+[[gnu::always_inline]] inline Count count_named(std::string_view key) {
+  if (is(key, "prompt_tokens") || is(key, "input_tokens")) {
+    return Count::prompt;
+  }
+  if (is(key, "completion_tokens") || is(key, "output_tokens")) {
+    return Count::completion;
+  }
+  return Count::other;
 }
 
 // Reads prompt_tokens and completion_tokens from a usage object (`nested`: from the object under
@@ -54,7 +67,8 @@ class UsageHandler : public JsonHandlerBase {
     const std::string_view key = member_name(part);
     next_ = Next::other;
     if (depth_ == target_depth_ && in_target()) {
-      next_ = counts_prompt(key) ? Next::prompt : counts_completion(key) ? Next::completion : Next::other;
+      const Count count = count_named(key);
+      next_ = count == Count::prompt ? Next::prompt : count == Count::completion ? Next::completion : Next::other;
     } else if (target_depth_ == 2 && depth_ == 1 && key == "usage") {
       next_ = Next::usage;
     }
@@ -213,9 +227,10 @@ class SimpleUsageReader {
       return false;
     }
     if (role == Role::usage) {
-      if (counts_prompt(name)) {
+      const Count count = count_named(name);
+      if (count == Count::prompt) {
         prompt_ = integer.value_or(0);
-      } else if (counts_completion(name)) {
+      } else if (count == Count::completion) {
         completion_ = integer.value_or(0);
       }
     } else if (role == Role::holder && name == "usage") {

@@ -180,6 +180,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     std::string_view path = ex.target().substr(0, ex.target().find('?'));
     const bool post = ex.method() == "POST";
     const bool get = ex.method() == "GET";
+    const std::optional<std::string> model = openai::model_in_path(path);
+    const std::optional<openai::Endpoint> kind = generating_endpoint(path);
     if (path == "/health" && get) {
       co_await ex.respond(200, "application/json", R"({"status":"ok"})");
     } else if (path == "/metrics" && get) {
@@ -188,7 +190,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       if (co_await authorized(ex)) {
         co_await ex.respond(200, "application/json", openai::model_list_json(model_names(), "infergate-sim"));
       }
-    } else if (const auto model = openai::model_in_path(path); model && get) {
+    } else if (model && get) {
       if (co_await authorized(ex)) {
         if (find(*model) == nullptr) {
           co_await send_error(ex, openai::model_not_found(*model));
@@ -196,15 +198,14 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
           co_await ex.respond(200, "application/json", openai::model_json(*model, "infergate-sim"));
         }
       }
-    } else if (const auto kind = generating_endpoint(path); kind && post) {
+    } else if (kind && post) {
       if (co_await authorized(ex)) {
         co_await complete(ex, *kind);
       }
-    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || openai::model_in_path(path) ||
-               generating_endpoint(path)) {
+    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || model || kind) {
       const openai::ApiError error = openai::method_not_allowed(ex.method(), path);
       // The methods the path takes (RFC 9110 section 15.5.6).
-      const http::Header allow{"Allow", generating_endpoint(path) ? "POST" : "GET, HEAD"};
+      const http::Header allow{"Allow", kind ? "POST" : "GET, HEAD"};
       co_await ex.respond(error.status, "application/json", error.to_json(), {&allow, 1});
     } else {
       const openai::ApiError error = openai::route_not_found(ex.method(), path);
