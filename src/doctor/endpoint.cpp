@@ -15,6 +15,7 @@
 #include "http/connect.hpp"
 #include "http/fetch.hpp"
 #include "http/sse_parser.hpp"
+#include "openai/api_base.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
 #include "openai/stream_chunk.hpp"
@@ -68,6 +69,20 @@ class Checker {
  private:
   void add(Verdict verdict, std::string check, std::string detail, std::string fix = {}) {
     out_.push_back(Finding{verdict, std::move(check), std::move(detail), std::move(fix)});
+  }
+
+  // What to give in place of a base URL that has no /models under it.
+  std::string wrong_path_fix() const {
+    if (const auto endpoint = openai::api_path_at_end(o_.url.path)) {
+      http::Url base = o_.url;
+      base.path.resize(base.path.size() - endpoint->size());
+      return fmt::format("that is the {} endpoint's URL; give the API's base URL: {}", endpoint->substr(1),
+                         base.to_string());
+    }
+    if (o_.url.path.ends_with("/v1")) {
+      return "the base URL is the part before /models and /chat/completions; check the server's documented path";
+    }
+    return fmt::format("the base URL usually ends in /v1: try {}/v1", o_.url.to_string());
   }
 
   std::vector<http::Header> headers() const {
@@ -176,10 +191,7 @@ class Checker {
     }
     const int status = response->head.status;
     if (status == 404) {
-      add(Verdict::fail, check, fmt::format("404: there is no {} here", target),
-          o_.url.path.ends_with("/v1")
-              ? "the base URL is the part before /models and /chat/completions; check the server's documented path"
-              : fmt::format("the base URL usually ends in /v1: try {}/v1", o_.url.to_string()));
+      add(Verdict::fail, check, fmt::format("404: there is no {} here", target), wrong_path_fix());
       co_return false;
     }
     if (status != 200) {

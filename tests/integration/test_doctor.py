@@ -149,6 +149,9 @@ class Endpoint(unittest.TestCase):
         self.assertIn("the models that exist: gemma-4-31b", by_check(findings)["model"]["detail"])
         run, findings = self.check(sim, path="")
         self.assertIn(sim.url + "/v1", by_check(findings)["GET /models"]["fix"])
+        run, findings = self.check(sim, path="/v1/chat/completions")  # as curl examples show it
+        self.assertEqual(by_check(findings)["GET /v1/chat/completions/models"]["fix"],
+                         "that is the chat/completions endpoint's URL; give the API's base URL: " + sim.url + "/v1")
 
     def test_rate_limited_gives_backoff_advice(self):
         run, findings = self.check(self.sim("--fault-429-rate", "1", "--fault-retry-after", "5"))
