@@ -53,12 +53,12 @@ std::string record_json(const RequestRecord& r) {
 }
 
 void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records) {
-  std::string text;
+  OutputFile file(path);
   for (const auto& r : records) {
-    text += record_json(r);
-    text += '\n';
+    file.append(record_json(r));
+    file.append("\n");
   }
-  write_output(path, text);
+  file.commit();
 }
 
 }  // namespace infergate::bench

@@ -212,11 +212,11 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     write_output(args.json, boost::json::serialize(merged) + "\n");
   }
   if (!args.records.empty()) {
-    std::string all;
+    OutputFile all(args.records);
     for (const auto& w : workers) {
-      all += read_text(w.records);
+      all.append(read_text(w.records));
     }
-    write_output(args.records, all);
+    all.commit();
   }
   report::write_reports(documents, {args.markdown, args.csv, args.html});
   if (stopped != 0) {

@@ -27,18 +27,6 @@ int result_fd = STDOUT_FILENO;
   throw std::runtime_error(fmt::format("writing '{}' failed: {}{}", path, std::strerror(error), what));
 }
 
-void write_in_place(const std::string& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    fail(path, "", errno);
-  }
-  const WriteAll w = write_all(fd, text);
-  const int closed = ::close(fd) == 0 ? 0 : errno;
-  if (w.error != 0 || closed != 0) {
-    fail(path, "", w.error != 0 ? w.error : closed);
-  }
-}
-
 // A file beside `target` that no other writer has, made with the mode `target` will have; or the
 // system's reason in `*fd`, negated.
 std::optional<std::string> make_temporary(const fs::path& target, mode_t mode, int* fd) {
@@ -58,6 +46,8 @@ std::optional<std::string> make_temporary(const fs::path& target, mode_t mode, i
   *fd = -EEXIST;
   return std::nullopt;
 }
+
+constexpr std::size_t kBufferBytes = 1 << 16;
 
 }  // namespace
 
@@ -89,61 +79,115 @@ void check_writable(const std::string& path, std::string_view option) {
   }
 }
 
-void write_output(const std::string& path, std::string_view text) {
-  if (path == kStandardOutput) {
-    const WriteAll w = write_all(result_fd, text);
-    if (w.error != 0) {
-      throw std::runtime_error(fmt::format("writing to standard output failed: {}", std::strerror(w.error)));
-    }
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+  if (path_ == kStandardOutput) {
+    fd_ = result_fd;
     return;
   }
   std::error_code ec;
-  fs::path target = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) {
-    target = fs::canonical(path, ec);
+  fs::path target = path_;
+  if (fs::is_symlink(fs::symlink_status(path_, ec))) {
+    target = fs::canonical(path_, ec);
     if (ec) {
-      throw std::runtime_error(fmt::format("cannot write '{}': its link leads nowhere ({})", path, ec.message()));
+      throw std::runtime_error(fmt::format("cannot write '{}': its link leads nowhere ({})", path_, ec.message()));
     }
   }
+  target_ = target.string();
   const fs::file_status status = fs::status(target, ec);
-  const bool exists = fs::exists(status);
-  if (exists && !fs::is_regular_file(status)) {
-    write_in_place(path, text);
+  existed_ = fs::exists(status);
+  if (existed_ && !fs::is_regular_file(status)) {
+    open_in_place();
     return;
   }
   mode_t mode = 0666;  // less the umask, as any new file
   struct stat old {};
-  if (exists && ::stat(target.c_str(), &old) == 0) {
+  if (existed_ && ::stat(target_.c_str(), &old) == 0) {
     mode = old.st_mode & 07777;
   }
-  int fd = -1;
-  const std::optional<std::string> partial = make_temporary(target, mode, &fd);
+  std::optional<std::string> partial = make_temporary(target, mode, &fd_);
   if (!partial) {
-    if (exists && (fd == -EACCES || fd == -EPERM)) {
-      // A folder that takes no new file may still hold a writable one.
-      write_in_place(target.string(), text);
+    const int error = -fd_;
+    fd_ = -1;
+    if (existed_ && (error == EACCES || error == EPERM)) {
+      open_in_place();  // a folder that takes no new file may still hold a writable one
       return;
     }
-    fail(path, exists ? "; the file is as it was before" : "; no file was made", -fd);
+    fail(path_, outcome(), error);
   }
-  if (exists) {
-    ::fchmod(fd, mode);  // the umask must not narrow an old file's mode
+  partial_ = std::move(*partial);
+  if (existed_) {
+    ::fchmod(fd_, mode);  // the umask must not narrow an old file's mode
   }
-  const WriteAll w = write_all(fd, text);
-  int error = w.error;
-  if (error == 0 && ::fsync(fd) != 0) {
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0 && fd_ != result_fd) {
+    ::close(fd_);
+  }
+  if (!partial_.empty()) {
+    ::unlink(partial_.c_str());
+  }
+}
+
+void OutputFile::append(std::string_view text) {
+  buffer_.append(text);
+  if (buffer_.size() >= kBufferBytes) {
+    flush();
+  }
+}
+
+void OutputFile::commit() {
+  flush();
+  if (fd_ == result_fd) {
+    return;
+  }
+  int error = 0;
+  if (!partial_.empty() && ::fsync(fd_) != 0) {
     error = errno;
   }
-  if (::close(fd) != 0 && error == 0) {
-    error = errno;
-  }
-  if (error == 0 && ::rename(partial->c_str(), target.c_str()) != 0) {
+  const int closed = ::close(fd_);
+  error = error != 0 ? error : closed != 0 ? errno : 0;
+  fd_ = -1;
+  if (error == 0 && !partial_.empty() && ::rename(partial_.c_str(), target_.c_str()) != 0) {
     error = errno;
   }
   if (error != 0) {
-    ::unlink(partial->c_str());
-    fail(path, exists ? "; the file is as it was before" : "; no file was made", error);
+    fail(path_, outcome(), error);
   }
+  partial_.clear();
+}
+
+void OutputFile::flush() {
+  const WriteAll w = write_all(fd_, buffer_);
+  buffer_.clear();
+  if (w.error == 0) {
+    return;
+  }
+  if (fd_ == result_fd) {
+    throw std::runtime_error(fmt::format("writing to standard output failed: {}", std::strerror(w.error)));
+  }
+  fail(path_, outcome(), w.error);
+}
+
+void OutputFile::open_in_place() {
+  in_place_ = true;
+  fd_ = ::open(target_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) {
+    fail(path_, "", errno);
+  }
+}
+
+std::string_view OutputFile::outcome() const {
+  if (in_place_) {
+    return "";  // what the file holds now is not known
+  }
+  return existed_ ? "; the file is as it was before" : "; no file was made";
+}
+
+void write_output(const std::string& path, std::string_view text) {
+  OutputFile file(path);
+  file.append(text);
+  file.commit();
 }
 
 void give_standard_output_to_result() {

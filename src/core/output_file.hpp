@@ -16,6 +16,35 @@ inline constexpr std::string_view kStandardOutput = "-";
 // option not given) and "-" pass.
 void check_writable(const std::string& path, std::string_view option);
 
+// A result file written a piece at a time, as write_output writes it whole: only commit() puts
+// it in place of the old one (or, where it is written in place, ends it). Destroyed without a
+// commit, as when an exception passes, it leaves the old file. Throws std::runtime_error naming
+// the path and the system's reason for any failure. Buffered: memory holds a few pages of it,
+// whatever its size.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void append(std::string_view text);
+  void commit();
+
+ private:
+  void flush();
+  void open_in_place();
+  [[nodiscard]] std::string_view outcome() const;  // what a failure left, for its message
+
+  std::string path_;     // as given
+  std::string target_;   // the file it names, through links
+  std::string partial_;  // the temporary file beside it, until renamed
+  int fd_ = -1;
+  bool existed_ = false;
+  bool in_place_ = false;
+  std::string buffer_;
+};
+
 // Writes the whole of `text` as `path`. A regular file, old or new, is replaced only once the new
 // one is whole, by renaming a temporary file beside it: a failed write leaves the old file (or no
 // file) and throws std::runtime_error naming the path and the system's reason. Anything else (a

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class OutputFile : public ::testing::Test {
+class OutputFiles : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("output-file-" + std::to_string(::getpid()));
@@ -55,14 +55,14 @@ class OutputFile : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(OutputFile, ANewFileInAFolderPassesAndIsNotMade) {
+TEST_F(OutputFiles, ANewFileInAFolderPassesAndIsNotMade) {
   const std::string path = (dir_ / "out.json").string();
   EXPECT_EQ(refusal(path), "");
   EXPECT_FALSE(fs::exists(path));
   EXPECT_EQ(refusal(""), "");  // the option not given
 }
 
-TEST_F(OutputFile, AnExistingFileIsLeftAsItWas) {
+TEST_F(OutputFiles, AnExistingFileIsLeftAsItWas) {
   const std::string path = (dir_ / "old.json").string();
   std::ofstream(path) << "kept";
   EXPECT_EQ(refusal(path), "");
@@ -72,19 +72,19 @@ TEST_F(OutputFile, AnExistingFileIsLeftAsItWas) {
   EXPECT_EQ(text, "kept");
 }
 
-TEST_F(OutputFile, AMissingFolderOrAFolderIsRefusedWithTheReason) {
+TEST_F(OutputFiles, AMissingFolderOrAFolderIsRefusedWithTheReason) {
   const std::string missing = (dir_ / "no" / "out.json").string();
   EXPECT_EQ(refusal(missing),
             "--json '" + missing + "' cannot be written: its folder '" + (dir_ / "no").string() + "' does not exist");
   EXPECT_EQ(refusal(dir_.string()), "--json '" + dir_.string() + "' cannot be written: it is a folder");
 }
 
-TEST_F(OutputFile, StandardOutputPasses) {
+TEST_F(OutputFiles, StandardOutputPasses) {
   EXPECT_EQ(refusal("-"), "");
   EXPECT_FALSE(fs::exists("-"));
 }
 
-TEST_F(OutputFile, AFileIsWrittenWholeAndNothingIsLeftBesideIt) {
+TEST_F(OutputFiles, AFileIsWrittenWholeAndNothingIsLeftBesideIt) {
   const fs::path path = dir_ / "out.json";
   EXPECT_EQ(write_refusal(path.string(), "first"), "");
   EXPECT_EQ(read(path), "first");
@@ -93,7 +93,7 @@ TEST_F(OutputFile, AFileIsWrittenWholeAndNothingIsLeftBesideIt) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 
-TEST_F(OutputFile, AReplacedFileKeepsItsMode) {
+TEST_F(OutputFiles, AReplacedFileKeepsItsMode) {
   const fs::path path = dir_ / "shared.json";
   std::ofstream(path) << "old";
   fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
@@ -104,7 +104,7 @@ TEST_F(OutputFile, AReplacedFileKeepsItsMode) {
                                                                   fs::perms::others_read);
 }
 
-TEST_F(OutputFile, ThroughALinkItsTargetIsWrittenAndTheLinkKept) {
+TEST_F(OutputFiles, ThroughALinkItsTargetIsWrittenAndTheLinkKept) {
   const fs::path target = dir_ / "run-7.json";
   const fs::path link = dir_ / "latest.json";
   std::ofstream(target) << "old";
@@ -114,20 +114,20 @@ TEST_F(OutputFile, ThroughALinkItsTargetIsWrittenAndTheLinkKept) {
   EXPECT_EQ(read(target), "new");
 }
 
-TEST_F(OutputFile, ADeviceIsWrittenInPlace) {
+TEST_F(OutputFiles, ADeviceIsWrittenInPlace) {
   EXPECT_EQ(write_refusal("/dev/null", "nothing kept"), "");
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 // /dev/full fails every write with ENOSPC, as a full disk does.
-TEST_F(OutputFile, AFailedWriteToADeviceSaysWhy) {
+TEST_F(OutputFiles, AFailedWriteToADeviceSaysWhy) {
   const fs::path full = dir_ / "full";
   fs::create_symlink("/dev/full", full);
   EXPECT_EQ(write_refusal(full.string(), "x"), "writing '" + full.string() + "' failed: No space left on device");
 }
 
 // A file size limit fails a regular file's write part way, as a disk that fills does.
-TEST_F(OutputFile, AWriteCutShortLeavesTheOldFileWholeAndNothingBesideIt) {
+TEST_F(OutputFiles, AWriteCutShortLeavesTheOldFileWholeAndNothingBesideIt) {
   const fs::path path = dir_ / "result.json";
   std::ofstream(path) << "the last result";
   struct rlimit before {};
@@ -144,13 +144,37 @@ TEST_F(OutputFile, AWriteCutShortLeavesTheOldFileWholeAndNothingBesideIt) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
 }
 
-TEST_F(OutputFile, AMissingFolderIsAFailureThatMakesNothing) {
+TEST_F(OutputFiles, AFileWrittenInPiecesIsInPlaceOnlyOnceCommitted) {
+  const fs::path path = dir_ / "records.jsonl";
+  std::ofstream(path) << "the last run";
+  const std::string line(1000, 'r');
+  {
+    OutputFile file(path.string());
+    for (int i = 0; i < 200; ++i) {  // past the buffer: some of it is on disk
+      file.append(line);
+    }
+    EXPECT_EQ(read(path), "the last run");
+  }  // destroyed without a commit, as when the run's end throws
+  EXPECT_EQ(read(path), "the last run");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+  {
+    OutputFile file(path.string());
+    for (int i = 0; i < 200; ++i) {
+      file.append(line);
+    }
+    file.commit();
+  }
+  EXPECT_EQ(read(path).size(), 200u * line.size());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(OutputFiles, AMissingFolderIsAFailureThatMakesNothing) {
   const std::string path = (dir_ / "no" / "out.json").string();
   EXPECT_EQ(write_refusal(path, "x"), "writing '" + path + "' failed: No such file or directory; no file was made");
   EXPECT_FALSE(fs::exists(dir_ / "no"));
 }
 
-TEST_F(OutputFile, TwoOutputsToStandardOutputAreRefused) {
+TEST_F(OutputFiles, TwoOutputsToStandardOutputAreRefused) {
   const std::string none;
   const std::string dash = "-";
   try {
