@@ -66,10 +66,18 @@ bool passes_through(std::string_view name) {
   return http::iequals(name, "retry-after") || (name.size() > 12 && http::iequals(name.substr(0, 12), "x-ratelimit-"));
 }
 
-// How a stream that failed after it began ends: the error as its last event.
-std::string stream_error_event(const std::string& message) {
+// How a stream that failed after it began ends: the error as its last event. On a Responses
+// stream it is typed as that API's error events are ("event: error", "type", "code", "message"),
+// and keeps the error object on which the SDKs raise, as on any other stream.
+std::string stream_error_event(const std::string& message, std::string_view endpoint) {
   const openai::ApiError error{502, "upstream_error", message, std::nullopt, std::string("upstream_stream_error")};
-  return "data: " + error.to_json() + "\n\n";
+  if (endpoint != "/responses") {
+    return "data: " + error.to_json() + "\n\n";
+  }
+  const std::string object = error.to_json();
+  return R"(event: error
+data: {"type":"error","code":"upstream_stream_error","message":)" +
+         openai::json_string(message) + R"(,"param":null,)" + object.substr(1) + "\n\n";
 }
 
 double jitter() {
@@ -693,7 +701,7 @@ std::string Proxy::failed_mid_response(Context& ctx, const boost::system::error_
                     ? fmt::format("{} exceeded the total timeout of {} ms", d.provider, d.total_timeout.count())
                     : fmt::format("{} went silent for {} ms mid-response", d.provider, d.idle_timeout.count());
   }
-  return sse ? stream_error_event(ctx.error) : std::string();
+  return sse ? stream_error_event(ctx.error, ctx.endpoint) : std::string();
 }
 
 bool Proxy::write_failed(Context& ctx, const error_code& ec) {
@@ -707,7 +715,7 @@ bool Proxy::write_failed(Context& ctx, const error_code& ec) {
 std::string Proxy::event_too_long(Context& ctx, std::size_t limit) {
   ctx.error = fmt::format("{} sent an event of more than {} bytes without its end; the stream was cut",
                           ctx.deployment->provider, limit);
-  return stream_error_event(ctx.error);
+  return stream_error_event(ctx.error, ctx.endpoint);
 }
 
 awaitable<void> Proxy::relay(http::Exchange& ex, Context& ctx, http::Connection& conn, const http::ResponseHead& head,

@@ -94,6 +94,30 @@ test('openai: responses.create through the gateway, whole and streamed, its usag
   assert.equal(await tokensOut() - before, 6 + 4 + 3);  // the usage the gateway read from each answer
 });
 
+test('openai: a Responses stream cut upstream ends with a typed error event on which the SDK raises', async () => {
+  const broken = await start('sim', ['--speedup', '50', '--fault-reset-rate', '1', '--fault-reset-after', '2']);
+  const front = await start('serve', ['--upstream', broken.url, '--threads', '1']);
+  try {
+    const client = new OpenAI({ baseURL: `${front.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const stream = await client.responses.create({ model: 'gemma-4-31b', input: 'hi', max_output_tokens: 8, stream: true });
+    const seen = [];
+    await assert.rejects(
+      (async () => { for await (const event of stream) seen.push(event.type); })(),
+      (err) => err instanceof OpenAI.APIError && /failed mid-response/.test(err.message),
+    );
+    assert.ok(seen.includes('response.output_text.delta'), seen.join());  // the tokens before the cut arrived
+    const raw = await fetch(`${front.url}/v1/responses`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'gemma-4-31b', input: 'hi', max_output_tokens: 8, stream: true }),
+    });
+    const last = (await raw.text()).trim().split('\n\n').pop();
+    assert.match(last, /^event: error\ndata: \{"type":"error","code":"upstream_stream_error","message":"[^"]*failed mid-response/);
+  } finally {
+    front.proc.kill();
+    broken.proc.kill();
+  }
+});
+
 test('openai: unknown model is NotFoundError from the gateway', async () => {
   await assert.rejects(
     openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),
