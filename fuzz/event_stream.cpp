@@ -1,5 +1,6 @@
-// An upstream's event stream as the gateway relays it: what the client receives, the usage and
-// the count of text events must not depend on where the reads cut the stream; and the glances
+// An upstream's event stream as the gateway relays it, as the Chat Completions API's chunks or the
+// Responses API's typed events: what the client receives, the usage and the count of text events
+// must not depend on where the reads cut the stream; and the glances
 // that pick the usual events out of it (16, 32 and 64 bytes at a time, in one pass or two) must
 // agree with the plain readings they stand in for.
 #include <cstddef>
@@ -15,6 +16,7 @@
 namespace {
 
 using infergate::fuzz::check;
+using infergate::gateway::EventDialect;
 namespace openai = infergate::openai;
 
 struct Relayed {
@@ -24,8 +26,8 @@ struct Relayed {
   std::int64_t first_token_ns = 0;
 };
 
-Relayed relay(const std::vector<std::string_view>& reads, bool strip_usage) {
-  infergate::gateway::SseRelay relay(strip_usage);
+Relayed relay(const std::vector<std::string_view>& reads, bool strip_usage, EventDialect dialect) {
+  infergate::gateway::SseRelay relay(strip_usage, dialect);
   Relayed out;
   const auto take = [&] {
     for (const std::string_view piece : relay.pieces()) {
@@ -84,19 +86,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto input = infergate::fuzz::split_seed(data, size);
   glances_agree(input.bytes);
   const auto reads = infergate::fuzz::cut(input.bytes, input.seed);
-  for (const bool strip_usage : {false, true}) {
-    const Relayed whole = relay({input.bytes}, strip_usage);
-    const Relayed cut = relay(reads, strip_usage);
-    check(whole.sent == cut.sent, "what the client receives depends on where the reads cut the stream");
-    check(whole.usage == cut.usage, "the usage depends on where the reads cut the stream");
-    check(whole.text_events == cut.text_events, "the text events depend on where the reads cut the stream");
-    check(whole.first_token_ns == cut.first_token_ns, "the first token depends on where the reads cut the stream");
-    if (!strip_usage) {
-      // All of the stream, and at most the blank line that ends an event the stream left open.
-      const std::string_view sent(whole.sent);
-      check(sent.substr(0, input.bytes.size()) == input.bytes && sent.size() - input.bytes.size() <= 2 &&
-                sent.find_first_not_of("\r\n", input.bytes.size()) == std::string_view::npos,
-            "a relay that removes nothing changed the stream");
+  for (const auto dialect : {EventDialect::choices, EventDialect::responses}) {
+    for (const bool strip_usage : {false, true}) {
+      const Relayed whole = relay({input.bytes}, strip_usage, dialect);
+      const Relayed cut = relay(reads, strip_usage, dialect);
+      check(whole.sent == cut.sent, "what the client receives depends on where the reads cut the stream");
+      check(whole.usage == cut.usage, "the usage depends on where the reads cut the stream");
+      check(whole.text_events == cut.text_events, "the text events depend on where the reads cut the stream");
+      check(whole.first_token_ns == cut.first_token_ns, "the first token depends on where the reads cut the stream");
+      if (!strip_usage || dialect == EventDialect::responses) {  // a Responses stream has nothing to strip
+        // All of the stream, and at most the blank line that ends an event the stream left open.
+        const std::string_view sent(whole.sent);
+        check(sent.substr(0, input.bytes.size()) == input.bytes && sent.size() - input.bytes.size() <= 2 &&
+                  sent.find_first_not_of("\r\n", input.bytes.size()) == std::string_view::npos,
+              "a relay that removes nothing changed the stream");
+      }
     }
   }
   return 0;
