@@ -316,8 +316,13 @@ awaitable<void> Proxy::handle_other(http::Exchange& ex, std::string_view path) {
   const bool read_only = ctx.path == "/health" || ctx.path == "/ready" || ctx.path == "/metrics" ||
                          ctx.path == "/v1/models" || model.has_value();
   const std::string_view allow = read_only ? "GET, HEAD" : is_inference(ctx.path) ? "POST" : "";
-  const openai::ApiError error =
+  openai::ApiError error =
       allow.empty() ? openai::route_not_found(ctx.method, ctx.path) : openai::method_not_allowed(ctx.method, ctx.path);
+  if (ctx.path.starts_with("/v1/responses/")) {
+    error.message +=
+        ": a stored response lives on the upstream that made it, which the gateway does not track; ask that "
+        "server, or send the conversation as input (with store: false) instead of previous_response_id";
+  }
   const std::string body = error.to_json();
   const std::array<http::Header, 2> headers{id_header, http::Header{"Allow", allow}};
   co_await ex.respond(error.status, "application/json", body, std::span(headers.data(), allow.empty() ? 1 : 2));

@@ -164,6 +164,16 @@ std::optional<ApiError> read_input(const json::object& body, PromptDigest& diges
     digest.add_marker("instructions");
     digest.add_text(instructions->get_string());
   }
+  if (const auto* previous = body.if_contains("previous_response_id"); previous && !previous->is_null()) {
+    if (!previous->is_string()) {
+      return wrong_type("previous_response_id", "a string", *previous);
+    }
+    // As OpenAI words an id it does not hold: this server keeps no response.
+    return invalid_request(fmt::format("Previous response with id '{}' not found (this server stores no responses: "
+                                       "send the conversation as input)",
+                                       std::string_view(previous->get_string())),
+                           "previous_response_id");
+  }
   const auto* input = body.if_contains("input");
   if (input == nullptr) {
     return invalid_request("'input' is required", "input");

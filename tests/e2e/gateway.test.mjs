@@ -92,6 +92,11 @@ test('openai: responses.create through the gateway, whole and streamed, its usag
   const final = await helper.finalResponse();
   assert.equal(final.output_text.trim().split(/\s+/).length, 3);
   assert.equal(await tokensOut() - before, 6 + 4 + 3);  // the usage the gateway read from each answer
+  await assert.rejects(openai().responses.retrieve('resp_1'),
+    (err) => err instanceof OpenAI.NotFoundError && /lives on the upstream that made it/.test(err.message));
+  await assert.rejects(
+    openai().responses.create({ model: 'gemma-4-31b', input: 'and then?', previous_response_id: 'resp_1' }),
+    (err) => err instanceof OpenAI.BadRequestError && err.param === 'previous_response_id');
 });
 
 test('openai: a Responses stream cut upstream ends with a typed error event on which the SDK raises', async () => {

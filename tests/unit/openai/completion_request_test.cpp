@@ -104,6 +104,14 @@ TEST(CompletionRequest, TheResponsesApisInputInstructionsAndLimitAreRead) {
   EXPECT_EQ(
       parse_completion_request(R"({"model":"m","input":"x","max_output_tokens":0})", Endpoint::responses, r)->param,
       "max_output_tokens");
+  // The simulator stores no response, so any earlier one is unknown to it.
+  const auto previous =
+      parse_completion_request(R"({"model":"m","input":"x","previous_response_id":"resp_1"})", Endpoint::responses, r);
+  ASSERT_TRUE(previous);
+  EXPECT_EQ(previous->param, "previous_response_id");
+  EXPECT_NE(previous->message.find("'resp_1' not found"), std::string::npos);
+  EXPECT_FALSE(
+      parse_completion_request(R"({"model":"m","input":"x","previous_response_id":null})", Endpoint::responses, r));
 }
 
 struct BadCase {
