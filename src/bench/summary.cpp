@@ -44,6 +44,8 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
       tpot.push_back(*m.tpot_ms);
     }
     s.output_tokens += m.output_tokens;
+    s.requested_output_tokens += r.requested_output_tokens;
+    s.other_output_lengths += m.tokens_from_usage && m.output_tokens != r.requested_output_tokens ? 1 : 0;
     s.text_events += static_cast<std::int64_t>(r.text_events.size());
     from_usage += m.tokens_from_usage ? 1 : 0;
     if (r.usage) {

@@ -32,6 +32,10 @@ struct BenchSummary {
   std::int64_t output_tokens = 0;
   std::int64_t prompt_tokens = 0;  // as the server reported them (usage), where it did
   std::int64_t requested_input_tokens = 0;
+  std::int64_t requested_output_tokens = 0;  // of the completed requests
+  // Completed requests whose output, by the server's usage, was not the length asked: a server
+  // that does not honour ignore_eos and min_tokens, where they were sent.
+  std::uint64_t other_output_lengths = 0;
   std::int64_t text_events = 0;  // text-carrying events, beside the token count
   std::string token_source;      // "usage", "events" or "mixed": where output token counts came from
   Stat ttft_ms;

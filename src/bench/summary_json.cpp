@@ -48,6 +48,8 @@ json::object summary_json(const BenchSummary& s) {
       {"output_tokens", s.output_tokens},
       {"prompt_tokens", s.prompt_tokens},
       {"requested_input_tokens", s.requested_input_tokens},
+      {"requested_output_tokens", s.requested_output_tokens},
+      {"other_output_lengths", s.other_output_lengths},
       {"text_events", s.text_events},
       {"token_source", s.token_source},
       {"ttft_ms", stat_json(s.ttft_ms)},
@@ -116,6 +118,8 @@ BenchSummary summary_from_json(const json::value& value) {
   s.output_tokens = static_cast<std::int64_t>(number_at(o, "output_tokens"));
   s.prompt_tokens = static_cast<std::int64_t>(number_at(o, "prompt_tokens"));
   s.requested_input_tokens = static_cast<std::int64_t>(number_at(o, "requested_input_tokens"));
+  s.requested_output_tokens = static_cast<std::int64_t>(number_at(o, "requested_output_tokens"));
+  s.other_output_lengths = static_cast<std::uint64_t>(number_at(o, "other_output_lengths"));
   s.text_events = static_cast<std::int64_t>(number_at(o, "text_events"));
   if (const auto* source = o.if_contains("token_source"); source && source->is_string()) {
     s.token_source = source->get_string();

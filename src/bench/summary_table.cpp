@@ -4,13 +4,22 @@
 
 namespace infergate::bench {
 
-void print_summary_table(std::FILE* out, const BenchSummary& s, const std::string& title) {
+void print_summary_table(std::FILE* out, const BenchSummary& s, const std::string& title, bool lengths_forced) {
   fmt::print(out, "{}\n", title);
   fmt::print(out, "  requests      {} completed, {} failed in {:.2f} s\n", s.completed, s.failed, s.duration_s);
   fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} output tok/s   {:.1f} total tok/s\n", s.requests_per_s,
              s.output_tokens_per_s, s.total_tokens_per_s);
-  fmt::print(out, "  tokens        {} output (from {}; {} text events), {} prompt (server) vs {} requested\n",
-             s.output_tokens, s.token_source, s.text_events, s.prompt_tokens, s.requested_input_tokens);
+  fmt::print(
+      out, "  tokens        {} output vs {} requested (from {}; {} text events), {} prompt (server) vs {} requested\n",
+      s.output_tokens, s.requested_output_tokens, s.token_source, s.text_events, s.prompt_tokens,
+      s.requested_input_tokens);
+  if (lengths_forced && s.other_output_lengths > 0) {
+    fmt::print(out,
+               "  WARNING       {} of {} answers were not the output length asked: the server does not honour "
+               "ignore_eos and min_tokens, so E2E and throughput are not for the lengths asked. Compare TPOT, or "
+               "measure a server that honours them (vLLM, SGLang); --no-ignore-eos stops sending them.\n",
+               s.other_output_lengths, s.completed);
+  }
   fmt::print(out, "  {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "ms", "mean", "p50", "p90", "p95", "p99", "max");
   auto row = [&](const char* name, const Stat& st) {
     fmt::print(out, "  {:<12} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n", name, st.mean, st.p50, st.p90,

@@ -7,7 +7,9 @@
 
 namespace infergate::bench {
 
-void print_summary_table(std::FILE* out, const BenchSummary& summary, const std::string& title);
+// `lengths_forced`: the requests asked for exact output lengths (ignore_eos, min_tokens), so that
+// answers of other lengths are a warning.
+void print_summary_table(std::FILE* out, const BenchSummary& summary, const std::string& title, bool lengths_forced);
 
 // The failures by class, each with its examples: the lines that end the table.
 void print_failures(std::FILE* out, const BenchSummary& summary);

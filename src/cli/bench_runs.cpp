@@ -94,7 +94,8 @@ void single_run(const Plan& plan) {
   bench::print_summary_table(
       stdout, m.summary,
       fmt::format("{}, {}, {}{}", plan.heading, load_shape(plan.load), bench::describe_lengths(plan.workload_options),
-                  stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""));
+                  stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""),
+      plan.workload_options.ignore_eos);
   bench::print_steady_state(stdout, m.steady);
   if (plan.roofline) {
     bench::print_roofline(stdout, *plan.roofline, m.summary);

@@ -206,7 +206,8 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
   report::RunDocument whole = report::document_from_json(merged, label);
   bench::print_summary_table(
       stdout, whole.summary,
-      fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers));
+      fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers),
+      !args.no_ignore_eos);
   const std::vector<report::RunDocument> documents{whole};
   if (!args.json.empty()) {
     write_output(args.json, boost::json::serialize(merged) + "\n");

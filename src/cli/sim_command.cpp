@@ -69,7 +69,9 @@ void add_fault_options(CLI::App& cmd, SimArgs& args) {
       ->group(group)
       ->capture_default_str();
   cmd.add_flag("--fault-no-usage", f.no_usage, "Never report usage (as some servers do not)")->group(group);
-  cmd.add_flag("--fault-no-ignore-eos", f.no_ignore_eos, "Act as a server that does not know ignore_eos")->group(group);
+  cmd.add_flag("--fault-no-ignore-eos", f.no_ignore_eos,
+               "Act as a server that knows neither ignore_eos nor min_tokens (OpenAI's API, Groq)")
+      ->group(group);
   cmd.add_option("--fault-seed", f.seed, "Seed of the fault draws")->group(group)->capture_default_str();
 }
 

@@ -32,6 +32,8 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     m.output_tokens += p.output_tokens;
     m.prompt_tokens += p.prompt_tokens;
     m.requested_input_tokens += p.requested_input_tokens;
+    m.requested_output_tokens += p.requested_output_tokens;
+    m.other_output_lengths += p.other_output_lengths;
     m.text_events += p.text_events;
     if (pooling == Pooling::concurrent) {
       m.duration_s = std::max(m.duration_s, p.duration_s);

@@ -26,7 +26,7 @@ struct Fault {
   std::optional<int> reset_after_tokens;       // reset the connection (TCP RST) after this many tokens
   std::optional<int> malformed_after_tokens;   // send one event that is not JSON after this many tokens
   bool no_usage = false;                       // never report usage, as some servers do not
-  bool no_ignore_eos = false;                  // act as a server that does not know ignore_eos
+  bool no_ignore_eos = false;                  // act as a server that knows neither ignore_eos nor min_tokens
 };
 
 // The share of requests (0 to 1) each fault hits when no header says otherwise.

@@ -330,6 +330,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
     if (gen.fault.no_ignore_eos) {
       gen.request.ignore_eos = false;
+      gen.request.min_tokens = 0;
     }
     gen.endpoint = find(gen.request.model);
     if (gen.endpoint == nullptr) {

@@ -373,6 +373,24 @@ class BenchAgainstSim(WorkDirTest):
         # The gateway read each answer's usage: 4 whole answers of 5 tokens, 4 streamed turns of 6.
         self.assertEqual(through['infergate_tokens_total{direction="out",model="gemma-4-31b"}'], 4 * 5 + 4 * 6)
 
+    def test_a_server_that_ignores_ignore_eos_is_named_by_a_warning(self):
+        sim = Sim("--speedup", "50", "--fault-no-ignore-eos")
+        try:
+            forced = bench("--base-url", sim.url, "--requests", "6", "--output-tokens", "2000", "--json",
+                           self.path("f.json"))
+            natural = bench("--base-url", sim.url, "--requests", "6", "--output-tokens", "2000", "--no-ignore-eos")
+        finally:
+            sim.close()
+        self.assertEqual(forced.returncode, 0, forced.stderr)
+        s = read_json(self.path("f.json"))["summary"]
+        self.assertEqual(s["requested_output_tokens"], 6 * 2000)
+        self.assertLess(s["output_tokens"], 6 * 2000)  # each stops where the model would (16 to 1024 tokens)
+        self.assertEqual(s["other_output_lengths"], 6)
+        self.assertIn("6 of 6 answers were not the output length asked", forced.stdout)
+        self.assertIn("vs 12000 requested", forced.stdout)
+        self.assertEqual(natural.returncode, 0, natural.stderr)
+        self.assertNotIn("WARNING", natural.stdout)  # asked for no exact length, none is missed
+
     def test_tokens_per_chunk_groups_tokens_and_itl_shares_each_gap(self):
         sim = Sim("--speedup", "20", "--tokens-per-chunk", "4")
         try:

@@ -20,6 +20,17 @@ RequestRecord ok(std::int64_t due_ms, std::int64_t first_ms, std::int64_t last_m
   return r;
 }
 
+TEST(Summary, AnswersOfOtherLengthsThanAskedAreCountedWhereTheServerSaidItsCount) {
+  std::vector<RequestRecord> records{ok(0, 100, 1000, 10), ok(0, 100, 1000, 7), ok(0, 100, 1000, 12)};
+  for (auto& r : records) {
+    r.requested_output_tokens = 10;
+  }
+  records[2].usage.reset();  // 12 text events, but no count from the server: not judged
+  const BenchSummary s = summarize_run(records);
+  EXPECT_EQ(s.requested_output_tokens, 30);
+  EXPECT_EQ(s.other_output_lengths, 1u);
+}
+
 TEST(Summary, ThroughputOverTheMeasuredWindowAndFailuresByClass) {
   std::vector<RequestRecord> records{ok(0, 100, 1000, 10), ok(500, 600, 2000, 30)};
   RequestRecord failed;
