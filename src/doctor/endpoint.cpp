@@ -17,6 +17,7 @@
 #include "http/sse_parser.hpp"
 #include "openai/api_base.hpp"
 #include "openai/api_error.hpp"
+#include "openai/completion_request.hpp"
 #include "openai/model_list.hpp"
 #include "openai/stream_chunk.hpp"
 
@@ -62,6 +63,7 @@ class Checker {
     }
     if (passed) {
       co_await ignore_eos();
+      co_await responses_api();
     }
     co_return std::move(out_);
   }
@@ -396,6 +398,24 @@ class Checker {
     }
   }
 
+  // Whether the server also serves the Responses API, which `bench --endpoint responses` measures.
+  // Never a failure: many servers serve Chat Completions alone.
+  awaitable<void> responses_api() {
+    const std::string check = "Responses API";
+    const boost::json::object body{{"model", o_.model}, {"input", kShortPrompt}, {"max_output_tokens", 16}};
+    auto answer = co_await complete(boost::json::serialize(body), openai::Endpoint::responses);
+    if (answer.ok) {
+      add(Verdict::ok, check,
+          fmt::format("served: POST {}/responses answered {} tokens; bench --endpoint responses measures it",
+                      o_.url.path, answer.completion_tokens));
+    } else if (answer.status == 404 || answer.status == 405) {
+      add(Verdict::info, check,
+          fmt::format("not served ({} for POST {}/responses): measure Chat Completions", answer.status, o_.url.path));
+    } else {
+      add(Verdict::warn, check, "could not tell: " + answer.problem);
+    }
+  }
+
   struct Completion {
     bool ok = false;
     int status = 0;
@@ -404,10 +424,11 @@ class Checker {
     std::string problem;
   };
 
-  awaitable<Completion> complete(std::string body) {
+  awaitable<Completion> complete(std::string body, openai::Endpoint endpoint = openai::Endpoint::chat) {
     Completion c;
-    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST",
-                                         o_.url.path + "/chat/completions", headers(), body, o_.timeout, o_.tls);
+    const std::string target = o_.url.path + std::string(openai::endpoint_path(endpoint));
+    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(), body,
+                                         o_.timeout, o_.tls);
     if (!response) {
       c.problem = response.error().ec.message();
       co_return c;
@@ -418,7 +439,9 @@ class Checker {
       co_return c;
     }
     openai::ChunkView view;
-    if (auto bad = openai::parse_completion_response(response->body, view)) {
+    const auto parse =
+        endpoint == openai::Endpoint::responses ? openai::parse_response_object : openai::parse_completion_response;
+    if (auto bad = parse(response->body, view, nullptr)) {
       c.problem = "the answer is not JSON: " + *bad;
       co_return c;
     }

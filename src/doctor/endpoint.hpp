@@ -1,8 +1,9 @@
 #pragma once
 // `infergate doctor --base-url URL`: walks the path a request takes to an OpenAI-compatible
 // endpoint and stops at the first broken step, saying why and what to do: name resolution, TCP,
-// TLS, /models with the key, a one-token streamed request (TTFT, usage, rate-limit headers), and
-// whether ignore_eos is honoured (which fixed-length benchmarks need).
+// TLS, /models with the key, a one-token streamed request (TTFT, usage, rate-limit headers),
+// whether ignore_eos is honoured (which fixed-length benchmarks need), and whether the Responses
+// API is served.
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>

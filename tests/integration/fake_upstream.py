@@ -18,7 +18,8 @@
 /strict   refuses a request naming ignore_eos with 400, as OpenAI's API does; streams properly otherwise
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
-Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes."""
+Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
+<prefix>/v1/responses with 404, as a server without the Responses API does."""
 import http.server
 import json
 import socket
@@ -56,6 +57,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path.endswith("/responses"):
+            self.send_json(404, b'{"detail":"Not Found"}')
+            return
         if mode == "strict" and b'"ignore_eos"' in body:
             self.send_json(400, b'{"error":{"message":"Unrecognized request argument supplied: ignore_eos",'
                                 b'"type":"invalid_request_error","param":null,"code":null}}')

@@ -126,7 +126,8 @@ class Endpoint(unittest.TestCase):
         run, findings = self.check(self.sim())
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         checks = by_check(findings)
-        for name in ("name resolution", "TCP connect", "GET /v1/models", "one-token stream", "usage", "ignore_eos"):
+        for name in ("name resolution", "TCP connect", "GET /v1/models", "one-token stream", "usage", "ignore_eos",
+                     "Responses API"):
             self.assertEqual(checks[name]["verdict"], "ok", checks[name])
         self.assertIn("gemma-4-31b", checks["GET /v1/models"]["detail"])
         self.assertIn("first token after", checks["one-token stream"]["detail"])
@@ -221,6 +222,10 @@ class Endpoint(unittest.TestCase):
                 run, findings = doctor("--base-url", fake.url + "/ok/v1", env={"SSL_CERT_FILE": cert})
                 self.assertEqual(by_check(findings)["TLS"]["verdict"], "ok")
                 self.assertEqual(by_check(findings)["GET /ok/v1/models"]["verdict"], "ok")
+                # A server without the Responses API: said, and no failure.
+                self.assertEqual(by_check(findings)["Responses API"]["verdict"], "info")
+                self.assertIn("not served (404", by_check(findings)["Responses API"]["detail"])
+                self.assertEqual(run.returncode, 0, run.stdout)
             finally:
                 fake.close()
 
