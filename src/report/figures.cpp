@@ -1,5 +1,7 @@
 #include "report/figures.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -120,6 +122,15 @@ Comparison compare(const std::vector<RunDocument>& documents) {
     }
     c.ratio.push_back(std::move(ratios));
     c.differs.push_back(std::move(differs));
+  }
+  for (const auto& d : documents) {
+    const auto* forced = d.config.if_contains("ignore_eos");
+    if (d.summary.other_output_lengths > 0 && forced != nullptr && forced->is_bool() && forced->get_bool()) {
+      c.cautions.push_back(fmt::format(
+          "{}: {} of {} answers were not the output length asked (the server does not honour ignore_eos), so its "
+          "E2E and throughput are not for the lengths asked",
+          d.label, d.summary.other_output_lengths, d.summary.completed));
+    }
   }
   return c;
 }

@@ -32,6 +32,9 @@ struct Comparison {
   std::vector<std::vector<std::optional<double>>> ratio;
   // [document][figure]: both intervals known and disjoint.
   std::vector<std::vector<bool>> differs;
+  // What makes a document's figures not what they seem, one sentence each: answers that were not
+  // the output length asked, where exact lengths were asked.
+  std::vector<std::string> cautions;
 };
 
 Comparison compare(const std::vector<RunDocument>& documents);

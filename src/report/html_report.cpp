@@ -120,6 +120,9 @@ std::string comparison_table(const Comparison& c) {
         "rates in the steady state for throughput).</p>",
         escape_xml(c.labels.front()));
   }
+  for (const std::string& caution : c.cautions) {
+    html += fmt::format("<p class=\"differs\">Warning: {}.</p>", escape_xml(caution));
+  }
   return html;
 }
 

@@ -116,6 +116,9 @@ void print_comparison(std::FILE* out, const Comparison& c) {
     fmt::print(out, "  ratios are to {}; * marks a difference larger than both runs' 95% intervals\n",
                c.labels.front());
   }
+  for (const std::string& caution : c.cautions) {
+    fmt::print(out, "  WARNING {}\n", caution);
+  }
 }
 
 std::string markdown_report(const std::vector<RunDocument>& documents) {
@@ -131,6 +134,9 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
   if (c.labels.size() > 1) {
     md += fmt::format("\nRatios are to {}; * marks a difference larger than both runs' 95% intervals.\n",
                       c.labels.front());
+  }
+  for (const std::string& caution : c.cautions) {
+    md += fmt::format("\n**Warning**: {}.\n", caution);
   }
   md += "\n### Configuration\n\n" + markdown_header("", c.labels);
   for (const char* key : kConfigRows) {
