@@ -388,12 +388,15 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(s["other_output_lengths"], 6)
         self.assertIn("6 of 6 answers were not the output length asked", forced.stdout)
         self.assertIn("vs 12000 requested", forced.stdout)
-        compared = subprocess.run([BIN, "report", self.path("f.json"), "--markdown", self.path("f.md")],
+        compared = subprocess.run([BIN, "report", self.path("f.json"), "--markdown", self.path("f.md"), "--html",
+                                   self.path("f.html")],
                                   capture_output=True, text=True, timeout=60)
         self.assertEqual(compared.returncode, 0, compared.stderr)
         self.assertIn("WARNING gemma-4-31b: 6 of 6 answers were not the output length asked", compared.stdout)
         with open(self.path("f.md")) as f:
             self.assertIn("**Warning**: gemma-4-31b: 6 of 6 answers", f.read())
+        with open(self.path("f.html")) as f:
+            self.assertIn("Warning: gemma-4-31b: 6 of 6 answers", f.read())
         self.assertEqual(natural.returncode, 0, natural.stderr)
         self.assertNotIn("WARNING", natural.stdout)  # asked for no exact length, none is missed
 
