@@ -23,6 +23,7 @@
 #include "core/clock.hpp"
 #include "core/utf8_text.hpp"
 #include "http/fetch.hpp"
+#include "http/message_head.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
 #include "openai/model_list.hpp"
@@ -66,6 +67,18 @@ std::string http_failure_message(int status, std::string_view body, std::string_
                                                  "--no-ignore-eos (output lengths are then the model's own)"
                                                : "");
     }
+  }
+}
+
+// The --header fields, and the benchmark's User-Agent unless one of them replaces it.
+void add_user_headers(const Target& target, std::vector<http::Header>& headers) {
+  bool agent = false;
+  for (const HeaderField& field : target.headers) {
+    headers.push_back({field.name, field.value});
+    agent = agent || http::iequals(field.name, "User-Agent");
+  }
+  if (!agent) {
+    headers.push_back({"User-Agent", "infergate-bench"});
   }
 }
 
@@ -118,7 +131,6 @@ class LoadRun {
         path_(target.base.path + std::string(openai::endpoint_path(workload.options().endpoint))),
         signal_(io, net::steady_timer::time_point::max()) {
     headers_.push_back({"Content-Type", "application/json"});
-    headers_.push_back({"User-Agent", "infergate-bench"});
     if (workload.options().stream) {
       headers_.push_back({"Accept", "text/event-stream"});
     }
@@ -129,6 +141,7 @@ class LoadRun {
     if (target.trace) {
       headers_.push_back({"x-infergate-trace", "1"});
     }
+    add_user_headers(target, headers_);
   }
 
   [[nodiscard]] bool started() const { return started_ns_ != 0; }
@@ -485,6 +498,7 @@ awaitable<std::vector<std::string>> fetch_models(const Target& target) {
   if (!target.api_key.empty()) {
     headers.push_back({"Authorization", authorization});
   }
+  add_user_headers(target, headers);
   auto response = co_await http::fetch(co_await net::this_coro::executor, target.base, "GET",
                                        target.base.path + "/models", headers, "", target.timeout, target.tls);
   if (!response) {

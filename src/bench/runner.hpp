@@ -11,6 +11,7 @@
 
 #include "bench/arrival.hpp"
 #include "bench/client_check.hpp"
+#include "bench/request_headers.hpp"
 #include "bench/request_record.hpp"
 #include "bench/summary.hpp"
 #include "bench/workload.hpp"
@@ -22,6 +23,7 @@ namespace infergate::bench {
 struct Target {
   http::Url base;  // ends in /v1 (added when the user left it out)
   std::string api_key;
+  std::vector<HeaderField> headers;  // --header: sent with every request and the model list
   bool trace = false;  // ask the server for infergate_trace (the simulator's ground truth)
   http::TlsOptions tls;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // connect, and each wait for bytes

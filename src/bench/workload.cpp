@@ -286,6 +286,9 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   if (options_.stream && !responses) {  // the Responses API's stream ends with its usage unasked
     body["stream_options"] = json::object{{"include_usage", true}};
   }
+  for (const auto& member : options_.extra_body) {
+    body[member.key()] = member.value();
+  }
   out.body = json::serialize(body);
   return out;
 }

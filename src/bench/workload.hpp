@@ -2,6 +2,7 @@
 // What the benchmark sends: request bodies built from synthetic prompts of a requested token
 // length, or from a file of prompts (JSONL, or ShareGPT conversations). Deterministic in (seed,
 // conversation, turn). A single-turn request is turn 0 of its own conversation.
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct WorkloadOptions {
   // many as it recorded); each turn carries the history, the server's own replies included.
   int turns = 1;
   std::uint64_t seed = 1;
+  // --extra-body: members added to every request (parse_extra_body refuses those set here).
+  boost::json::object extra_body;
 };
 
 // "input 512 / output 128 tokens", as a run's heading says what it sends; with a prompts file,

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "bench/distribution.hpp"
+#include "bench/extra_body.hpp"
 #include "bench/interrupt.hpp"
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
@@ -49,6 +51,30 @@ std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bo
   c.batch_tps = r.batch_tps * speedup;
   c.prefill_ms = r.prefill_seconds * 1000 / speedup;
   return c;
+}
+
+// The names of the --header fields, for the JSON's "config": their values may be keys.
+boost::json::array header_names(const BenchArgs& args) {
+  boost::json::array names;
+  for (const std::string& header : args.headers) {
+    names.emplace_back(bench::parse_header_option(header).name);
+  }
+  return names;
+}
+
+// Checks an option's value as the line is parsed, so that a mistake is named before anything runs.
+template <class Parse>
+CLI::Validator checked_by(Parse parse) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        try {
+          (void)parse(text);
+          return {};
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+      },
+      "");
 }
 
 // An option that would change nothing in this run is refused, naming what it needs: the user
@@ -117,6 +143,9 @@ void run_bench(const BenchArgs& args) {
   wopts.prefix_groups = args.prefix_groups;
   wopts.prefix_tokens = args.prefix_tokens;
   wopts.turns = args.turns;
+  if (!args.extra_body.empty()) {
+    wopts.extra_body = bench::parse_extra_body(args.extra_body);
+  }
 
   bench::LoadOptions load;
   load.concurrency = args.concurrency;
@@ -237,6 +266,9 @@ bench::Target make_target(const BenchArgs& args, const std::string& url, const s
     }
     target.api_key = key != nullptr ? key : "";
   }
+  for (const std::string& header : args.headers) {
+    target.headers.push_back(bench::parse_header_option(header));
+  }
   target.trace = args.trace;
   target.tls.verify_peer = !args.insecure;
   target.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_s * 1000));
@@ -282,6 +314,8 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
       {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
       {"stream", wopts.stream},
       {"ignore_eos", wopts.ignore_eos},
+      {"extra_body", wopts.extra_body.empty() ? boost::json::value(nullptr) : boost::json::value(wopts.extra_body)},
+      {"headers", header_names(args)},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
 }
@@ -323,17 +357,7 @@ void add_bench_command(CLI::App& app) {
                   "Seconds to reach the load: streams start evenly over it, or the rate rises linearly from 0")
       ->check(non_negative());
   cmd->add_option("--seed", a->seed, "Seed for prompts, lengths and arrivals")->capture_default_str();
-  // Checked as the line is parsed, so that the message names the option.
-  const CLI::Validator length_check(
-      [](std::string& text) -> std::string {
-        try {
-          (void)bench::LengthDistribution::parse(text);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "");
+  const CLI::Validator length_check = checked_by(bench::LengthDistribution::parse);
   cmd->add_option("--input-tokens", a->input_tokens, "N, normal:MEAN,SD or uniform:MIN,MAX")
       ->check(length_check)
       ->capture_default_str();
@@ -359,6 +383,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
+  cmd->add_option("--extra-body", a->extra_body,
+                  "JSON object of members added to every request, e.g. '{\"temperature\":0,\"top_p\":0.9}' "
+                  "(not those the benchmark sets: model, the prompt, lengths, stream)")
+      ->check(checked_by(bench::parse_extra_body));
+  cmd->add_option("--header", a->headers,
+                  "\"Name: value\", repeated: a header sent with every request (e.g. a gateway's own key or route "
+                  "header); User-Agent replaces the benchmark's")
+      ->check(checked_by(bench::parse_header_option));
   cmd->add_option("--json", a->json,
                   "Write the summary as JSON (schema infergate.bench/1); - for standard output, the tables then going "
                   "to standard error");

@@ -39,6 +39,8 @@ struct BenchArgs {
   std::string prompts;
   bool no_stream = false;
   bool no_ignore_eos = false;
+  std::string extra_body;            // --extra-body: a JSON object
+  std::vector<std::string> headers;  // --header "Name: value"
   std::string json;
   std::string records;
   bool trace = false;

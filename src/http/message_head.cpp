@@ -54,10 +54,6 @@ bool all_of(std::string_view s, const std::array<bool, 256>& table) {
   return true;
 }
 
-bool is_token(std::string_view s) {
-  return !s.empty() && all_of(s, kToken);
-}
-
 // Calls `f` with each element of a comma-separated list, trimmed; empty elements are skipped.
 template <class F>
 void for_each_element(std::string_view list, F f) {
@@ -512,6 +508,14 @@ error_code whole_head(error_code ec, std::size_t size, std::string_view head) {
 }
 
 }  // namespace
+
+bool is_token(std::string_view s) {
+  return !s.empty() && all_of(s, kToken);
+}
+
+bool is_field_value(std::string_view s) {
+  return all_of(s, kText);
+}
 
 std::string_view MessageHead::header(std::string_view name) const {
   for (const Header& h : fields) {

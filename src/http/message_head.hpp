@@ -64,6 +64,12 @@ std::size_t take_response_head(std::string_view data, std::size_t& scanned, bool
 boost::system::error_code parse_request_head(std::string_view head, MessageHead& out);
 boost::system::error_code parse_response_head(std::string_view head, bool head_request, MessageHead& out);
 
+// RFC 9110 §5.6.2 token (a method, a field name): one or more of letters, digits and
+// !#$%&'*+-.^_`|~.
+[[nodiscard]] bool is_token(std::string_view s);
+// RFC 9110 §5.5 field value: tabs, spaces, visible characters and obs-text; no controls.
+[[nodiscard]] bool is_field_value(std::string_view s);
+
 // Case-insensitive comparison of ASCII names: only A-Z and a-z fold, whatever the locale (header
 // names are ASCII tokens). Eight bytes at a time: bytes may differ only in their 0x20 bit, and
 // only where that bit makes a letter's case. Inline, where strncasecmp was a call through the

@@ -16,6 +16,7 @@
 /http10   answers as an HTTP/1.0 server does: a stream with neither length nor chunks, ended by
           closing the connection
 /strict   refuses a request naming ignore_eos with 400, as OpenAI's API does; streams properly otherwise
+/echo     streams properly, keeping each request it was sent (method, path, headers, body) in requests
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
@@ -46,6 +47,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self):
+        if self.path.startswith("/echo/"):
+            self.server.requests.append(("GET", self.path, self.headers.items(), None))
         self.send_json(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}).encode())
 
     def do_POST(self):
@@ -57,6 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             return
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if mode == "echo":
+            self.server.requests.append(("POST", self.path, self.headers.items(), json.loads(body)))
         if self.path.endswith("/responses"):
             self.send_json(404, b'{"detail":"Not Found"}')
             return
@@ -64,7 +69,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_json(400, b'{"error":{"message":"Unrecognized request argument supplied: ignore_eos",'
                                 b'"type":"invalid_request_error","param":null,"code":null}}')
             return
-        if mode == "strict":
+        if mode in ("strict", "echo"):
             mode = "ok"
         if mode == "stall":
             time.sleep(5)
@@ -166,6 +171,7 @@ class FakeUpstream:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.arrivals = []  # (mode, time.monotonic()) per POST
+        self.server.requests = []  # /echo's: (method, path, headers, body)
         scheme = "http"
         if cert:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

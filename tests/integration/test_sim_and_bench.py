@@ -518,6 +518,66 @@ class BenchFailures(unittest.TestCase):
         self.assertIn("3 x http_404", r.stdout)
         self.assertIn("does not exist", r.stdout)
 
+    def test_extra_body_and_headers_go_with_every_request_and_their_values_stay_out_of_the_json(self):
+        fake = FakeUpstream()
+        summary = os.path.join(tempfile.mkdtemp(), "s.json")
+        try:
+            r = bench("--base-url", fake.url + "/echo", "--requests", "3", "--timeout", "10", "--output-tokens", "4",
+                      "--extra-body", '{"temperature":0.25,"chat_template_kwargs":{"enable_thinking":false}}',
+                      "--header", "api-key: sk-hidden", "--header", "User-Agent: mine/1", "--json", summary)
+            requests = list(fake.server.requests)
+        finally:
+            fake.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        posts = [q for q in requests if q[0] == "POST"]
+        gets = [q for q in requests if q[0] == "GET"]
+        self.assertEqual(len(posts), 3)
+        self.assertEqual([q[1] for q in gets], ["/echo/v1/models"])
+        for _, _, headers, body in posts:
+            self.assertEqual(body["temperature"], 0.25)
+            self.assertEqual(body["chat_template_kwargs"], {"enable_thinking": False})
+            self.assertEqual(body["max_tokens"], 4)  # the benchmark's own members stay
+        for _, _, headers, _ in posts + gets:
+            self.assertIn(("api-key", "sk-hidden"), headers)
+            self.assertEqual([v for k, v in headers if k.lower() == "user-agent"], ["mine/1"])
+        config = read_json(summary)["config"]
+        self.assertEqual(config["extra_body"], {"temperature": 0.25, "chat_template_kwargs": {"enable_thinking": False}})
+        self.assertEqual(config["headers"], ["api-key", "User-Agent"])
+        with open(summary) as f:
+            self.assertNotIn("sk-hidden", f.read())
+
+    def test_extra_body_reaches_the_server_which_checks_it(self):
+        sim = Sim("--speedup", "50")
+        try:
+            wrong = bench("--base-url", sim.url, "--requests", "2", "--output-tokens", "3",
+                          "--extra-body", '{"temperature":"hot"}')
+            right = bench("--base-url", sim.url, "--requests", "2", "--output-tokens", "3",
+                          "--extra-body", '{"temperature":0.7,"top_p":0.9,"seed":3}')
+        finally:
+            sim.close()
+        self.assertEqual(wrong.returncode, 1)
+        self.assertIn("2 x http_400", wrong.stdout)
+        self.assertIn("temperature", wrong.stdout)
+        self.assertEqual(right.returncode, 0, right.stdout + right.stderr)
+
+    def test_extra_body_and_headers_the_benchmark_sets_are_refused_before_anything_is_sent(self):
+        fake = FakeUpstream()
+        try:
+            runs = [bench("--base-url", fake.url + "/echo", "--requests", "1", "--timeout", "10", *option)
+                    for option in (("--extra-body", '{"max_tokens":9}'), ("--extra-body", "[1]"),
+                                   ("--header", "Authorization: Bearer sk-hidden"), ("--header", "X-A: b\r\nX-B: c"))]
+            requests = list(fake.server.requests)
+        finally:
+            fake.close()
+        self.assertEqual(requests, [])
+        for r in runs:
+            self.assertNotEqual(r.returncode, 0)
+            self.assertNotIn("sk-hidden", r.stderr)
+        self.assertIn('"max_tokens" is set by --output-tokens', runs[0].stderr)
+        self.assertIn("expected a JSON object", runs[1].stderr)
+        self.assertIn("Authorization is set from --api-key", runs[2].stderr)
+        self.assertIn("control character", runs[3].stderr)
+
     def run_against_fake(self, mode):
         fake = FakeUpstream()
         try:

@@ -33,6 +33,23 @@ TEST(Workload, SyntheticPromptHasTheRequestedWordsAndAsksForExactOutput) {
   EXPECT_NE(w.make(1).body, r.body);  // and different per request
 }
 
+TEST(Workload, ExtraBodyMembersGoIntoEveryRequestOfEveryEndpoint) {
+  for (const auto endpoint : {openai::Endpoint::chat, openai::Endpoint::completions, openai::Endpoint::responses}) {
+    WorkloadOptions o;
+    o.model = "m";
+    o.endpoint = endpoint;
+    o.turns = endpoint == openai::Endpoint::completions ? 1 : 2;  // completions has no conversation
+    o.extra_body = json::parse(R"({"temperature":0,"chat_template_kwargs":{"enable_thinking":false}})").as_object();
+    const Workload w(o);
+    for (const PreparedRequest& r : {w.make(0), w.multi_turn() ? w.make_turn(1, 1, {"an answer"}) : w.make(1)}) {
+      const json::object body = json::parse(r.body).as_object();
+      EXPECT_EQ(body.at("temperature").as_int64(), 0);
+      EXPECT_FALSE(body.at("chat_template_kwargs").as_object().at("enable_thinking").as_bool());
+      EXPECT_EQ(body.at("model").as_string(), "m");
+    }
+  }
+}
+
 TEST(Workload, PromptsFileWithChatAndPlainLines) {
   const std::string path = ::testing::TempDir() + "prompts.jsonl";
   {
