@@ -74,8 +74,21 @@ std::string markdown_header(std::string_view first, const std::vector<std::strin
   return md + "\n" + rule + "\n";
 }
 
-constexpr const char* kConfigRows[] = {"base_url",     "model",         "endpoint", "load",     "concurrency", "rate",
-                                       "input_tokens", "output_tokens", "turns",    "requests", "seed"};
+constexpr const char* kConfigRows[] = {"base_url",    "model",    "endpoint",     "load",
+                                       "concurrency", "rate",     "input_tokens", "output_tokens",
+                                       "turns",       "requests", "seed",         "extra_body"};
+
+// A cell's text with its '|' escaped, which would otherwise end the cell (a stop string may hold one).
+std::string markdown_cell(const std::string& text) {
+  std::string cell;
+  for (const char c : text) {
+    if (c == '|') {
+      cell += '\\';
+    }
+    cell += c;
+  }
+  return cell;
+}
 
 }  // namespace
 
@@ -142,7 +155,7 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
   for (const char* key : kConfigRows) {
     md += fmt::format("| {} |", key);
     for (const auto& d : documents) {
-      md += fmt::format(" {} |", config_value(d.config, key));
+      md += fmt::format(" {} |", markdown_cell(config_value(d.config, key)));
     }
     md += "\n";
   }

@@ -101,6 +101,15 @@ TEST(ReportCompare, FlagsOnlyDifferencesBeyondBothIntervals) {
   EXPECT_NE(md.find("x *"), std::string::npos);
 }
 
+TEST(ReportTables, MarkdownShowsEachRunsExtraBodyWithItsBarsEscaped) {
+  const bench::BenchSummary summary = bench::summarize_run(records(30, 5));
+  const RunDocument plain = document_from_json(bench::summary_document({{"extra_body", nullptr}}, &summary), "plain");
+  const RunDocument tuned = document_from_json(
+      bench::summary_document({{"extra_body", {{"temperature", 0}, {"stop", {"a|b"}}}}}, &summary), "tuned");
+  const std::string md = markdown_report({plain, tuned});
+  EXPECT_NE(md.find(R"(| extra_body | - | {"temperature":0,"stop":["a\|b"]} |)"), std::string::npos) << md;
+}
+
 TEST(ReportTables, NumbersKeepUsefulDigits) {
   EXPECT_EQ(format_number(6871.234), "6871.2");
   EXPECT_EQ(format_number(12.345), "12.35");
