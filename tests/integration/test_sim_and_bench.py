@@ -398,7 +398,8 @@ class BenchAgainstSim(WorkDirTest):
         with open(self.path("f.html")) as f:
             self.assertIn("Warning: gemma-4-31b: 6 of 6 answers", f.read())
         self.assertEqual(natural.returncode, 0, natural.stderr)
-        self.assertNotIn("WARNING", natural.stdout)  # asked for no exact length, none is missed
+        # Asked for no exact length, none is missed. (A slow sanitized client may still be warned of.)
+        self.assertNotIn("not the output length asked", natural.stdout)
 
     def test_tokens_per_chunk_groups_tokens_and_itl_shares_each_gap(self):
         sim = Sim("--speedup", "20", "--tokens-per-chunk", "4")
