@@ -24,7 +24,7 @@ struct Target {
   http::Url base;  // ends in /v1 (added when the user left it out)
   std::string api_key;
   std::vector<HeaderField> headers;  // --header: sent with every request and the model list
-  bool trace = false;  // ask the server for infergate_trace (the simulator's ground truth)
+  bool trace = false;                // ask the server for infergate_trace (the simulator's ground truth)
   http::TlsOptions tls;
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};  // connect, and each wait for bytes
 };
