@@ -15,6 +15,7 @@
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
+#include "cli/checked_by.hpp"
 #include "cli/number_checks.hpp"
 #include "core/output_file.hpp"
 #include "openai/api_base.hpp"
@@ -60,21 +61,6 @@ boost::json::array header_names(const BenchArgs& args) {
     names.emplace_back(bench::parse_header_option(header).name);
   }
   return names;
-}
-
-// Checks an option's value as the line is parsed, so that a mistake is named before anything runs.
-template <class Parse>
-CLI::Validator checked_by(Parse parse) {
-  return CLI::Validator(
-      [parse](std::string& text) -> std::string {
-        try {
-          (void)parse(text);
-          return {};
-        } catch (const std::invalid_argument& e) {
-          return e.what();
-        }
-      },
-      "");
 }
 
 // An option that would change nothing in this run is refused, naming what it needs: the user

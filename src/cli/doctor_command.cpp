@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "cli/checked_by.hpp"
 #include "cli/commands.hpp"
 #include "cli/number_checks.hpp"
 #include "doctor/endpoint.hpp"
@@ -18,6 +19,7 @@ struct DoctorArgs {
   std::string base_url;
   std::string model;
   std::string api_key;
+  std::vector<std::string> headers;  // "Name: value"
   bool insecure = false;
   bool gpu = false;
   bool json = false;
@@ -39,6 +41,9 @@ void run_doctor(const DoctorArgs& args) {
       if (const char* env = std::getenv("OPENAI_API_KEY")) {
         options.api_key = env;
       }
+    }
+    for (const std::string& header : args.headers) {
+      options.headers.push_back(doctor::parse_header_option(header));
     }
     options.tls.verify_peer = !args.insecure;
     options.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(args.timeout_s * 1000));
@@ -63,6 +68,10 @@ void add_doctor_command(CLI::App& app) {
   cmd->add_option("--base-url", args->base_url, "OpenAI-compatible endpoint to check (e.g. http://127.0.0.1:8000/v1)");
   cmd->add_option("--model", args->model, "Model to try (default: the first the server lists)");
   cmd->add_option("--api-key", args->api_key, "Bearer key (default: $OPENAI_API_KEY)");
+  cmd->add_option("--header", args->headers,
+                  "\"Name: value\", repeated: a header sent with every check's request (an endpoint's own key or "
+                  "route header)")
+      ->check(checked_by(doctor::parse_header_option));
   cmd->add_flag("--insecure", args->insecure, "Do not verify the server's TLS certificate");
   cmd->add_flag("--gpu", args->gpu, "With --base-url, check the local GPU stack as well");
   cmd->add_flag("--json", args->json, "Print JSON for tools");

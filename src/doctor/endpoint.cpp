@@ -29,6 +29,12 @@ using tcp = net::ip::tcp;
 
 namespace {
 
+constexpr http::OwnedHeader kOwned[] = {
+    {"content-type", "is application/json, set by each check"},
+    {"accept", "is application/json, set by each check"},
+    {"authorization", "is set from --api-key (or $OPENAI_API_KEY)"},
+};
+
 // A reply that ends a normal answer quickly: a model that ignores ignore_eos stops after a token or two.
 constexpr std::string_view kShortPrompt = "Reply with the single word OK.";
 constexpr int kNaturalStopLimit = 1024;
@@ -91,6 +97,9 @@ class Checker {
     std::vector<http::Header> h{{"Accept", "application/json"}, {"Content-Type", "application/json"}};
     if (!authorization_.empty()) {
       h.push_back({"Authorization", authorization_});
+    }
+    for (const http::HeaderField& field : o_.headers) {
+      h.push_back({field.name, field.value});
     }
     return h;
   }
@@ -466,6 +475,10 @@ class Checker {
 awaitable<std::vector<Finding>> check_endpoint(EndpointOptions options) {
   Checker checker(std::move(options));
   co_return co_await checker.run();
+}
+
+http::HeaderField parse_header_option(std::string_view text) {
+  return http::parse_header_option(text, kOwned);
 }
 
 }  // namespace infergate::doctor

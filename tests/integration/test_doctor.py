@@ -200,6 +200,25 @@ class Endpoint(unittest.TestCase):
         self.assertIn("an event passed 8388608 bytes without its end", stream["detail"])
         self.assertIn("blank line", stream["fix"])
 
+    def test_headers_go_with_every_checks_request_and_those_it_sets_are_refused(self):
+        from fake_upstream import FakeUpstream
+        fake = FakeUpstream()
+        try:
+            run, findings = doctor("--base-url", fake.url + "/echo/v1", "--timeout", "5", "--header", "api-key: k-1",
+                                   "--header", "X-Route:  blue ")
+        finally:
+            fake.close()
+        self.assertEqual(by_check(findings)["GET /echo/v1/models"]["verdict"], "ok", findings)
+        self.assertGreaterEqual(len(fake.server.requests), 3)  # the model list, the stream, ignore_eos's
+        for method, path, headers, _ in fake.server.requests:
+            sent = {k.lower(): v for k, v in headers}
+            self.assertEqual((sent.get("api-key"), sent.get("x-route")), ("k-1", "blue"), (method, path))
+        refused = subprocess.run([BIN, "doctor", "--base-url", fake.url + "/v1", "--header", "Authorization: sk-x"],
+                                 capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("Authorization is set from --api-key", refused.stderr)
+        self.assertNotIn("sk-x", refused.stderr)
+
     def test_nothing_listening_and_an_unknown_host(self):
         run, findings = doctor("--base-url", f"http://127.0.0.1:{free_port()}/v1")
         self.assertEqual(run.returncode, 1)
