@@ -90,9 +90,12 @@ double LogHistogram::percentile(double p) const {
   return fraction > 0 ? low + (value_at(lower + 1) - low) * fraction : low;
 }
 
-Stat LogHistogram::stat() const {
+Stat LogHistogram::stat(std::span<const double> more) const {
   Stat s;
   s.count = count_;
+  for (const double p : more) {
+    s.more.push_back({p, percentile(p)});
+  }
   if (count_ == 0) {
     return s;
   }

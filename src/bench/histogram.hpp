@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -28,8 +29,8 @@ class LogHistogram {
   // taken as its bucket's geometric middle clamped to the exact min and max: within 0.5% of the
   // percentile of the samples themselves.
   [[nodiscard]] double percentile(double p) const;
-  // Count, mean, min and max exact; percentiles from the buckets.
-  [[nodiscard]] Stat stat() const;
+  // Count, mean, min and max exact; percentiles from the buckets (`more` as summarize takes them).
+  [[nodiscard]] Stat stat(std::span<const double> more = {}) const;
   // The empirical CDF at each non-empty bucket: (its upper edge, share of samples at or below).
   [[nodiscard]] std::vector<std::pair<double, double>> cdf() const;
   // Non-empty buckets as (lower edge, upper edge, count), ascending; the zero bucket is (0, 0, n).

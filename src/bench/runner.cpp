@@ -540,8 +540,8 @@ std::vector<std::string> list_models(const Target& target) {
   return run_on_fresh_context<std::vector<std::string>>([&] { return fetch_models(target); });
 }
 
-BenchSummary summarize_result(const RunResult& result) {
-  BenchSummary summary = summarize_run(result.records);
+BenchSummary summarize_result(const RunResult& result, std::span<const double> more) {
+  BenchSummary summary = summarize_run(result.records, more);
   summary.client = check_client(result.client, summary.scheduling_lag_ms.p99);
   return summary;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,8 +73,8 @@ struct RunResult {
   int interrupted_by = 0;
 };
 
-// The run's summary with the client's own load judged (summary.client).
-BenchSummary summarize_result(const RunResult& result);
+// The run's summary with the client's own load judged (summary.client); `more` as for summarize_run.
+BenchSummary summarize_result(const RunResult& result, std::span<const double> more = {});
 
 // One sender's share of `load` when `count` of them send it together: concurrency, requests, the
 // rate and the warmup divided as evenly as they go, distinct prompts and seeds, and open-loop

@@ -14,7 +14,7 @@ void FailureClass::add_example(const std::string& message) {
   }
 }
 
-BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
+BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more) {
   BenchSummary s;
   std::vector<double> ttft;
   std::vector<double> tpot;
@@ -65,11 +65,11 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records) {
       hist->add(v);
     }
   }
-  s.ttft_ms = summarize(ttft);
-  s.tpot_ms = summarize(tpot);
-  s.itl_ms = summarize(itl);
-  s.e2e_ms = summarize(e2e);
-  s.scheduling_lag_ms = summarize(lag);
+  s.ttft_ms = summarize(ttft, more);
+  s.tpot_ms = summarize(tpot, more);
+  s.itl_ms = summarize(itl, more);
+  s.e2e_ms = summarize(e2e, more);
+  s.scheduling_lag_ms = summarize(lag, more);
   return s;
 }
 

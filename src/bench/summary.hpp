@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ struct BenchSummary {
   std::optional<ClientCheck> client;  // set by the caller, which knows how the client fared
 };
 
-BenchSummary summarize_run(const std::vector<RequestRecord>& records);
+// `more`: the percentiles beyond the standard four (--percentiles) every statistic gets.
+BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more = {});
 
 }  // namespace infergate::bench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace infergate::bench {
@@ -10,8 +11,12 @@ namespace infergate::bench {
 namespace json = boost::json;
 
 json::object stat_json(const Stat& s) {
-  return json::object{{"count", s.count}, {"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90},
-                      {"p95", s.p95},     {"p99", s.p99},   {"max", s.max}, {"min", s.min}};
+  json::object o{{"count", s.count}, {"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90},
+                 {"p95", s.p95},     {"p99", s.p99},   {"max", s.max}, {"min", s.min}};
+  for (const Quantile& q : s.more) {
+    o[percentile_key(q.p)] = q.value;
+  }
+  return o;
 }
 
 namespace {
@@ -100,6 +105,12 @@ Stat stat_from_json(const json::value& value) {
   s.p95 = number_at(o, "p95");
   s.p99 = number_at(o, "p99");
   s.max = number_at(o, "max");
+  for (const auto& [key, figure] : o) {
+    if (const auto p = percentile_of_key(key); p && !is_standard_percentile(*p) && figure.is_number()) {
+      s.more.push_back({*p, figure.to_number<double>()});
+    }
+  }
+  std::sort(s.more.begin(), s.more.end(), [](const Quantile& a, const Quantile& b) { return a.p < b.p; });
   return s;
 }
 

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace infergate::bench {
 
 void print_summary_table(std::FILE* out, const BenchSummary& s, const std::string& title, bool lengths_forced) {
@@ -20,10 +25,24 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
                "measure a server that honours them (vLLM, SGLang); --no-ignore-eos stops sending them.\n",
                s.other_output_lengths, s.completed);
   }
-  fmt::print(out, "  {:<12} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n", "ms", "mean", "p50", "p90", "p95", "p99", "max");
+  // The standard percentiles and any --percentiles, ascending: the statistics all carry the same.
+  std::vector<double> columns{50, 90, 95, 99};
+  for (const Quantile& q : s.ttft_ms.more) {
+    columns.push_back(q.p);
+  }
+  std::sort(columns.begin(), columns.end());
+  std::string heading = fmt::format("  {:<12} {:>9}", "ms", "mean");
+  for (const double p : columns) {
+    heading += fmt::format(" {:>9}", percentile_key(p));
+  }
+  fmt::print(out, "{} {:>9}\n", heading, "max");
   auto row = [&](const char* name, const Stat& st) {
-    fmt::print(out, "  {:<12} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n", name, st.mean, st.p50, st.p90,
-               st.p95, st.p99, st.max);
+    std::string line = fmt::format("  {:<12} {:>9.2f}", name, st.mean);
+    for (const double p : columns) {
+      const std::optional<double> value = st.at(p);
+      line += value ? fmt::format(" {:>9.2f}", *value) : fmt::format(" {:>9}", "-");
+    }
+    fmt::print(out, "{} {:>9.2f}\n", line, st.max);
   };
   row("TTFT", s.ttft_ms);
   row("TPOT", s.tpot_ms);

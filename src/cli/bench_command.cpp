@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/value_from.hpp>
 
 #include <cstdlib>
 #include <memory>
@@ -11,11 +12,12 @@
 #include "bench/distribution.hpp"
 #include "bench/extra_body.hpp"
 #include "bench/interrupt.hpp"
+#include "bench/percentile_list.hpp"
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
+#include "cli/checked_by.hpp"
 #include "cli/commands.hpp"
 #include "cli/embedded_sim.hpp"
-#include "cli/checked_by.hpp"
 #include "cli/number_checks.hpp"
 #include "core/output_file.hpp"
 #include "openai/api_base.hpp"
@@ -272,6 +274,10 @@ std::string choose_model(const bench::Target& target, const std::string& request
   return models.front();
 }
 
+std::vector<double> extra_percentiles(const BenchArgs& args) {
+  return args.percentiles.empty() ? std::vector<double>{} : bench::parse_percentiles(args.percentiles);
+}
+
 boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& wopts,
                                     const bench::LoadOptions& load) {
   return boost::json::object{
@@ -302,6 +308,7 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
       {"ignore_eos", wopts.ignore_eos},
       {"extra_body", wopts.extra_body.empty() ? boost::json::value(nullptr) : boost::json::value(wopts.extra_body)},
       {"headers", header_names(args)},
+      {"percentiles", boost::json::value_from(extra_percentiles(args))},
       {"sweep", args.sweep.empty() ? boost::json::value(nullptr) : boost::json::value(args.sweep)},
   };
 }
@@ -377,6 +384,9 @@ void add_bench_command(CLI::App& app) {
                   "\"Name: value\", repeated: a header sent with every request (e.g. a gateway's own key or route "
                   "header); User-Agent replaces the benchmark's")
       ->check(checked_by(bench::parse_header_option));
+  cmd->add_option("--percentiles", a->percentiles,
+                  "Percentiles shown and written beside p50, p90, p95 and p99, e.g. 99.9,99.99 (or 1,5,25,75)")
+      ->check(checked_by(bench::parse_percentiles));
   cmd->add_option("--json", a->json,
                   "Write the summary as JSON (schema infergate.bench/1); - for standard output, the tables then going "
                   "to standard error");

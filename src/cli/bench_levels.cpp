@@ -41,8 +41,8 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
     return result.interrupted_by;
   }
-  bench::SweepPoint point{level, bench::summarize_result(result), std::nullopt, bench::steady_state(result.records),
-                          std::nullopt};
+  bench::SweepPoint point{level, bench::summarize_result(result, extra_percentiles(plan.args)), std::nullopt,
+                          bench::steady_state(result.records), std::nullopt};
   if (!plan.slos.empty()) {
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
   }

@@ -40,6 +40,7 @@ struct BenchArgs {
   bool no_stream = false;
   bool no_ignore_eos = false;
   std::string extra_body;            // --extra-body: a JSON object
+  std::string percentiles;           // --percentiles: beyond p50, p90, p95, p99
   std::vector<std::string> headers;  // --header "Name: value"
   std::string json;
   std::string records;
@@ -97,6 +98,8 @@ struct Plan {
 bench::Target make_target(const BenchArgs& args, const std::string& url, const std::string& api_key_env);
 // `requested`, or the first model the endpoint lists; throws BenchError when it cannot be listed.
 std::string choose_model(const bench::Target& target, const std::string& requested);
+// --percentiles as every summary of the run computes them (bench/percentile_list.hpp).
+std::vector<double> extra_percentiles(const BenchArgs& args);
 // The "config" fields that describe the workload and the load (not the endpoint).
 boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& workload,
                                     const bench::LoadOptions& load);

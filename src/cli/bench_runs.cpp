@@ -59,7 +59,7 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
   for (const auto& failure : m.result.warmup_failures) {
     fmt::print(stderr, "warmup request failed: {}\n", failure);
   }
-  m.summary = bench::summarize_result(m.result);
+  m.summary = bench::summarize_result(m.result, extra_percentiles(plan.args));
   m.steady = bench::steady_state(m.result.records);
   if (!plan.pricing.empty()) {
     m.cost = bench::measure_cost(plan.pricing, m.summary, m.steady_rate());

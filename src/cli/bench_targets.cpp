@@ -169,7 +169,7 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
       fmt::print(stderr, "round {}/{}: {}\n", r + 1, rounds, side.spec.name);
       const bench::RunResult result = bench::run_load(side.target, *side.workload, part);
       stopped = result.interrupted_by;  // the round's finished requests still count
-      bench::BenchSummary summary = bench::summarize_result(result);
+      bench::BenchSummary summary = bench::summarize_result(result, extra_percentiles(args));
       if (summary.client &&
           (!side.worst_client || summary.client->lag_p99_ms > side.worst_client->lag_p99_ms || summary.client->bound)) {
         side.worst_client = summary.client;

@@ -23,7 +23,16 @@ constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens"
 
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
   bench::BenchSummary m;
+  std::vector<double> more;
+  if (!parts.empty()) {
+    for (const bench::Quantile& q : parts.front().ttft_ms.more) {
+      more.push_back(q.p);
+    }
+  }
   bench::Stat worst_lag;
+  for (const double p : more) {
+    worst_lag.more.push_back({p, 0});
+  }
   std::uint64_t from_usage = 0;
   std::uint64_t from_events = 0;
   for (const auto& p : parts) {
@@ -55,6 +64,9 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     worst_lag.p95 = std::max(worst_lag.p95, lag.p95);
     worst_lag.p99 = std::max(worst_lag.p99, lag.p99);
     worst_lag.max = std::max(worst_lag.max, lag.max);
+    for (bench::Quantile& q : worst_lag.more) {
+      q.value = std::max(q.value, lag.at(q.p).value_or(0));
+    }
     from_usage += p.token_source == "usage" ? 1 : 0;
     from_events += p.token_source == "events" ? 1 : 0;
     for (const auto& [cls, failure] : p.failures) {
@@ -71,10 +83,10 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     m.total_tokens_per_s = static_cast<double>(m.output_tokens + m.prompt_tokens) / m.duration_s;
   }
   m.token_source = from_usage == parts.size() ? "usage" : from_events == parts.size() ? "events" : "mixed";
-  m.ttft_ms = m.ttft_hist.stat();
-  m.tpot_ms = m.tpot_hist.stat();
-  m.itl_ms = m.itl_hist.stat();
-  m.e2e_ms = m.e2e_hist.stat();
+  m.ttft_ms = m.ttft_hist.stat(more);
+  m.tpot_ms = m.tpot_hist.stat(more);
+  m.itl_ms = m.itl_hist.stat(more);
+  m.e2e_ms = m.e2e_hist.stat(more);
   // Lag has no histogram: each figure is the worst part's, which says whether a client fell behind.
   m.scheduling_lag_ms = worst_lag;
   return m;

@@ -16,6 +16,8 @@ enum class Pooling {
   sequential,  // runs one after another: rates are totals over the summed durations
 };
 
+// The pooled statistics carry the percentiles beyond the standard four that the first part's do
+// (the parts of one run were summarized alike).
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling);
 
 // `infergate report --merge`: one document from the single-run documents of workers that ran the

@@ -448,6 +448,39 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(sorted(json.loads(line)["index"] for line in r.stdout.splitlines()), [0, 1, 2])
         self.assertEqual(read_json(self.path("s.json"))["summary"]["completed"], 3)
 
+    def test_more_percentiles_are_columns_of_the_table_and_figures_of_the_json(self):
+        r = bench("--requests", "40", "--concurrency", "4", "--sim-speedup", "50", "--output-tokens", "6",
+                  "--percentiles", "p99.9,25,99", "--json", self.path("s.json"), "--records", self.path("r.jsonl"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"ms +mean +p25 +p50 +p90 +p95 +p99 +p99\.9 +max\n")
+        doc = read_json(self.path("s.json"))
+        self.assertEqual(doc["config"]["percentiles"], [25, 99.9])
+        ttft = doc["summary"]["ttft_ms"]
+        # numpy's default (linear) percentile of the recorded TTFTs.
+        values = sorted((rec["first_token_ns"] - rec["due_ns"]) / 1e6 for rec in read_jsonl(self.path("r.jsonl")))
+        for p in (25, 99.9):
+            rank = p / 100 * (len(values) - 1)
+            low = int(rank)
+            high = min(low + 1, len(values) - 1)
+            expected = values[low] + (values[high] - values[low]) * (rank - low)
+            self.assertAlmostEqual(ttft["p%g" % p], expected, delta=0.01 + 0.001 * expected)
+        self.assertLessEqual(ttft["p99"], ttft["p99.9"])
+        self.assertLessEqual(ttft["p99.9"], ttft["max"])
+
+    def test_workers_pool_the_more_percentiles_too(self):
+        r = bench("--requests", "40", "--concurrency", "4", "--sim-speedup", "50", "--output-tokens", "6",
+                  "--workers", "2", "--percentiles", "99.9", "--json", self.path("s.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"p99 +p99\.9 +max\n")
+        e2e = read_json(self.path("s.json"))["summary"]["e2e_ms"]
+        self.assertLessEqual(e2e["p99"], e2e["p99.9"])
+        self.assertLessEqual(e2e["p99.9"], e2e["max"])
+
+    def test_a_list_that_is_not_of_percentiles_is_refused_before_anything_runs(self):
+        r = bench("--requests", "3", "--sim-speedup", "50", "--percentiles", "99.9,999")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("percentile 999 is outside 0 to 100", r.stderr)
+
     def test_two_outputs_to_standard_output_are_refused(self):
         r = bench("--requests", "3", "--sim-speedup", "50", "--json", "-", "--csv", "-")
         self.assertEqual(r.returncode, 2)

@@ -37,6 +37,21 @@ TEST(LogHistogram, PercentilesWithinOnePercentOfTheSamples) {
   }
 }
 
+TEST(LogHistogram, MorePercentilesWithinOnePercentOfTheSamples) {
+  std::vector<double> samples = lognormal_samples(20000, 2);
+  LogHistogram h;
+  for (double v : samples) {
+    h.add(v);
+  }
+  const std::vector<double> more{1, 99.9};
+  const Stat exact = summarize(samples, more);
+  const Stat approx = h.stat(more);
+  ASSERT_EQ(approx.more.size(), 2u);
+  for (const Quantile& q : approx.more) {
+    EXPECT_NEAR(q.value, *exact.at(q.p), 0.01 * *exact.at(q.p)) << q.p;
+  }
+}
+
 TEST(LogHistogram, MergingEqualsPoolingTheSamples) {
   const auto a = lognormal_samples(5000, 2);
   const auto b = lognormal_samples(7000, 3);

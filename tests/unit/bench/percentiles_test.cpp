@@ -37,6 +37,37 @@ TEST(Percentiles, SummarizeSortsAndComputesEveryFigure) {
   EXPECT_DOUBLE_EQ(s.p99, 99.01);  // rank 98.01
 }
 
+TEST(Percentiles, MorePercentilesAreComputedTheSameWayAndFoundByAt) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) {
+    v.push_back(i);
+  }
+  const std::vector<double> more{25, 99.9};
+  const Stat s = summarize(v, more);
+  ASSERT_EQ(s.more.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.more[0].value, 25.75);   // rank 24.75
+  EXPECT_DOUBLE_EQ(s.more[1].value, 99.901);  // rank 98.901
+  EXPECT_EQ(s.at(25), 25.75);
+  EXPECT_EQ(s.at(99), s.p99);
+  EXPECT_EQ(s.at(75), std::nullopt);
+  EXPECT_EQ(percentile_key(99.9), "p99.9");
+  EXPECT_EQ(percentile_key(50), "p50");
+  for (const double p : {0.0, 0.5, 25.0, 99.9, 99.99, 100.0}) {
+    EXPECT_EQ(percentile_of_key(percentile_key(p)), p);
+  }
+  for (const char* other : {"p", "max", "p101", "p-1", "p9x", "pnan", "q50"}) {
+    EXPECT_EQ(percentile_of_key(other), std::nullopt) << other;
+  }
+}
+
+TEST(Percentiles, EmptyInputIsAllZeroWithTheSamePercentiles) {
+  std::vector<double> none;
+  const std::vector<double> more{99.9};
+  const Stat e = summarize(none, more);
+  ASSERT_EQ(e.more.size(), 1u);
+  EXPECT_EQ(e.at(99.9), 0);
+}
+
 TEST(Percentiles, EmptyInputIsAllZero) {
   std::vector<double> v;
   const Stat s = summarize(v);

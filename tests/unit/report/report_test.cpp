@@ -55,6 +55,39 @@ TEST(ReportMerge, PercentilesOfMergedWorkersAreThoseOfThePooledRequests) {
               bench::summarize_run(a).output_tokens_per_s + bench::summarize_run(b).output_tokens_per_s, 1e-9);
 }
 
+TEST(ReportMerge, MergedWorkersKeepTheirMorePercentiles) {
+  const auto a = records(400, 5);
+  const auto b = records(600, 40);
+  const std::vector<double> more{25, 99.9};
+  const bench::BenchSummary merged =
+      merge_summaries({bench::summarize_run(a, more), bench::summarize_run(b, more)}, Pooling::concurrent);
+  auto all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  const bench::BenchSummary pooled = bench::summarize_run(all, more);
+  for (const double p : more) {
+    EXPECT_NEAR(*merged.ttft_ms.at(p), *pooled.ttft_ms.at(p), 0.01 * *pooled.ttft_ms.at(p)) << p;
+    EXPECT_NEAR(*merged.e2e_ms.at(p), *pooled.e2e_ms.at(p), 0.01 * *pooled.e2e_ms.at(p)) << p;
+  }
+  // Lag has no histogram: the worst part's figure.
+  EXPECT_DOUBLE_EQ(*merged.scheduling_lag_ms.at(99.9),
+                   std::max(*bench::summarize_run(a, more).scheduling_lag_ms.at(99.9),
+                            *bench::summarize_run(b, more).scheduling_lag_ms.at(99.9)));
+}
+
+TEST(ReportDocument, MorePercentilesReadBackAscending) {
+  const std::vector<double> more{0.5, 99.9, 99.99};
+  const bench::BenchSummary s = bench::summarize_run(records(50, 5), more);
+  const boost::json::object written = bench::summary_json(s);
+  EXPECT_TRUE(written.at("ttft_ms").as_object().contains("p99.99"));
+  const auto back = bench::summary_from_json(written);
+  ASSERT_EQ(back.ttft_ms.more.size(), 3u);
+  for (std::size_t i = 0; i < more.size(); ++i) {
+    EXPECT_EQ(back.ttft_ms.more[i].p, more[i]);
+    EXPECT_DOUBLE_EQ(back.ttft_ms.more[i].value, s.ttft_ms.more[i].value);
+  }
+  EXPECT_TRUE(bench::summary_from_json(bench::summary_json(bench::summarize_run(records(5, 5)))).ttft_ms.more.empty());
+}
+
 TEST(ReportDocument, ASummaryReadsBackAsWritten) {
   const bench::BenchSummary s = bench::summarize_run(records(50, 5));
   const auto back = bench::summary_from_json(bench::summary_json(s));
