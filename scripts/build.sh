@@ -5,13 +5,18 @@
 # line, and the compiler spends a quarter less time than with full debug information (a third to
 # a half less in the sanitized build, which also takes -O1, as AddressSanitizer advises). For a
 # debugger session configure a folder of your own with -DCMAKE_BUILD_TYPE=Debug.
+#
+# The sanitized build also compiles the sources as CMake unity units (646 s -> 423 s on CI's two
+# cores). The release build stays one unit per file: clang-tidy reads its compile database, and a
+# unity build would list only unity_N.cxx files, so the lint would check nothing.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 variant="${1:-release}"
 case "$variant" in
   release) dir="$here/build"; flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG") ;;
   asan) dir="$here/build-asan"
-        flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DINFERGATE_SANITIZE=ON -DINFERGATE_BENCHMARKS=OFF) ;;
+        flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DINFERGATE_SANITIZE=ON -DINFERGATE_BENCHMARKS=OFF
+               -DCMAKE_UNITY_BUILD=ON) ;;
   *) echo "usage: scripts/build.sh [release|asan]" >&2; exit 2 ;;
 esac
 cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${flags[@]}" >&2
