@@ -70,18 +70,6 @@ std::string http_failure_message(int status, std::string_view body, std::string_
   }
 }
 
-// The --header fields, and the benchmark's User-Agent unless one of them replaces it.
-void add_user_headers(const Target& target, std::vector<http::Header>& headers) {
-  bool agent = false;
-  for (const HeaderField& field : target.headers) {
-    headers.push_back({field.name, field.value});
-    agent = agent || http::iequals(field.name, "User-Agent");
-  }
-  if (!agent) {
-    headers.push_back({"User-Agent", "infergate-bench"});
-  }
-}
-
 double thread_cpu_s() {
   rusage usage{};
   getrusage(RUSAGE_THREAD, &usage);
@@ -141,7 +129,7 @@ class LoadRun {
     if (target.trace) {
       headers_.push_back({"x-infergate-trace", "1"});
     }
-    add_user_headers(target, headers_);
+    http::append_header_fields(target.headers, "infergate-bench", headers_);
   }
 
   [[nodiscard]] bool started() const { return started_ns_ != 0; }
@@ -498,7 +486,7 @@ awaitable<std::vector<std::string>> fetch_models(const Target& target) {
   if (!target.api_key.empty()) {
     headers.push_back({"Authorization", authorization});
   }
-  add_user_headers(target, headers);
+  http::append_header_fields(target.headers, "infergate-bench", headers);
   auto response = co_await http::fetch(co_await net::this_coro::executor, target.base, "GET",
                                        target.base.path + "/models", headers, "", target.timeout, target.tls);
   if (!response) {

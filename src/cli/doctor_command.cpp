@@ -70,7 +70,7 @@ void add_doctor_command(CLI::App& app) {
   cmd->add_option("--api-key", args->api_key, "Bearer key (default: $OPENAI_API_KEY)");
   cmd->add_option("--header", args->headers,
                   "\"Name: value\", repeated: a header sent with every check's request (an endpoint's own key or "
-                  "route header)")
+                  "route header); User-Agent replaces doctor's")
       ->check(checked_by(doctor::parse_header_option));
   cmd->add_flag("--insecure", args->insecure, "Do not verify the server's TLS certificate");
   cmd->add_flag("--gpu", args->gpu, "With --base-url, check the local GPU stack as well");

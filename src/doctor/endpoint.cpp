@@ -98,9 +98,7 @@ class Checker {
     if (!authorization_.empty()) {
       h.push_back({"Authorization", authorization_});
     }
-    for (const http::HeaderField& field : o_.headers) {
-      h.push_back({field.name, field.value});
-    }
+    http::append_header_fields(o_.headers, "infergate-doctor", h);
     return h;
   }
 

@@ -43,4 +43,15 @@ HeaderField parse_header_option(std::string_view text, std::span<const OwnedHead
   return field;
 }
 
+void append_header_fields(std::span<const HeaderField> fields, std::string_view agent, std::vector<Header>& out) {
+  bool replaced = false;
+  for (const HeaderField& field : fields) {
+    out.push_back({field.name, field.value});
+    replaced = replaced || iequals(field.name, "User-Agent");
+  }
+  if (!replaced) {
+    out.push_back({"User-Agent", agent});
+  }
+}
+
 }  // namespace infergate::http

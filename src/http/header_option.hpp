@@ -5,6 +5,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "http/header.hpp"
 
 namespace infergate::http {
 
@@ -24,5 +27,10 @@ struct OwnedHeader {
 // Transfer-Encoding, Connection and the other hop-by-hop fields) or one of `owned`; the message
 // says which. A message never repeats the value, which may be a key.
 [[nodiscard]] HeaderField parse_header_option(std::string_view text, std::span<const OwnedHeader> owned);
+
+// Appends `fields` (views into them) to `out`, then `User-Agent: agent` unless one of them is a
+// User-Agent: the tool names itself to servers that log or refuse requests without one, and the
+// user's own agent replaces it.
+void append_header_fields(std::span<const HeaderField> fields, std::string_view agent, std::vector<Header>& out);
 
 }  // namespace infergate::http

@@ -213,6 +213,16 @@ class Endpoint(unittest.TestCase):
         for method, path, headers, _ in fake.server.requests:
             sent = {k.lower(): v for k, v in headers}
             self.assertEqual((sent.get("api-key"), sent.get("x-route")), ("k-1", "blue"), (method, path))
+            self.assertEqual(sent.get("user-agent"), "infergate-doctor", (method, path))
+        fake = FakeUpstream()
+        try:
+            doctor("--base-url", fake.url + "/echo/v1", "--timeout", "5", "--header", "User-Agent: probe/1")
+        finally:
+            fake.close()
+        self.assertGreaterEqual(len(fake.server.requests), 3)
+        for method, path, headers, _ in fake.server.requests:
+            agents = [v for k, v in headers if k.lower() == "user-agent"]
+            self.assertEqual(agents, ["probe/1"], (method, path))
         refused = subprocess.run([BIN, "doctor", "--base-url", fake.url + "/v1", "--header", "Authorization: sk-x"],
                                  capture_output=True, text=True, timeout=30)
         self.assertNotEqual(refused.returncode, 0)
