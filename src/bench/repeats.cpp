@@ -51,22 +51,30 @@ Spread spread(std::vector<double> values) {
 
 RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const std::vector<double>& steady_rates) {
   struct Figure {
-    const char* name;
+    std::string name;
     std::function<double(std::size_t)> of;
   };
-  const std::vector<Figure> figures{
+  std::vector<Figure> figures{
       {"output_tokens_per_s", [&](std::size_t i) { return runs[i].output_tokens_per_s; }},
       {"steady_output_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
       {"requests_per_s", [&](std::size_t i) { return runs[i].requests_per_s; }},
-      {"ttft_ms_p50", [&](std::size_t i) { return runs[i].ttft_ms.p50; }},
-      {"ttft_ms_p99", [&](std::size_t i) { return runs[i].ttft_ms.p99; }},
-      {"tpot_ms_p50", [&](std::size_t i) { return runs[i].tpot_ms.p50; }},
-      {"tpot_ms_p99", [&](std::size_t i) { return runs[i].tpot_ms.p99; }},
-      {"itl_ms_p50", [&](std::size_t i) { return runs[i].itl_ms.p50; }},
-      {"e2e_ms_p50", [&](std::size_t i) { return runs[i].e2e_ms.p50; }},
-      {"e2e_ms_p99", [&](std::size_t i) { return runs[i].e2e_ms.p99; }},
-      {"failed", [&](std::size_t i) { return static_cast<double>(runs[i].failed); }},
   };
+  // Each latency's p50 and p99, then the percentiles asked with --percentiles (every run was
+  // asked the same ones).
+  const std::vector<Quantile> more = runs.empty() ? std::vector<Quantile>{} : runs.front().ttft_ms.more;
+  auto latency = [&](const char* metric, Stat BenchSummary::*stat) {
+    figures.push_back({fmt::format("{}_p50", metric), [&runs, stat](std::size_t i) { return (runs[i].*stat).p50; }});
+    figures.push_back({fmt::format("{}_p99", metric), [&runs, stat](std::size_t i) { return (runs[i].*stat).p99; }});
+    for (const Quantile& q : more) {
+      figures.push_back({fmt::format("{}_{}", metric, percentile_key(q.p)),
+                         [&runs, stat, p = q.p](std::size_t i) { return (runs[i].*stat).at(p).value_or(0); }});
+    }
+  };
+  latency("ttft_ms", &BenchSummary::ttft_ms);
+  latency("tpot_ms", &BenchSummary::tpot_ms);
+  figures.push_back({"itl_ms_p50", [&](std::size_t i) { return runs[i].itl_ms.p50; }});
+  latency("e2e_ms", &BenchSummary::e2e_ms);
+  figures.push_back({"failed", [&](std::size_t i) { return static_cast<double>(runs[i].failed); }});
   RepeatedFigures out;
   out.names.reserve(figures.size());
   out.spreads.reserve(figures.size());

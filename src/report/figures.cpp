@@ -28,16 +28,21 @@ std::optional<Interval> percentile_interval(const bench::LogHistogram& hist, dou
                   std::max(value, hist.percentile(100.0 * high_rank / n) * half_bucket)};
 }
 
-std::optional<Interval> runs_interval(const RunDocument& d, const char* name) {
-  const auto* figure = d.runs_figures.if_contains(name);
-  if (figure == nullptr || !figure->is_object()) {
-    return std::nullopt;
+// A repeated run's figure is the mean over its runs, with their Student's t interval: the pooled
+// requests' percentile is another statistic, which that interval need not hold. A result saved
+// without the figure keeps the pooled value, with no interval.
+void take_runs_figure(const RunDocument& d, std::string_view name, Figure& figure) {
+  const auto* found = d.runs_figures.if_contains(name);
+  if (found == nullptr || !found->is_object()) {
+    return;
   }
-  const auto* ci = figure->get_object().if_contains("ci95");
-  if (ci == nullptr || !ci->is_array() || ci->get_array().size() != 2) {
-    return std::nullopt;
+  const auto* mean = found->get_object().if_contains("mean");
+  const auto* ci = found->get_object().if_contains("ci95");
+  if (mean == nullptr || !mean->is_number() || ci == nullptr || !ci->is_array() || ci->get_array().size() != 2) {
+    return;
   }
-  return Interval{ci->get_array()[0].to_number<double>(), ci->get_array()[1].to_number<double>()};
+  figure.value = mean->to_number<double>();
+  figure.interval = Interval{ci->get_array()[0].to_number<double>(), ci->get_array()[1].to_number<double>()};
 }
 
 // Per-second output rates inside the steady window of a single run.
@@ -64,51 +69,71 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value) {
 
 }  // namespace
 
-std::vector<Figure> headline_figures(const RunDocument& d) {
+std::vector<Figure> headline_figures(const RunDocument& d, std::span<const double> more) {
   const bench::BenchSummary& s = d.summary;
   const bool repeated = d.kind == RunDocument::Kind::runs;
   const bool single = d.kind == RunDocument::Kind::single;
   std::vector<Figure> out;
   const double rate = d.steady_output_tokens_per_s.value_or(s.output_tokens_per_s);
-  out.push_back(
-      {"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true, rate,
-       repeated ? runs_interval(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s")
-       : single ? rate_interval(d, rate)
-                : std::nullopt});
-  out.push_back({"requests_per_s", "requests/s", true, s.requests_per_s,
-                 repeated ? runs_interval(d, "requests_per_s") : std::nullopt});
-  struct Latency {
-    const char* name;
-    const char* title;
-    const bench::Stat* stat;
-    const bench::LogHistogram* hist;
-    double p;
-  };
-  const Latency latencies[] = {
-      {"ttft_ms_p50", "TTFT p50 (ms)", &s.ttft_ms, &s.ttft_hist, 50},
-      {"ttft_ms_p99", "TTFT p99 (ms)", &s.ttft_ms, &s.ttft_hist, 99},
-      {"tpot_ms_p50", "TPOT p50 (ms)", &s.tpot_ms, &s.tpot_hist, 50},
-      {"tpot_ms_p99", "TPOT p99 (ms)", &s.tpot_ms, &s.tpot_hist, 99},
-      {"itl_ms_p50", "ITL p50 (ms)", &s.itl_ms, &s.itl_hist, 50},
-      {"e2e_ms_p50", "E2E p50 (ms)", &s.e2e_ms, &s.e2e_hist, 50},
-      {"e2e_ms_p99", "E2E p99 (ms)", &s.e2e_ms, &s.e2e_hist, 99},
-  };
-  for (const auto& l : latencies) {
-    const double value = l.p == 50 ? l.stat->p50 : l.stat->p99;
-    out.push_back({l.name, l.title, false, value,
-                   repeated ? runs_interval(d, l.name) : percentile_interval(*l.hist, l.p, value)});
+  out.push_back({"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true,
+                 rate, single ? rate_interval(d, rate) : std::nullopt});
+  if (repeated) {
+    take_runs_figure(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s",
+                     out.back());
   }
+  out.push_back({"requests_per_s", "requests/s", true, s.requests_per_s, std::nullopt});
+  if (repeated) {
+    take_runs_figure(d, "requests_per_s", out.back());
+  }
+  auto latency = [&](const char* metric, const char* title, const bench::Stat& stat, const bench::LogHistogram& hist,
+                     double p) {
+    const std::string key = bench::percentile_key(p);
+    const std::string name = fmt::format("{}_{}", metric, key);
+    const double value = stat.at(p).value_or(0);
+    out.push_back({name, fmt::format("{} {} (ms)", title, key), false, value,
+                   repeated ? std::nullopt : percentile_interval(hist, p, value)});
+    if (repeated) {
+      take_runs_figure(d, name, out.back());
+    }
+  };
+  auto tails = [&](const char* metric, const char* title, const bench::Stat& stat, const bench::LogHistogram& hist) {
+    for (const double p : {50.0, 99.0}) {
+      latency(metric, title, stat, hist, p);
+    }
+    for (const double p : more) {
+      latency(metric, title, stat, hist, p);
+    }
+  };
+  tails("ttft_ms", "TTFT", s.ttft_ms, s.ttft_hist);
+  tails("tpot_ms", "TPOT", s.tpot_ms, s.tpot_hist);
+  latency("itl_ms", "ITL", s.itl_ms, s.itl_hist, 50);
+  tails("e2e_ms", "E2E", s.e2e_ms, s.e2e_hist);
   const double all = static_cast<double>(s.completed + s.failed);
   out.push_back(
       {"failed_share", "failed (%)", false, all > 0 ? 100.0 * static_cast<double>(s.failed) / all : 0, std::nullopt});
   return out;
 }
 
+std::vector<double> shared_percentiles(const std::vector<RunDocument>& documents) {
+  std::vector<double> shared;
+  if (documents.empty()) {
+    return shared;
+  }
+  for (const bench::Quantile& q : documents.front().summary.ttft_ms.more) {
+    if (std::all_of(documents.begin(), documents.end(),
+                    [&](const RunDocument& d) { return d.summary.ttft_ms.at(q.p).has_value(); })) {
+      shared.push_back(q.p);
+    }
+  }
+  return shared;
+}
+
 Comparison compare(const std::vector<RunDocument>& documents) {
   Comparison c;
+  const std::vector<double> more = shared_percentiles(documents);
   for (const auto& d : documents) {
     c.labels.push_back(d.label);
-    c.figures.push_back(headline_figures(d));
+    c.figures.push_back(headline_figures(d, more));
   }
   for (std::size_t i = 0; i < c.figures.size(); ++i) {
     std::vector<std::optional<double>> ratios;

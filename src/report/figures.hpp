@@ -2,12 +2,14 @@
 // The headline figures of a saved run, each with the 95% interval the run itself supports, and the
 // comparison of several runs figure by figure.
 //
-// Intervals: repeated runs (--runs K) give Student's t intervals over the runs. A single run gives
-// latency percentiles a distribution-free interval from order statistics (the values at ranks
-// n p -/+ 1.96 sqrt(n p (1 - p)) of its histogram), and its output rate the mean -/+ t sd / sqrt(n)
-// of the per-second rates inside its steady state. Two runs differ on a figure when their
-// intervals do not overlap.
+// Intervals: repeated runs (--runs K) give each figure as the mean over the runs, with its
+// Student's t interval (not the pooled requests' percentile, which that interval need not hold).
+// A single run gives latency percentiles a distribution-free interval from order statistics (the
+// values at ranks n p -/+ 1.96 sqrt(n p (1 - p)) of its histogram), and its output rate the mean
+// -/+ t sd / sqrt(n) of the per-second rates inside its steady state. Two runs differ on a figure
+// when their intervals do not overlap.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,11 @@ struct Figure {
   std::optional<Interval> interval;
 };
 
-std::vector<Figure> headline_figures(const RunDocument& document);
+// `more`: percentiles beyond p50 and p99 (--percentiles) that TTFT, TPOT and E2E are given at too.
+std::vector<Figure> headline_figures(const RunDocument& document, std::span<const double> more = {});
+
+// The --percentiles every document holds, ascending: those a comparison can set side by side.
+std::vector<double> shared_percentiles(const std::vector<RunDocument>& documents);
 
 struct Comparison {
   std::vector<std::string> labels;           // one per document

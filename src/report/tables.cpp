@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace infergate::report {
@@ -88,6 +89,26 @@ std::string markdown_cell(const std::string& text) {
     cell += c;
   }
   return cell;
+}
+
+// The --percentiles any run or level of `documents` holds, ascending, each once: the CSV's columns,
+// left empty on a row that was not asked for one.
+std::vector<double> any_percentiles(const std::vector<RunDocument>& documents) {
+  std::vector<double> all;
+  auto add = [&](const bench::BenchSummary& s) {
+    for (const bench::Quantile& q : s.ttft_ms.more) {
+      all.push_back(q.p);
+    }
+  };
+  for (const auto& d : documents) {
+    add(d.summary);
+    for (const auto& level : d.levels) {
+      add(level.summary);
+    }
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
 }
 
 }  // namespace
@@ -188,11 +209,16 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
 }
 
 std::string csv_report(const std::vector<RunDocument>& documents) {
+  const std::vector<double> more = any_percentiles(documents);
   std::string csv = "label,kind,level,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s";
   for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
-    for (const char* stat : {"mean", "p50", "p90", "p95", "p99", "max"}) {
+    for (const char* stat : {"mean", "p50", "p90", "p95", "p99"}) {
       csv += fmt::format(",{}_{}", metric, stat);
     }
+    for (const double p : more) {
+      csv += fmt::format(",{}_{}", metric, bench::percentile_key(p));
+    }
+    csv += fmt::format(",{}_max", metric);
   }
   csv += ",knee\n";
   auto row = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
@@ -200,7 +226,12 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
     csv += fmt::format("{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level, s.completed, s.failed,
                        s.requests_per_s, s.output_tokens_per_s, steady ? fmt::format("{}", *steady) : "");
     for (const bench::Stat* st : {&s.ttft_ms, &s.tpot_ms, &s.itl_ms, &s.e2e_ms}) {
-      csv += fmt::format(",{},{},{},{},{},{}", st->mean, st->p50, st->p90, st->p95, st->p99, st->max);
+      csv += fmt::format(",{},{},{},{},{}", st->mean, st->p50, st->p90, st->p95, st->p99);
+      for (const double p : more) {
+        const std::optional<double> value = st->at(p);
+        csv += value ? fmt::format(",{}", *value) : std::string(",");
+      }
+      csv += fmt::format(",{}", st->max);
     }
     csv += knee ? ",1\n" : ",0\n";
   };

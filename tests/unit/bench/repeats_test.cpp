@@ -50,5 +50,24 @@ TEST(Repeats, FiguresTakeEachRunsSummary) {
   EXPECT_DOUBLE_EQ(f.spreads[p99].cv, 0);
 }
 
+TEST(Repeats, MorePercentilesFollowEachLatencysP99) {
+  std::vector<BenchSummary> runs(2);
+  for (int i = 0; i < 2; ++i) {
+    runs[i].ttft_ms.more = {{99.9, 80.0 + 10 * i}};
+    runs[i].tpot_ms.more = {{99.9, 4.0}};
+    runs[i].e2e_ms.more = {{99.9, 900.0}};
+  }
+  const RepeatedFigures f = repeated_figures(runs, {0, 0});
+  auto at = [&](const char* name) { return std::find(f.names.begin(), f.names.end(), name) - f.names.begin(); };
+  ASSERT_LT(at("ttft_ms_p99.9"), static_cast<std::ptrdiff_t>(f.names.size()));
+  EXPECT_EQ(at("ttft_ms_p99.9"), at("ttft_ms_p99") + 1);
+  EXPECT_EQ(at("tpot_ms_p99.9"), at("tpot_ms_p99") + 1);
+  EXPECT_EQ(at("e2e_ms_p99.9"), at("e2e_ms_p99") + 1);
+  EXPECT_EQ(at("itl_ms_p99.9"), static_cast<std::ptrdiff_t>(f.names.size()));  // ITL shows its median only
+  EXPECT_DOUBLE_EQ(f.spreads[at("ttft_ms_p99.9")].mean, 85);
+  EXPECT_GT(f.spreads[at("ttft_ms_p99.9")].sd, 0);
+  EXPECT_EQ(repeated_figures(std::vector<BenchSummary>(2), {0, 0}).names.size() + 3, f.names.size());
+}
+
 }  // namespace
 }  // namespace infergate::bench

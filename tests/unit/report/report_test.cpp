@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "bench/repeats.hpp"
 #include "bench/summary_json.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
@@ -132,6 +133,100 @@ TEST(ReportCompare, FlagsOnlyDifferencesBeyondBothIntervals) {
   const std::string md = markdown_report({fast, slow});
   EXPECT_NE(md.find("| TTFT p50 (ms) |"), std::string::npos);
   EXPECT_NE(md.find("x *"), std::string::npos);
+}
+
+RunDocument single_run_with(const std::string& label, double base_ms, const std::vector<double>& more) {
+  const bench::BenchSummary summary = bench::summarize_run(records(300, base_ms), more);
+  return document_from_json(bench::summary_document({}, &summary), label);
+}
+
+std::size_t figure_index(const std::vector<Figure>& figures, const std::string& name) {
+  return std::find_if(figures.begin(), figures.end(), [&](const Figure& f) { return f.name == name; }) -
+         figures.begin();
+}
+
+TEST(ReportCompare, PercentilesEveryRunHoldsAreFiguresAfterEachP99) {
+  const RunDocument a = single_run_with("a", 5, {99.9});
+  const RunDocument b = single_run_with("b", 50, {25, 99.9});
+  const Comparison both = compare({a, b});
+  const std::vector<Figure>& f = both.figures[1];
+  const std::size_t tail = figure_index(f, "ttft_ms_p99.9");
+  ASSERT_LT(tail, f.size());
+  EXPECT_EQ(tail, figure_index(f, "ttft_ms_p99") + 1);
+  EXPECT_EQ(figure_index(f, "e2e_ms_p99.9"), figure_index(f, "e2e_ms_p99") + 1);
+  EXPECT_EQ(f[tail].title, "TTFT p99.9 (ms)");
+  EXPECT_DOUBLE_EQ(f[tail].value, *b.summary.ttft_ms.at(99.9));
+  ASSERT_TRUE(f[tail].interval.has_value());
+  EXPECT_LE(f[tail].interval->low, f[tail].value);
+  EXPECT_GE(f[tail].interval->high, f[tail].value);
+  EXPECT_TRUE(both.differs[1][tail]);
+  EXPECT_EQ(figure_index(f, "ttft_ms_p25"), f.size());  // only b asked for p25
+  EXPECT_EQ(both.figures[0].size(), f.size());
+
+  const Comparison with_plain = compare({a, single_run("plain", 5)});
+  EXPECT_EQ(figure_index(with_plain.figures[0], "ttft_ms_p99.9"), with_plain.figures[0].size());
+  EXPECT_NE(markdown_report({a, b}).find("| TTFT p99.9 (ms) |"), std::string::npos);
+}
+
+TEST(ReportCompare, RepeatedRunsGiveEachFigureAsTheirMeanWithStudentsInterval) {
+  const std::vector<double> more{99.9};
+  std::vector<bench::BenchSummary> parts;
+  boost::json::array each;
+  for (int k = 0; k < 3; ++k) {
+    parts.push_back(bench::summarize_run(records(100, 5 + k), more));
+    each.push_back(boost::json::object{{"summary", bench::summary_json(parts.back())}});
+  }
+  boost::json::object runs = bench::repeated_json(bench::repeated_figures(parts, {0, 0, 0}));
+  runs["runs"] = std::move(each);
+  const RunDocument d = document_from_json(bench::summary_document({}, nullptr, {{"runs", runs}}), "runs");
+  ASSERT_EQ(d.kind, RunDocument::Kind::runs);
+  const std::vector<Figure> f = headline_figures(d, shared_percentiles({d}));
+  const std::size_t tail = figure_index(f, "ttft_ms_p99.9");
+  ASSERT_LT(tail, f.size());
+  const auto& figure = runs.at("figures").at("ttft_ms_p99.9");
+  const auto& ci = figure.at("ci95").as_array();
+  ASSERT_TRUE(f[tail].interval.has_value());
+  EXPECT_DOUBLE_EQ(f[tail].interval->low, ci[0].as_double());
+  EXPECT_DOUBLE_EQ(f[tail].interval->high, ci[1].as_double());
+  // The figure is what the interval is of: the mean over the runs, not the pooled requests' value.
+  EXPECT_DOUBLE_EQ(f[tail].value, figure.at("mean").as_double());
+  for (const Figure& each : f) {
+    if (each.interval) {
+      EXPECT_LE(each.interval->low, each.value) << each.name;
+      EXPECT_GE(each.interval->high, each.value) << each.name;
+    }
+  }
+}
+
+TEST(ReportTables, CsvHasAColumnForEachPercentileAnyRowHolds) {
+  const std::string csv = csv_report({single_run_with("tails", 5, {99.9}), single_run("plain", 5)});
+  std::vector<std::vector<std::string>> rows;
+  std::size_t start = 0;
+  for (std::size_t end = csv.find('\n'); end != std::string::npos; start = end + 1, end = csv.find('\n', start)) {
+    std::vector<std::string> cells;
+    const std::string line = csv.substr(start, end - start);
+    std::size_t from = 0;
+    for (std::size_t comma = line.find(',');; from = comma + 1, comma = line.find(',', from)) {
+      cells.push_back(line.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+      if (comma == std::string::npos) {
+        break;
+      }
+    }
+    rows.push_back(std::move(cells));
+  }
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].size(), rows[0].size());
+  EXPECT_EQ(rows[2].size(), rows[0].size());
+  const auto column = [&](const std::string& name) {
+    return std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin();
+  };
+  const auto tail = column("ttft_ms_p99.9");
+  ASSERT_LT(tail, static_cast<std::ptrdiff_t>(rows[0].size()));
+  EXPECT_EQ(tail, column("ttft_ms_p99") + 1);
+  EXPECT_EQ(column("ttft_ms_max"), tail + 1);
+  EXPECT_GT(std::stod(rows[1][tail]), std::stod(rows[1][column("ttft_ms_p99")]));
+  EXPECT_EQ(rows[2][tail], "");  // the plain run was not asked for it
+  EXPECT_EQ(csv_report({single_run("plain", 5)}).find("p99.9"), std::string::npos);
 }
 
 TEST(ReportTables, MarkdownShowsEachRunsExtraBodyWithItsBarsEscaped) {
