@@ -6,40 +6,15 @@
 #include <cmath>
 #include <functional>
 
-#include "core/json_error.hpp"
 #include "core/random.hpp"
 #include "core/text_tokens.hpp"
+#include "openai/request_fields.hpp"
 
 namespace infergate::openai {
 
 namespace json = boost::json;
 
 namespace {
-
-std::string_view kind_of(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::null:
-      return "null";
-    case json::kind::bool_:
-      return "a boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-      return "an integer";
-    case json::kind::double_:
-      return "a number";
-    case json::kind::string:
-      return "a string";
-    case json::kind::array:
-      return "an array";
-    case json::kind::object:
-      return "an object";
-  }
-  return "a value";
-}
-
-ApiError wrong_type(std::string_view field, std::string_view expected, const json::value& got) {
-  return invalid_request(fmt::format("'{}' must be {}, got {}", field, expected, kind_of(got)), std::string(field));
-}
 
 class PromptDigest {
  public:
@@ -275,26 +250,13 @@ std::optional<ApiError> check_sampling_fields(const json::object& body) {
 }  // namespace
 
 std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint endpoint, CompletionRequest& out) {
-  std::string syntax_error;
-  json::value parsed = parse_json(body, syntax_error);
-  if (!syntax_error.empty()) {
-    return invalid_request("the request body is not valid JSON: " + syntax_error);
-  }
-  if (!parsed.is_object()) {
-    return invalid_request(fmt::format("the request body must be a JSON object, got {}", kind_of(parsed)));
-  }
-  const auto& object = parsed.get_object();
   out = CompletionRequest{};
   out.endpoint = endpoint;
-
-  const auto* model = object.if_contains("model");
-  if (model == nullptr) {
-    return invalid_request("'model' is required", "model");
+  json::value parsed;
+  if (auto error = parse_request_object(body, parsed, out.model)) {
+    return error;
   }
-  if (!model->is_string()) {
-    return wrong_type("model", "a string", *model);
-  }
-  out.model = model->get_string();
+  const auto& object = parsed.get_object();
 
   PromptDigest digest;
   auto error = endpoint == Endpoint::chat          ? read_messages(object.if_contains("messages"), digest)

@@ -20,7 +20,9 @@
 #include "core/clock.hpp"
 #include "openai/api_error.hpp"
 #include "openai/completion_request.hpp"
+#include "openai/embedding_request.hpp"
 #include "openai/model_list.hpp"
+#include "sim/embedding_response.hpp"
 #include "sim/response_format.hpp"
 #include "sim/sim_metrics.hpp"
 #include "sim/text_generator.hpp"
@@ -182,6 +184,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     const bool get = ex.method() == "GET";
     const std::optional<std::string> model = openai::model_in_path(path);
     const std::optional<openai::Endpoint> kind = generating_endpoint(path);
+    const bool embeddings = path == "/v1/embeddings";
     if (path == "/health" && get) {
       co_await ex.respond(200, "application/json", R"({"status":"ok"})");
     } else if (path == "/metrics" && get) {
@@ -202,10 +205,14 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       if (co_await authorized(ex)) {
         co_await complete(ex, *kind);
       }
-    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || model || kind) {
+    } else if (embeddings && post) {
+      if (co_await authorized(ex)) {
+        co_await embed(ex);
+      }
+    } else if (path == "/health" || path == "/metrics" || path == "/v1/models" || model || kind || embeddings) {
       const openai::ApiError error = openai::method_not_allowed(ex.method(), path);
       // The methods the path takes (RFC 9110 section 15.5.6).
-      const http::Header allow{"Allow", kind ? "POST" : "GET, HEAD"};
+      const http::Header allow{"Allow", kind || embeddings ? "POST" : "GET, HEAD"};
       co_await ex.respond(error.status, "application/json", error.to_json(), {&allow, 1});
     } else {
       const openai::ApiError error = openai::route_not_found(ex.method(), path);
@@ -292,6 +299,54 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     sink.wake.expires_at(net::steady_timer::time_point::max());
   }
 
+  // The faults that answer in the model's place (an error, a 429), planned into `fault`; true
+  // when one of them, or a fault header that does not parse, has answered.
+  awaitable<bool> answered_by_fault(http::Exchange& ex, Fault& fault) {
+    if (auto problem = faults.plan(ex.header(kFaultHeader), fault)) {
+      co_await send_error(ex, openai::invalid_request(*problem, std::string(kFaultHeader)));
+      co_return true;
+    }
+    if (fault.error_status || fault.rate_limit_after_s) {
+      co_await send_injected_error(ex, fault);
+      co_return true;
+    }
+    co_return false;
+  }
+
+  // --rpm and --tpm: admits the request's prompt and planned output, keeping the rate-limit
+  // headers for its answer; false once it has been answered 429.
+  awaitable<bool> admitted(http::Exchange& ex, Generation& gen) {
+    if (!options.rate_limits.rpm && !options.rate_limits.tpm) {
+      co_return true;
+    }
+    const Admission admission =
+        rate_limits.admit(gen.endpoint->name, options.rate_limits, gen.prompt_tokens + gen.output_tokens, unix_ms());
+    gen.rate_headers = rate_limit_headers(admission);
+    if (!admission.allowed) {
+      ++rate_limited;
+      co_await send_rate_limited(ex, gen, admission);
+      co_return false;
+    }
+    co_return true;
+  }
+
+  // Waits for a whole (non-streamed) answer's sequence to finish, then plays the first-token stall
+  // and the reset fault; false when nothing is to be sent: the client left or the connection was reset.
+  static awaitable<bool> whole_answer_due(http::Exchange& ex, Sink& sink, const Fault& fault) {
+    while (!sink.finished && !sink.client_gone) {
+      co_await sink.wake.async_wait(as_tuple);
+    }
+    co_await pause(sink, fault.stall_first);
+    if (sink.client_gone) {
+      co_return false;
+    }
+    if (fault.reset_after_tokens) {
+      ex.reset();
+      co_return false;
+    }
+    co_return true;
+  }
+
   awaitable<bool> authorized(http::Exchange& ex) {
     if (!options.api_key) {
       co_return true;
@@ -311,12 +366,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
 
   awaitable<void> complete(http::Exchange& ex, openai::Endpoint kind) {
     Generation gen;
-    if (auto problem = faults.plan(ex.header(kFaultHeader), gen.fault)) {
-      co_await send_error(ex, openai::invalid_request(*problem, std::string(kFaultHeader)));
-      co_return;
-    }
-    if (gen.fault.error_status || gen.fault.rate_limit_after_s) {
-      co_await send_injected_error(ex, gen.fault);
+    if (co_await answered_by_fault(ex, gen.fault)) {
       co_return;
     }
     if (auto error = openai::parse_completion_request(ex.body(), kind, gen.request)) {
@@ -341,15 +391,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       co_await send_error(ex, *error);
       co_return;
     }
-    if (options.rate_limits.rpm || options.rate_limits.tpm) {
-      const Admission admission =
-          rate_limits.admit(gen.endpoint->name, options.rate_limits, gen.prompt_tokens + gen.output_tokens, unix_ms());
-      gen.rate_headers = rate_limit_headers(admission);
-      if (!admission.allowed) {
-        ++rate_limited;
-        co_await send_rate_limited(ex, gen, admission);
-        co_return;
-      }
+    if (!co_await admitted(ex, gen)) {
+      co_return;
     }
     gen.trace = ex.header("x-infergate-trace") == "1";
     gen.id = fmt::format("{}-sim-{}",
@@ -371,15 +414,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     if (gen.request.stream) {
       co_await stream(ex, gen, sink);
     } else {
-      while (!sink.finished && !sink.client_gone) {
-        co_await sink.wake.async_wait(as_tuple);
-      }
-      co_await pause(sink, gen.fault.stall_first);
-      if (sink.client_gone) {
-        co_return;
-      }
-      if (gen.fault.reset_after_tokens) {
-        ex.reset();
+      if (!co_await whole_answer_due(ex, sink, gen.fault)) {
         co_return;
       }
       gen.first_token_ns = sink.first_token_ns;
@@ -391,6 +426,83 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       const auto headers = header_views(gen.rate_headers);
       co_await ex.respond(200, "application/json", body, headers);
     }
+  }
+
+  // A pooling model's work: the inputs' prompt tokens computed as one prefill, batched with the
+  // engine's other sequences (chunked prefill, as vLLM serves --task embed), then one vector each.
+  awaitable<void> embed(http::Exchange& ex) {
+    Generation gen;
+    if (co_await answered_by_fault(ex, gen.fault)) {
+      co_return;
+    }
+    openai::EmbeddingRequest request;
+    if (auto error = openai::parse_embedding_request(ex.body(), request)) {
+      co_await send_error(ex, *error);
+      co_return;
+    }
+    gen.endpoint = find(request.model);
+    if (gen.endpoint == nullptr) {
+      co_await send_error(ex, openai::model_not_found(request.model));
+      co_return;
+    }
+    std::size_t dims = 0;
+    if (auto error = plan_embedding(request, gen, dims)) {
+      co_await send_error(ex, *error);
+      co_return;
+    }
+    if (!co_await admitted(ex, gen)) {
+      co_return;
+    }
+    Sink sink(co_await net::this_coro::executor);
+    const SequenceId sequence = gen.endpoint->engine.submit(gen.prompt_tokens, 1);
+    SequenceGuard guard(*gen.endpoint, sequence, sink);
+    const http::PeerWatchScope watch(ex, [&sink] {
+      sink.client_gone = true;
+      sink.wake.cancel();
+    });
+    if (!co_await whole_answer_due(ex, sink, gen.fault)) {
+      co_return;
+    }
+    std::string body = embedding_response(request, gen.endpoint->json_name, dims, gen.prompt_tokens);
+    if (gen.fault.malformed_after_tokens) {
+      body.resize(body.size() / 2);
+    }
+    const auto headers = header_views(gen.rate_headers);
+    co_await ex.respond(200, "application/json", body, headers);
+  }
+
+  // The prompt tokens of every input (each within the model's context) and the vector length.
+  static std::optional<openai::ApiError> plan_embedding(const openai::EmbeddingRequest& request, Generation& gen,
+                                                        std::size_t& dims) {
+    const ModelSpec& model = *gen.endpoint->perf.profile().model;
+    std::int64_t tokens = 0;
+    for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+      const auto n = static_cast<std::int64_t>(request.inputs[i].tokens);
+      if (n > model.max_context) {
+        return openai::invalid_request(
+            fmt::format("This model's maximum context length is {} tokens, however you requested {} tokens in "
+                        "input[{}]. Please reduce your input.",
+                        model.max_context, n, i),
+            std::string("input"), std::string("context_length_exceeded"));
+      }
+      tokens += n;
+    }
+    if (!gen.endpoint->engine.fits(static_cast<int>(std::min<std::int64_t>(tokens, INT32_MAX - 1)), 1)) {
+      return openai::invalid_request(
+          fmt::format("the inputs' {} tokens together need more KV cache than this deployment has ({:.1f} GB); "
+                      "send fewer inputs per request",
+                      tokens, gen.endpoint->engine.kv_budget_bytes() / 1e9),
+          std::string("input"));
+    }
+    const auto hidden = static_cast<std::int64_t>(model.hidden);
+    if (request.dimensions && *request.dimensions > hidden) {
+      return openai::invalid_request(
+          fmt::format("'dimensions' is {}; this model's embeddings have {} at most", *request.dimensions, hidden),
+          std::string("dimensions"));
+    }
+    dims = static_cast<std::size_t>(request.dimensions.value_or(hidden));
+    gen.prompt_tokens = static_cast<int>(tokens);
+    return std::nullopt;
   }
 
   // Writes each token (or group of tokens_per_chunk) as one SSE event the moment the engine has

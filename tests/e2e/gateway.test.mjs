@@ -123,6 +123,26 @@ test('openai: a Responses stream cut upstream ends with a typed error event on w
   }
 });
 
+test('openai: embeddings.create through the gateway, base64 (the SDK default) and floats alike', async () => {
+  const client = openai();
+  const input = ['one two three', 'four five'];
+  const packed = await client.embeddings.create({ model: 'gemma-4-31b', input });
+  const floats = await client.embeddings.create({ model: 'gemma-4-31b', input, encoding_format: 'float' });
+  assert.equal(packed.usage.prompt_tokens, 5);
+  assert.deepEqual(packed.data.map((d) => d.index), [0, 1]);
+  const norm = (v) => Math.sqrt(v.reduce((sum, x) => sum + x * x, 0));
+  for (const [i, item] of packed.data.entries()) {
+    assert.equal(item.embedding.length, 5376);
+    assert.ok(Math.abs(norm(item.embedding) - 1) < 1e-4);
+    // The SDK decoded the float32 bytes the JSON floats name (each the shortest text of its float32).
+    assert.deepEqual(item.embedding, floats.data[i].embedding.map(Math.fround));
+  }
+  const short = await client.embeddings.create({ model: 'gemma-4-31b', input: 'one two three', dimensions: 64 });
+  assert.equal(short.data[0].embedding.length, 64);
+  await assert.rejects(client.embeddings.create({ model: 'gemma-4-31b', input: '' }),
+    (err) => err instanceof OpenAI.BadRequestError && err.param === 'input');
+});
+
 test('openai: unknown model is NotFoundError from the gateway', async () => {
   await assert.rejects(
     openai().chat.completions.create({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }),

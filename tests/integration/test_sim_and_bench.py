@@ -1,4 +1,5 @@
 """infergate bench against infergate sim (and a misbehaving upstream), as real processes on loopback."""
+import http.client
 import json
 import os
 import signal
@@ -8,6 +9,8 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 
 from fake_upstream import FakeUpstream
 from processes import BIN, SANITIZED, Gateway, Sim, WorkDirTest, bench, free_port, raw_request, read_json, read_tokens, wait_for
@@ -16,6 +19,72 @@ from processes import BIN, SANITIZED, Gateway, Sim, WorkDirTest, bench, free_por
 def read_jsonl(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+class SimEmbeddings(unittest.TestCase):
+    def test_vectors_in_openais_shape_timed_as_prefill_and_served_through_the_gateway(self):
+        import base64
+        import math
+        import struct
+        sim = Sim("--speedup", "2", "--profile", "llama-3.1-8b:bf16@h100")
+        gateway = Gateway("--upstream", sim.url)
+        try:
+            status, body = sim.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": ["a b c", "d e", "a b c"]})
+            self.assertEqual(status, 200, body)
+            self.assertEqual(body["object"], "list")
+            self.assertEqual(body["usage"], {"prompt_tokens": 8, "total_tokens": 8})
+            vectors = [d["embedding"] for d in body["data"]]
+            self.assertEqual([d["index"] for d in body["data"]], [0, 1, 2])
+            self.assertEqual(len(vectors[0]), 4096)  # the model's hidden size
+            self.assertAlmostEqual(math.fsum(v * v for v in vectors[0]), 1.0, places=4)
+            self.assertEqual(vectors[0], vectors[2])
+            self.assertNotEqual(vectors[0], vectors[1])
+
+            status, body = sim.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "a b c",
+                                                       "encoding_format": "base64", "dimensions": 256})
+            self.assertEqual(status, 200, body)
+            packed = base64.b64decode(body["data"][0]["embedding"])
+            floats = struct.unpack("<256f", packed)
+            # Shortened as OpenAI documents it: the full vector's head, scaled back to unit length.
+            head = vectors[0][:256]
+            norm = math.sqrt(math.fsum(v * v for v in head))
+            for got, want in zip(floats, head):
+                self.assertAlmostEqual(got, want / norm, places=5)
+
+            # A long input takes a prefill's time; a short one hardly any.
+            def timed(words):
+                started = time.monotonic()
+                status, body = sim.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "w " * words})
+                self.assertEqual(status, 200, body)
+                return time.monotonic() - started
+            short, long = timed(8), timed(30000)
+            self.assertGreater(long, short + 0.1, (short, long))
+
+            for request, status_code, field in (
+                    ({"model": "llama-3.1-8b", "input": "x " * 200000}, 400, "input"),
+                    ({"model": "llama-3.1-8b", "input": "x", "dimensions": 5000}, 400, "dimensions"),
+                    ({"model": "llama-3.1-8b", "input": []}, 400, "input")):
+                status, body = sim.post("/v1/embeddings", request)
+                self.assertEqual((status, body["error"]["param"]), (status_code, field), body)
+            status, body = sim.post("/v1/embeddings", {"model": "nope", "input": "x"})
+            self.assertEqual((status, body["error"]["code"]), (404, "model_not_found"))
+            with self.assertRaises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(sim.url + "/v1/embeddings", timeout=10)
+            self.assertEqual((refused.exception.code, refused.exception.headers["Allow"]), (405, "POST"))
+
+            status, body = sim.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "x"},
+                                    {"x-infergate-fault": "error=503"})
+            self.assertEqual(status, 503, body)
+            with self.assertRaises((ConnectionError, urllib.error.URLError, http.client.HTTPException)):
+                sim.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "x"}, {"x-infergate-fault": "reset_after=0"})
+
+            status, body = gateway.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "through the gateway"})
+            self.assertEqual((status, body["usage"]["prompt_tokens"], len(body["data"][0]["embedding"])),
+                             (200, 3, 4096), body)
+            self.assertGreaterEqual(sim.metrics()["vllm:prompt_tokens_total"], 8 + 3 + 30008 + 3)
+        finally:
+            gateway.close()
+            sim.close()
 
 
 class BenchAgainstSim(WorkDirTest):
