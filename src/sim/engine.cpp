@@ -30,7 +30,7 @@ bool Engine::fits(int prompt_tokens, int output_tokens) const {
 SequenceId Engine::submit(int prompt_tokens, int output_tokens, std::vector<std::uint64_t> prefix_blocks) {
   Sequence seq;
   seq.prompt_tokens = std::max(1, prompt_tokens);
-  seq.output_tokens = std::max(1, output_tokens);
+  seq.output_tokens = std::max(0, output_tokens);
   if (!fits(seq.prompt_tokens, seq.output_tokens)) {
     // Alone in the engine it would preempt itself for ever.
     throw std::invalid_argument("the sequence needs more KV cache than the engine has");
@@ -193,10 +193,11 @@ const std::vector<Emission>& Engine::finish_step() {
       seq.counted_prompt = true;
       counters_.prompt_tokens += static_cast<std::uint64_t>(seq.prompt_tokens);
     }
-    ++seq.generated;
-    ++counters_.generation_tokens;
+    const int generated = seq.output_tokens > 0 ? 1 : 0;
+    seq.generated += generated;
+    counters_.generation_tokens += static_cast<std::uint64_t>(generated);
     const bool finished = seq.generated >= seq.output_tokens;
-    emissions_.push_back(Emission{s.id, 1, finished});
+    emissions_.push_back(Emission{s.id, generated, finished});
     if (finished) {
       release(seq);
       sequences_.erase(it);

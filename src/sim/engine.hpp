@@ -37,7 +37,7 @@ using SequenceId = std::uint64_t;
 
 struct Emission {
   SequenceId id;
-  int tokens;     // generated this step
+  int tokens;     // generated this step (0 as a prompt-only sequence ends)
   bool finished;  // the sequence produced its last token
 };
 
@@ -60,7 +60,8 @@ class Engine {
   // The sequence can never run: it needs more KV cache than the whole budget holds.
   [[nodiscard]] bool fits(int prompt_tokens, int output_tokens) const;
 
-  // Queues a sequence that will produce exactly `output_tokens` (>= 1) tokens. `prefix_blocks`
+  // Queues a sequence that will produce exactly `output_tokens` tokens; with 0 it is a prompt only
+  // (a pooling model's input): it finishes, generating nothing, when its prompt is computed. `prefix_blocks`
   // holds, for each full block of kBlockTokens prompt tokens, a hash of the prompt up to the end of
   // that block; empty, the prompt shares nothing.
   SequenceId submit(int prompt_tokens, int output_tokens, std::vector<std::uint64_t> prefix_blocks = {});

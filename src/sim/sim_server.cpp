@@ -454,7 +454,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       co_return;
     }
     Sink sink(co_await net::this_coro::executor);
-    const SequenceId sequence = gen.endpoint->engine.submit(gen.prompt_tokens, 1);
+    const SequenceId sequence = gen.endpoint->engine.submit(gen.prompt_tokens, 0);
     SequenceGuard guard(*gen.endpoint, sequence, sink);
     const http::PeerWatchScope watch(ex, [&sink] {
       sink.client_gone = true;
@@ -487,7 +487,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       }
       tokens += n;
     }
-    if (!gen.endpoint->engine.fits(static_cast<int>(std::min<std::int64_t>(tokens, INT32_MAX - 1)), 1)) {
+    if (!gen.endpoint->engine.fits(static_cast<int>(std::min<std::int64_t>(tokens, INT32_MAX)), 0)) {
       return openai::invalid_request(
           fmt::format("the inputs' {} tokens together need more KV cache than this deployment has ({:.1f} GB); "
                       "send fewer inputs per request",

@@ -81,7 +81,9 @@ class SimEmbeddings(unittest.TestCase):
             status, body = gateway.post("/v1/embeddings", {"model": "llama-3.1-8b", "input": "through the gateway"})
             self.assertEqual((status, body["usage"]["prompt_tokens"], len(body["data"][0]["embedding"])),
                              (200, 3, 4096), body)
-            self.assertGreaterEqual(sim.metrics()["vllm:prompt_tokens_total"], 8 + 3 + 30008 + 3)
+            metrics = sim.metrics()
+            self.assertGreaterEqual(metrics["vllm:prompt_tokens_total"], 8 + 3 + 30008 + 3)
+            self.assertEqual(metrics["vllm:generation_tokens_total"], 0)  # prompts only, nothing generated
         finally:
             gateway.close()
             sim.close()

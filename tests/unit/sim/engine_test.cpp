@@ -51,6 +51,26 @@ TEST_F(EngineTest, FirstTokenAfterPrefillThenOnePerDecodeStep) {
   EXPECT_DOUBLE_EQ(engine.kv_used_bytes(), 0);
 }
 
+TEST_F(EngineTest, APromptOnlySequenceEndsWithItsPrefillGeneratingNothing) {
+  Engine engine(model, EngineLimits{8, 1.0, 64});
+  const SequenceId pooled = engine.submit(100, 0);
+  const SequenceId beside = engine.submit(10, 2);
+  auto e = step(engine);  // 64 of the pooled prompt's tokens: the budget
+  EXPECT_TRUE(e.empty());
+  e = step(engine);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].id, pooled);
+  EXPECT_EQ(e[0].tokens, 0);
+  EXPECT_TRUE(e[0].finished);
+  EXPECT_EQ(e[1].id, beside);
+  EXPECT_EQ(e[1].tokens, 1);
+  EXPECT_FALSE(e[1].finished);
+  EXPECT_EQ(engine.counters().prompt_tokens, 110u);
+  EXPECT_EQ(engine.counters().generation_tokens, 1u);
+  EXPECT_EQ(engine.counters().completed, 1u);
+  EXPECT_EQ(engine.running(), 1u);
+}
+
 TEST_F(EngineTest, MaxNumSeqsQueuesTheRest) {
   Engine engine(model, EngineLimits{2, 1.0});
   engine.submit(10, 2);
