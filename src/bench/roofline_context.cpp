@@ -26,10 +26,14 @@ RooflineFractions roofline_fractions(const RooflineContext& c, const BenchSummar
 
 void print_roofline(std::FILE* out, const RooflineContext& c, const BenchSummary& s) {
   const RooflineFractions f = roofline_fractions(c, s);
-  fmt::print(out,
-             "  roofline      {}: one stream decodes at most {:.1f} tok/s ({:.1f} at calibrated efficiency), "
-             "{} streams {:.1f} tok/s; the prompt prefills in {:.2f} ms\n",
-             c.profile, c.ideal_decode_tps, c.decode_tps, c.batch, c.batch_tps, c.prefill_ms);
+  if (prompt_only(s)) {  // nothing decoded: only the prefill ceiling bears on the run
+    fmt::print(out, "  roofline      {}: the prompt prefills in {:.2f} ms\n", c.profile, c.prefill_ms);
+  } else {
+    fmt::print(out,
+               "  roofline      {}: one stream decodes at most {:.1f} tok/s ({:.1f} at calibrated efficiency), "
+               "{} streams {:.1f} tok/s; the prompt prefills in {:.2f} ms\n",
+               c.profile, c.ideal_decode_tps, c.decode_tps, c.batch, c.batch_tps, c.prefill_ms);
+  }
   std::vector<std::string> measured;
   if (f.stream_decode) {
     measured.push_back(

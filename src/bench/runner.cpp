@@ -26,6 +26,7 @@
 #include "http/message_head.hpp"
 #include "http/sse_parser.hpp"
 #include "openai/api_error.hpp"
+#include "openai/embedding_reply.hpp"
 #include "openai/model_list.hpp"
 #include "openai/stream_chunk.hpp"
 
@@ -368,6 +369,20 @@ class LoadRun {
       record.fail(fmt::format("http_{}", head.status), http_failure_message(head.status, body, what));
       co_return;
     }
+    if (embeddings()) {
+      const std::string body = co_await http::read_bounded_body(conn, kMaxResponseBody);
+      record.last_byte_ns = monotonic_ns();
+      openai::EmbeddingReply reply;
+      if (auto error = openai::parse_embedding_reply(body, reply)) {
+        record.fail("malformed_response", fmt::format("the response body is {}", *error));
+      } else if (reply.vectors == 0 || reply.dimensions == 0) {
+        record.fail("no_output", "the answer holds no embedding");
+      } else {
+        record.first_token_ns = record.last_byte_ns;  // the whole answer comes at once, as with --no-stream
+        record.usage = reply.usage;
+      }
+      co_return;
+    }
     if (!workload_.options().stream) {
       const std::string body = co_await http::read_bounded_body(conn, kMaxResponseBody);
       record.last_byte_ns = monotonic_ns();
@@ -443,6 +458,7 @@ class LoadRun {
   }
 
   [[nodiscard]] bool responses() const { return workload_.options().endpoint == openai::Endpoint::responses; }
+  [[nodiscard]] bool embeddings() const { return workload_.options().endpoint == openai::Endpoint::embeddings; }
 
   // The answer's text is kept only when a later turn sends it back.
   std::string* reply_sink(RequestRecord& record) const { return workload_.multi_turn() ? &record.reply : nullptr; }

@@ -14,6 +14,14 @@ void FailureClass::add_example(const std::string& message) {
   }
 }
 
+bool prompt_only(const BenchSummary& summary) {
+  return summary.completed > 0 && summary.output_tokens == 0;
+}
+
+double token_throughput(const BenchSummary& summary) {
+  return summary.output_tokens_per_s > 0 ? summary.output_tokens_per_s : summary.total_tokens_per_s;
+}
+
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more) {
   BenchSummary s;
   std::vector<double> ttft;

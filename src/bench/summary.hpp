@@ -53,6 +53,13 @@ struct BenchSummary {
   std::optional<ClientCheck> client;  // set by the caller, which knows how the client fared
 };
 
+// Requests were answered yet nothing was generated: an embeddings run, with no TPOT, ITL or
+// decode rate to show.
+bool prompt_only(const BenchSummary& summary);
+
+// Output tokens/s; for a run that generated nothing (embeddings), the prompt tokens/s it took in.
+double token_throughput(const BenchSummary& summary);
+
 // `more`: the percentiles beyond the standard four (--percentiles) every statistic gets.
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more = {});
 

@@ -12,12 +12,22 @@ namespace infergate::bench {
 void print_summary_table(std::FILE* out, const BenchSummary& s, const std::string& title, bool lengths_forced) {
   fmt::print(out, "{}\n", title);
   fmt::print(out, "  requests      {} completed, {} failed in {:.2f} s\n", s.completed, s.failed, s.duration_s);
-  fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} output tok/s   {:.1f} total tok/s\n", s.requests_per_s,
-             s.output_tokens_per_s, s.total_tokens_per_s);
-  fmt::print(
-      out, "  tokens        {} output vs {} requested (from {}; {} text events), {} prompt (server) vs {} requested\n",
-      s.output_tokens, s.requested_output_tokens, s.token_source, s.text_events, s.prompt_tokens,
-      s.requested_input_tokens);
+  const bool generated = !prompt_only(s);
+  if (generated) {
+    fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} output tok/s   {:.1f} total tok/s\n", s.requests_per_s,
+               s.output_tokens_per_s, s.total_tokens_per_s);
+  } else {
+    fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} input tok/s\n", s.requests_per_s, s.total_tokens_per_s);
+  }
+  if (generated) {
+    fmt::print(
+        out,
+        "  tokens        {} output vs {} requested (from {}; {} text events), {} prompt (server) vs {} requested\n",
+        s.output_tokens, s.requested_output_tokens, s.token_source, s.text_events, s.prompt_tokens,
+        s.requested_input_tokens);
+  } else {
+    fmt::print(out, "  tokens        {} prompt (server) vs {} requested\n", s.prompt_tokens, s.requested_input_tokens);
+  }
   if (lengths_forced && s.other_output_lengths > 0) {
     fmt::print(out,
                "  WARNING       {} of {} answers were not the output length asked: the server does not honour "
@@ -45,8 +55,10 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
     fmt::print(out, "{} {:>9.2f}\n", line, st.max);
   };
   row("TTFT", s.ttft_ms);
-  row("TPOT", s.tpot_ms);
-  row("ITL", s.itl_ms);
+  if (generated) {
+    row("TPOT", s.tpot_ms);
+    row("ITL", s.itl_ms);
+  }
   row("E2E", s.e2e_ms);
   row("sched lag", s.scheduling_lag_ms);
   if (s.client) {

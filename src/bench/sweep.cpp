@@ -61,7 +61,7 @@ std::optional<Knee> find_knee(const std::vector<SweepPoint>& points, const KneeR
   for (std::size_t i = 1; i < points.size(); ++i) {
     const BenchSummary& a = points[i - 1].summary;
     const BenchSummary& b = points[i].summary;
-    const double throughput = rise(a.output_tokens_per_s, b.output_tokens_per_s);
+    const double throughput = rise(token_throughput(a), token_throughput(b));
     const double ttft = rise(a.ttft_ms.p99, b.ttft_ms.p99);
     const double tpot = rise(a.tpot_ms.p99, b.tpot_ms.p99);
     if (throughput < rule.gain && (ttft > rule.latency_rise || tpot > rule.latency_rise)) {

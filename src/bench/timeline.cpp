@@ -68,6 +68,11 @@ double weighted_median(const std::vector<std::pair<std::int64_t, int>>& steps, s
   return spans.back().first;
 }
 
+// A first token, or (embeddings, --no-stream) the whole answer at once: a TTFT to count.
+bool has_first_token(const RequestRecord& r) {
+  return r.ok() && r.first_token_ns > 0;
+}
+
 PhaseSpan phase(const std::vector<const RequestRecord*>& records, std::int64_t from, std::int64_t to) {
   PhaseSpan span;
   span.duration_s = static_cast<double>(std::max<std::int64_t>(0, to - from)) / 1e9;
@@ -75,7 +80,7 @@ PhaseSpan phase(const std::vector<const RequestRecord*>& records, std::int64_t f
   std::vector<double> ttft;
   ttft.reserve(records.size());
   for (const auto* r : records) {
-    if (r->ok() && !r->text_events.empty()) {
+    if (has_first_token(*r)) {
       ttft.push_back(static_cast<double>(r->first_token_ns - r->due_ns) / 1e6);
     }
   }
@@ -120,7 +125,7 @@ TimeSeries time_series(const std::vector<RequestRecord>& records, double interva
     for (const auto& e : r.text_events) {
       series.output_tokens[bucket(e.ns)] += per_event;
     }
-    if (r.ok() && !r.text_events.empty()) {
+    if (has_first_token(r)) {
       const std::size_t b = bucket(r.first_token_ns);
       ttft_sum[b] += static_cast<double>(r.first_token_ns - r.due_ns) / 1e6;
       ++ttft_count[b];

@@ -39,11 +39,15 @@ void print_steady_state(std::FILE* out, const std::optional<SteadyState>& steady
     return;
   }
   const BenchSummary& s = steady->summary;
-  fmt::print(out,
-             "  steady state  {:.2f}-{:.2f} s at {:.1f} in flight (level {:g}): {} requests, {:.1f} output tok/s, "
-             "TTFT p50/p99 {:.1f}/{:.1f} ms, TPOT p50/p99 {:.2f}/{:.2f} ms\n",
-             steady->start_s, steady->end_s, steady->mean_in_flight, steady->level, s.completed + s.failed,
-             s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99);
+  const std::string rates =
+      prompt_only(s) ? fmt::format("{:.1f} input tok/s, TTFT p50/p99 {:.1f}/{:.1f} ms", s.total_tokens_per_s,
+                                   s.ttft_ms.p50, s.ttft_ms.p99)
+                     : fmt::format(
+                           "{:.1f} output tok/s, TTFT p50/p99 {:.1f}/{:.1f} ms, TPOT "
+                           "p50/p99 {:.2f}/{:.2f} ms",
+                           s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99);
+  fmt::print(out, "  steady state  {:.2f}-{:.2f} s at {:.1f} in flight (level {:g}): {} requests, {}\n",
+             steady->start_s, steady->end_s, steady->mean_in_flight, steady->level, s.completed + s.failed, rates);
   fmt::print(out, "                ramp-up {:.2f} s ({} requests, TTFT p50 {:.1f} ms), drain {:.2f} s ({} requests)\n",
              steady->ramp_up.duration_s, steady->ramp_up.requests, steady->ramp_up.ttft_ms.p50,
              steady->drain.duration_s, steady->drain.requests);

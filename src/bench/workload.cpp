@@ -61,9 +61,17 @@ char first_char(std::istream& in) {
   return 0;
 }
 
+// Chat and the Responses API take a conversation; completions and embeddings take one text.
+bool takes_messages(openai::Endpoint endpoint) {
+  return endpoint == openai::Endpoint::chat || endpoint == openai::Endpoint::responses;
+}
+
 }  // namespace
 
 std::string describe_lengths(const WorkloadOptions& options) {
+  if (options.endpoint == openai::Endpoint::embeddings && options.prompts_file) {
+    return fmt::format("prompts from {} to embed", std::filesystem::path(*options.prompts_file).filename().string());
+  }
   if (options.prompts_file) {
     return fmt::format("prompts from {}, output {} tokens where the file gives no length",
                        std::filesystem::path(*options.prompts_file).filename().string(), options.output.to_string());
@@ -71,6 +79,9 @@ std::string describe_lengths(const WorkloadOptions& options) {
   const std::string prefix = options.prefix_groups > 0 ? fmt::format(" after a {}-token shared prefix ({} groups)",
                                                                      options.prefix_tokens, options.prefix_groups)
                                                        : "";
+  if (options.endpoint == openai::Endpoint::embeddings) {
+    return fmt::format("input {} tokens{} to embed", options.input.to_string(), prefix);
+  }
   return fmt::format("input {}{} / output {} tokens", options.input.to_string(), prefix, options.output.to_string());
 }
 
@@ -78,7 +89,7 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   if (options_.turns < 1) {
     throw std::runtime_error("--turns must be at least 1");
   }
-  if (options_.turns > 1 && options_.endpoint == openai::Endpoint::completions) {
+  if (options_.turns > 1 && !takes_messages(options_.endpoint)) {
     throw std::runtime_error("multi-turn conversations need --endpoint chat or responses");
   }
   if (options_.prompts_file) {
@@ -147,7 +158,7 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
     if (const auto* p = object.if_contains("prompt"); p && p->is_string()) {
       prompt.turns.push_back(Turn{std::string(p->get_string()), output_tokens});
     } else if (const auto* m = object.if_contains("messages"); m && m->is_array()) {
-      if (options_.endpoint == openai::Endpoint::completions) {
+      if (!takes_messages(options_.endpoint)) {
         fail("'messages' needs --endpoint chat or responses");
       }
       prompt.messages = *m;
@@ -240,6 +251,7 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   json::object body;
   body["model"] = options_.model;
   const bool responses = options_.endpoint == openai::Endpoint::responses;
+  const bool embeddings = options_.endpoint == openai::Endpoint::embeddings;
   // The Responses API takes a conversation's messages, system ones included, as its input items.
   const std::string_view messages_field = responses ? "input" : "messages";
   const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
@@ -248,7 +260,7 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     out.input_tokens = file->messages_words;
     Rng rng(mix64(options_.seed) ^ mix64(conversation + 1));
     out.output_tokens = file->turns.front().output_tokens.value_or(options_.output.sample(rng));
-  } else if (options_.endpoint != openai::Endpoint::completions) {
+  } else if (takes_messages(options_.endpoint)) {
     json::array messages;
     if (prefix != nullptr) {
       messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
@@ -275,16 +287,22 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
       prompt = *prefix + " " + prompt;
       out.input_tokens += options_.prefix_tokens;
     }
-    body["prompt"] = prompt;
+    body[embeddings ? "input" : "prompt"] = prompt;
   }
-  body[responses ? "max_output_tokens" : "max_tokens"] = out.output_tokens;
-  if (options_.ignore_eos) {
-    body["ignore_eos"] = true;
-    body["min_tokens"] = out.output_tokens;
-  }
-  body["stream"] = options_.stream;
-  if (options_.stream && !responses) {  // the Responses API's stream ends with its usage unasked
-    body["stream_options"] = json::object{{"include_usage", true}};
+  if (embeddings) {
+    // Nothing is generated, so no lengths and no stream; vectors come as the openai SDKs ask for them.
+    out.output_tokens = 0;
+    body["encoding_format"] = "base64";
+  } else {
+    body[responses ? "max_output_tokens" : "max_tokens"] = out.output_tokens;
+    if (options_.ignore_eos) {
+      body["ignore_eos"] = true;
+      body["min_tokens"] = out.output_tokens;
+    }
+    body["stream"] = options_.stream;
+    if (options_.stream && !responses) {  // the Responses API's stream ends with its usage unasked
+      body["stream_options"] = json::object{{"include_usage", true}};
+    }
   }
   for (const auto& member : options_.extra_body) {
     body[member.key()] = member.value();

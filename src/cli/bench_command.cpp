@@ -88,6 +88,13 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
   if (given("--think-time") && args.turns < 2) {
     refuse("--think-time is the pause between a conversation's turns: give --turns 2 or more");
   }
+  if (args.endpoint == "embeddings") {
+    for (const char* option : {"--output-tokens", "--no-stream", "--no-ignore-eos", "--turns", "--trace"}) {
+      if (given(option)) {
+        refuse(fmt::format("{} applies to generating endpoints; embeddings generate nothing and come whole", option));
+      }
+    }
+  }
   if (given("--rounds") && args.targets.empty()) {
     refuse("--rounds splits a side-by-side run into interleaved rounds: give --target");
   }
@@ -107,8 +114,9 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
 }
 
 void run_bench(const BenchArgs& args) {
-  if (args.endpoint != "chat" && args.endpoint != "completions" && args.endpoint != "responses") {
-    throw bench::BenchError("--endpoint must be chat, completions or responses");
+  if (args.endpoint != "chat" && args.endpoint != "completions" && args.endpoint != "responses" &&
+      args.endpoint != "embeddings") {
+    throw bench::BenchError("--endpoint must be chat, completions, responses or embeddings");
   }
   prepare_outputs({{"--json", args.json},
                    {"--records", args.records},
@@ -119,14 +127,16 @@ void run_bench(const BenchArgs& args) {
   bench::WorkloadOptions wopts;
   wopts.endpoint = args.endpoint == "chat"          ? openai::Endpoint::chat
                    : args.endpoint == "completions" ? openai::Endpoint::completions
-                                                    : openai::Endpoint::responses;
+                   : args.endpoint == "responses"   ? openai::Endpoint::responses
+                                                    : openai::Endpoint::embeddings;
   wopts.input = bench::LengthDistribution::parse(args.input_tokens);
   wopts.output = bench::LengthDistribution::parse(args.output_tokens);
   if (!args.prompts.empty()) {
     wopts.prompts_file = args.prompts;
   }
-  wopts.stream = !args.no_stream;
-  wopts.ignore_eos = !args.no_ignore_eos;
+  const bool generates = wopts.endpoint != openai::Endpoint::embeddings;
+  wopts.stream = generates && !args.no_stream;
+  wopts.ignore_eos = generates && !args.no_ignore_eos;
   wopts.seed = args.seed;
   wopts.prefix_groups = args.prefix_groups;
   wopts.prefix_tokens = args.prefix_tokens;
@@ -298,7 +308,8 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
       {"seed", load.seed},
       {"threads", load.threads},
       {"input_tokens", wopts.input.to_string()},
-      {"output_tokens", wopts.output.to_string()},
+      {"output_tokens", wopts.endpoint == openai::Endpoint::embeddings ? boost::json::value(nullptr)
+                                                                       : boost::json::value(wopts.output.to_string())},
       {"prefix_groups", wopts.prefix_groups},
       {"prefix_tokens", wopts.prefix_tokens},
       {"turns", wopts.turns},
@@ -326,8 +337,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--model", a->model, "Model to request (default: the first the server lists)");
   cmd->add_option("--api-key", a->api_key, "Bearer key (default: $OPENAI_API_KEY)");
   cmd->add_option("--endpoint", a->endpoint,
-                  "chat (/v1/chat/completions), completions (/v1/completions) or responses (/v1/responses)")
-      ->check(CLI::IsMember({"chat", "completions", "responses"}))
+                  "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or "
+                  "embeddings (/v1/embeddings: TTFT is then the whole answer's time, throughput input tokens)")
+      ->check(CLI::IsMember({"chat", "completions", "responses", "embeddings"}))
       ->capture_default_str();
   cmd->add_option("--sim", a->sim_profile, "Simulator profile when no --base-url")->capture_default_str();
   cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")->check(positive())->capture_default_str();

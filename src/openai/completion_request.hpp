@@ -14,7 +14,8 @@ namespace infergate::openai {
 // Prompt words per prefix block (vLLM's default KV block size, with one word per token).
 inline constexpr std::size_t kPrefixBlockWords = 16;
 
-enum class Endpoint { chat, completions, responses };
+// The API a request goes to. Embeddings generate nothing: bench measures them as whole answers.
+enum class Endpoint { chat, completions, responses, embeddings };
 
 // Its path under the API's base URL (/v1).
 [[nodiscard]] constexpr std::string_view endpoint_path(Endpoint endpoint) {
@@ -25,6 +26,8 @@ enum class Endpoint { chat, completions, responses };
       return "/completions";
     case Endpoint::responses:
       return "/responses";
+    case Endpoint::embeddings:
+      return "/embeddings";
   }
   return "";
 }

@@ -498,6 +498,23 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertEqual(read_json(self.path("s.json"))["summary"]["output_tokens"], 20000)
 
+    def test_embeddings_are_measured_as_whole_answers_of_input_tokens(self):
+        r = bench("--endpoint", "embeddings", "--requests", "20", "--concurrency", "4", "--input-tokens", "256",
+                  "--sim-speedup", "20", "--json", self.path("e.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("input 256 tokens to embed", r.stdout)
+        self.assertIn("input tok/s", r.stdout)
+        self.assertNotIn("TPOT", r.stdout)
+        doc = read_json(self.path("e.json"))
+        s = doc["summary"]
+        self.assertEqual((s["completed"], s["failed"], s["output_tokens"], s["prompt_tokens"]), (20, 0, 0, 20 * 256))
+        self.assertEqual(s["ttft_ms"]["p50"], s["e2e_ms"]["p50"])  # the whole answer comes at once
+        self.assertGreater(s["total_tokens_per_s"], 0)
+        self.assertEqual((doc["config"]["endpoint"], doc["config"]["output_tokens"]), ("embeddings", None))
+        refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)
+
     def test_embedded_simulator_is_the_default_target(self):
         r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))
         self.assertEqual(r.returncode, 0, r.stderr)

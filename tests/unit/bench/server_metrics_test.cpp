@@ -65,15 +65,20 @@ std::string printed(const RooflineContext& c, const BenchSummary& s) {
   return result;
 }
 
-// Each measured share is said on the line under the ceiling, whichever of them a run has; a run
-// that produced nothing has none (it had printed a line that began with a comma, and "0.0% of the
-// largest batch's").
-TEST(RooflineContext, PrintsTheSharesARunHasAndNoneForARunThatProducedNothing) {
+RooflineContext ceilings() {
   RooflineContext c;
   c.profile = "m:bf16@h200";
   c.ideal_decode_tps = 100;
   c.batch_tps = 2000;
   c.prefill_ms = 50;
+  return c;
+}
+
+// Each measured share is said on the line under the ceiling, whichever of them a run has; a run
+// that produced nothing has none (it had printed a line that began with a comma, and "0.0% of the
+// largest batch's").
+TEST(RooflineContext, PrintsTheSharesARunHasAndNoneForARunThatProducedNothing) {
+  const RooflineContext c = ceilings();
   BenchSummary s;
   const std::string nothing = printed(c, s);
   EXPECT_EQ(nothing.find("measured"), std::string::npos) << nothing;
@@ -91,6 +96,20 @@ TEST(RooflineContext, PrintsTheSharesARunHasAndNoneForARunThatProducedNothing) {
                      "largest batch's, TTFT p50 is 1.5x the prefill time\n"),
             std::string::npos)
       << all;
+}
+
+// An embeddings run decoded nothing: the decode ceilings say nothing of it, the prefill time does.
+TEST(RooflineContext, APromptOnlyRunIsSetAgainstThePrefillAlone) {
+  const RooflineContext c = ceilings();
+  BenchSummary s;
+  s.completed = 10;
+  s.prompt_tokens = 2560;
+  s.ttft_ms.count = 10;
+  s.ttft_ms.p50 = 100;
+  const std::string text = printed(c, s);
+  EXPECT_EQ(text,
+            "  roofline      m:bf16@h200: the prompt prefills in 50.00 ms\n"
+            "                measured: TTFT p50 is 2.0x the prefill time\n");
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "bench/time_units.hpp"
 
 namespace infergate::bench {
@@ -56,6 +58,30 @@ TEST(SummaryTable, WithoutMoreTheStandardColumns) {
   EXPECT_NE(table.find("  ms                mean       p50       p90       p95       p99       max\n"),
             std::string::npos)
       << table;
+}
+
+// Embeddings come whole and generate nothing: the table gives the input rate and no TPOT or ITL
+// rows (all zeros, they read as a measurement).
+TEST(SummaryTable, APromptOnlyRunShowsItsInputRateAndNoDecodeRows) {
+  std::vector<RequestRecord> answers = records(10);
+  for (RequestRecord& r : answers) {
+    r.text_events.clear();
+    r.first_token_ns = r.last_byte_ns;
+    r.usage = openai::Usage{256, 0};
+  }
+  const BenchSummary s = summarize_run(answers);
+  ASSERT_TRUE(prompt_only(s));
+  const std::string table = printed(s);
+  EXPECT_NE(table.find(fmt::format("  throughput    {:.2f} req/s   {:.1f} input tok/s\n", s.requests_per_s,
+                                   s.total_tokens_per_s)),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("  tokens        2560 prompt (server) vs 0 requested\n"), std::string::npos) << table;
+  EXPECT_EQ(table.find("TPOT"), std::string::npos) << table;
+  EXPECT_EQ(table.find("ITL"), std::string::npos) << table;
+  EXPECT_EQ(table.find("output tok/s"), std::string::npos) << table;
+  EXPECT_FALSE(prompt_only(summarize_run(records(10))));
+  EXPECT_FALSE(prompt_only(BenchSummary{}));  // nothing answered is not an embeddings run
 }
 
 }  // namespace

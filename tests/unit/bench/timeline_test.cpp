@@ -64,6 +64,27 @@ TEST(SteadyState, OneStreamDropsOnlyItsFirstRequest) {
   EXPECT_DOUBLE_EQ(steady->end_s, 5.0);
 }
 
+// Embeddings answer whole, with no text event: their TTFT (the whole answer's time) still counts
+// in the phases and the series, and the steady input rate is the prompt tokens sent inside it.
+TEST(SteadyState, AnswersWithoutTextEventsKeepTheirTtft) {
+  std::vector<RequestRecord> records = two_workers();
+  for (RequestRecord& r : records) {
+    r.text_events.clear();
+    r.first_token_ns = r.last_byte_ns;
+    r.usage = openai::Usage{50, 0};
+  }
+  const auto steady = steady_state(records);
+  ASSERT_TRUE(steady.has_value());
+  EXPECT_EQ(steady->ramp_up.ttft_ms.count, 2u);
+  EXPECT_DOUBLE_EQ(steady->ramp_up.ttft_ms.p50, 1250);  // answers at 1000 and 1500 ms
+  EXPECT_EQ(steady->drain.ttft_ms.count, 1u);
+  EXPECT_DOUBLE_EQ(steady->summary.output_tokens_per_s, 0);
+  EXPECT_DOUBLE_EQ(steady->summary.total_tokens_per_s, 4 * 50 / 2.0);
+  const TimeSeries series = time_series(records);
+  ASSERT_TRUE(series.ttft_ms[1].has_value());
+  EXPECT_DOUBLE_EQ(*series.ttft_ms[1], 1250);  // requests 0 and 1 answered in the second second
+}
+
 TEST(TimeSeries, PerSecondInFlightTokensAndCompletions) {
   const TimeSeries s = time_series(two_workers());
   ASSERT_EQ(s.t_s.size(), 4u);

@@ -157,8 +157,44 @@ TEST(Workload, MultiTurnNeedsChatOrResponses) {
   o.turns = 2;
   o.endpoint = openai::Endpoint::completions;
   EXPECT_THROW(Workload{o}, std::runtime_error);
+  o.endpoint = openai::Endpoint::embeddings;
+  EXPECT_THROW(Workload{o}, std::runtime_error);
   o.endpoint = openai::Endpoint::responses;
   EXPECT_NO_THROW(Workload{o});
+}
+
+TEST(Workload, EmbeddingsSendOneTextToEmbedAndAskForNoOutput) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.endpoint = openai::Endpoint::embeddings;
+  o.input = LengthDistribution::fixed(64);
+  o.prefix_groups = 2;
+  o.prefix_tokens = 16;
+  o.extra_body = json::parse(R"({"dimensions":256})").as_object();
+  const Workload w(o);
+  const PreparedRequest r = w.make(0);
+  EXPECT_EQ(r.input_tokens, 16 + 64);
+  EXPECT_EQ(r.output_tokens, 0);
+  const json::object body = json::parse(r.body).as_object();
+  EXPECT_EQ(count_words(body.at("input").as_string()), 80u);
+  EXPECT_EQ(body.at("encoding_format").as_string(), "base64");  // as the openai SDKs ask
+  EXPECT_EQ(body.at("dimensions").as_int64(), 256);
+  for (const char* generating : {"max_tokens", "min_tokens", "ignore_eos", "stream", "stream_options", "prompt"}) {
+    EXPECT_FALSE(body.contains(generating)) << generating;
+  }
+  EXPECT_EQ(describe_lengths(o), "input 64 tokens after a 16-token shared prefix (2 groups) to embed");
+
+  const std::string path = ::testing::TempDir() + "embed_prompts.jsonl";
+  {
+    std::ofstream out(path);
+    out << R"({"messages": [{"role": "user", "content": "four five"}]})"
+        << "\n";
+  }
+  WorkloadOptions chat_file;
+  chat_file.endpoint = openai::Endpoint::embeddings;
+  chat_file.prompts_file = path;
+  EXPECT_THROW(Workload{chat_file}, std::runtime_error);  // 'messages' is a conversation, not a text
+  std::remove(path.c_str());
 }
 
 TEST(Workload, TheResponsesApiTakesTheConversationAsInputAndItsOwnLimit) {
