@@ -1,5 +1,7 @@
 #include "bench/sweep_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <boost/json/array.hpp>
 
@@ -38,8 +40,13 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
                   std::optional<std::size_t> marked, const char* marker) {
   const bool slo = !points.empty() && points.front().goodput.has_value();
   const bool cost = !points.empty() && points.front().cost.has_value();
-  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>7}{}{}\n", kind, "req/s", "out tok/s", "TTFT p50",
-             "TTFT p99", "TPOT p50", "TPOT p99", "failed", cost ? "  $/M out" : "", slo ? "   goodput   SLOs" : "");
+  // Embeddings generate nothing: their rate is the input tokens taken in, and there is no TPOT.
+  const bool prompts = !points.empty() && std::all_of(points.begin(), points.end(), [](const SweepPoint& p) {
+    return p.summary.output_tokens == 0;
+  }) && std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return prompt_only(p.summary); });
+  const std::string tpot_heads = prompts ? "" : fmt::format(" {:>9} {:>9}", "TPOT p50", "TPOT p99");
+  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
+             "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? "  $/M out" : "", slo ? "   goodput   SLOs" : "");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     const BenchSummary& s = p.summary;
@@ -53,10 +60,10 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
                                                                   : p.cost->per_million_output_by_tokens;
       dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
     }
-    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7}{}{}{}{}\n", p.level,
-               s.requests_per_s, s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
-               s.failed, dollars, goodput, marked == i ? marker : "",
-               s.client && s.client->bound ? "   (client-bound)" : "");
+    const std::string tpot = prompts ? "" : fmt::format(" {:>9.2f} {:>9.2f}", s.tpot_ms.p50, s.tpot_ms.p99);
+    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f}{} {:>7}{}{}{}{}\n", p.level, s.requests_per_s,
+               token_throughput(s), s.ttft_ms.p50, s.ttft_ms.p99, tpot, s.failed, dollars, goodput,
+               marked == i ? marker : "", s.client && s.client->bound ? "   (client-bound)" : "");
   }
 }
 

@@ -511,6 +511,11 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(s["ttft_ms"]["p50"], s["e2e_ms"]["p50"])  # the whole answer comes at once
         self.assertGreater(s["total_tokens_per_s"], 0)
         self.assertEqual((doc["config"]["endpoint"], doc["config"]["output_tokens"]), ("embeddings", None))
+        swept = bench("--endpoint", "embeddings", "--sweep", "concurrency=1,2", "--requests", "6", "--input-tokens",
+                      "128", "--sim-speedup", "50")
+        self.assertEqual(swept.returncode, 0, swept.stderr)
+        self.assertIn(" in tok/s ", swept.stdout)
+        self.assertNotIn("TPOT p50", swept.stdout)
         refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)

@@ -1,0 +1,50 @@
+#include "bench/sweep_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace infergate::bench {
+namespace {
+
+std::string sweep_table_text(const std::vector<SweepPoint>& points) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  print_sweep_table(out, parse_sweep("concurrency=1,2"), points, std::nullopt, KneeRule{});
+  std::fclose(out);
+  std::string result(text, size);
+  std::free(text);
+  return result;
+}
+
+SweepPoint level_point(double level, std::int64_t output_tokens, double tokens_per_s) {
+  SweepPoint p;
+  p.level = level;
+  p.summary.completed = 10;
+  p.summary.output_tokens = output_tokens;
+  p.summary.prompt_tokens = 2560;
+  p.summary.output_tokens_per_s = output_tokens > 0 ? tokens_per_s : 0;
+  p.summary.total_tokens_per_s = tokens_per_s + 1000;
+  p.summary.tpot_ms.p50 = 2.5;
+  return p;
+}
+
+// Embeddings levels are rated by the input tokens they take in, with no TPOT columns of zeros.
+TEST(SweepTable, PromptOnlyLevelsShowTheirInputRateAndNoTpot) {
+  const std::string prompts = sweep_table_text({level_point(1, 0, 500), level_point(2, 0, 900)});
+  EXPECT_NE(prompts.find("    in tok/s  TTFT p50  TTFT p99  failed\n"), std::string::npos) << prompts;
+  EXPECT_NE(prompts.find("1900.0"), std::string::npos) << prompts;
+  EXPECT_EQ(prompts.find("TPOT p50"), std::string::npos) << prompts;
+  const std::string generated = sweep_table_text({level_point(1, 100, 500), level_point(2, 200, 900)});
+  EXPECT_NE(generated.find("   out tok/s  TTFT p50  TTFT p99  TPOT p50  TPOT p99  failed\n"), std::string::npos)
+      << generated;
+  EXPECT_NE(generated.find("      900.0"), std::string::npos) << generated;
+  EXPECT_NE(generated.find("2.50"), std::string::npos) << generated;
+}
+
+}  // namespace
+}  // namespace infergate::bench
