@@ -57,6 +57,7 @@ RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const st
   std::vector<Figure> figures{
       {"output_tokens_per_s", [&](std::size_t i) { return runs[i].output_tokens_per_s; }},
       {"steady_output_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
+      {"total_tokens_per_s", [&](std::size_t i) { return runs[i].total_tokens_per_s; }},
       {"requests_per_s", [&](std::size_t i) { return runs[i].requests_per_s; }},
   };
   // Each latency's p50 and p99, then the percentiles asked with --percentiles (every run was

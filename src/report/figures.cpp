@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "bench/repeats.hpp"
+#include "bench/summary.hpp"
 
 namespace infergate::report {
 
@@ -69,17 +70,24 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value) {
 
 }  // namespace
 
-std::vector<Figure> headline_figures(const RunDocument& d, std::span<const double> more) {
+std::vector<Figure> headline_figures(const RunDocument& d, std::span<const double> more, bool prompts) {
   const bench::BenchSummary& s = d.summary;
   const bool repeated = d.kind == RunDocument::Kind::runs;
   const bool single = d.kind == RunDocument::Kind::single;
   std::vector<Figure> out;
-  const double rate = d.steady_output_tokens_per_s.value_or(s.output_tokens_per_s);
-  out.push_back({"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true,
-                 rate, single ? rate_interval(d, rate) : std::nullopt});
-  if (repeated) {
-    take_runs_figure(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s",
-                     out.back());
+  if (prompts) {
+    out.push_back({"input_tokens_per_s", "input tok/s", true, s.total_tokens_per_s, std::nullopt});
+    if (repeated) {
+      take_runs_figure(d, "total_tokens_per_s", out.back());
+    }
+  } else {
+    const double rate = d.steady_output_tokens_per_s.value_or(s.output_tokens_per_s);
+    out.push_back({"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true,
+                   rate, single ? rate_interval(d, rate) : std::nullopt});
+    if (repeated) {
+      take_runs_figure(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s",
+                       out.back());
+    }
   }
   out.push_back({"requests_per_s", "requests/s", true, s.requests_per_s, std::nullopt});
   if (repeated) {
@@ -105,8 +113,10 @@ std::vector<Figure> headline_figures(const RunDocument& d, std::span<const doubl
     }
   };
   tails("ttft_ms", "TTFT", s.ttft_ms, s.ttft_hist);
-  tails("tpot_ms", "TPOT", s.tpot_ms, s.tpot_hist);
-  latency("itl_ms", "ITL", s.itl_ms, s.itl_hist, 50);
+  if (!prompts) {
+    tails("tpot_ms", "TPOT", s.tpot_ms, s.tpot_hist);
+    latency("itl_ms", "ITL", s.itl_ms, s.itl_hist, 50);
+  }
   tails("e2e_ms", "E2E", s.e2e_ms, s.e2e_hist);
   const double all = static_cast<double>(s.completed + s.failed);
   out.push_back(
@@ -131,9 +141,12 @@ std::vector<double> shared_percentiles(const std::vector<RunDocument>& documents
 Comparison compare(const std::vector<RunDocument>& documents) {
   Comparison c;
   const std::vector<double> more = shared_percentiles(documents);
+  const bool prompts = !documents.empty() && std::all_of(documents.begin(), documents.end(), [](const RunDocument& d) {
+    return bench::prompt_only(d.summary);
+  });
   for (const auto& d : documents) {
     c.labels.push_back(d.label);
-    c.figures.push_back(headline_figures(d, more));
+    c.figures.push_back(headline_figures(d, more, prompts));
   }
   for (std::size_t i = 0; i < c.figures.size(); ++i) {
     std::vector<std::optional<double>> ratios;

@@ -26,7 +26,9 @@ struct Figure {
 };
 
 // `more`: percentiles beyond p50 and p99 (--percentiles) that TTFT, TPOT and E2E are given at too.
-std::vector<Figure> headline_figures(const RunDocument& document, std::span<const double> more = {});
+// `prompts`: the runs generated nothing (embeddings): the rate is input tokens/s, with no TPOT or ITL.
+std::vector<Figure> headline_figures(const RunDocument& document, std::span<const double> more = {},
+                                     bool prompts = false);
 
 // The --percentiles every document holds, ascending: those a comparison can set side by side.
 std::vector<double> shared_percentiles(const std::vector<RunDocument>& documents);

@@ -511,6 +511,10 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(s["ttft_ms"]["p50"], s["e2e_ms"]["p50"])  # the whole answer comes at once
         self.assertGreater(s["total_tokens_per_s"], 0)
         self.assertEqual((doc["config"]["endpoint"], doc["config"]["output_tokens"]), ("embeddings", None))
+        reported = subprocess.run([BIN, "report", self.path("e.json")], capture_output=True, text=True, timeout=60)
+        self.assertEqual(reported.returncode, 0, reported.stderr)
+        self.assertIn("input tok/s", reported.stdout)
+        self.assertNotIn("TPOT", reported.stdout)
         swept = bench("--endpoint", "embeddings", "--sweep", "concurrency=1,2", "--requests", "6", "--input-tokens",
                       "128", "--sim-speedup", "50")
         self.assertEqual(swept.returncode, 0, swept.stderr)

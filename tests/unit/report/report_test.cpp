@@ -198,6 +198,36 @@ TEST(ReportCompare, RepeatedRunsGiveEachFigureAsTheirMeanWithStudentsInterval) {
   }
 }
 
+// Embeddings runs generated nothing: compared, they are rated by the input tokens they took in, and
+// carry no TPOT or ITL figures (zeros that would compare as equal).
+TEST(ReportCompare, PromptOnlyRunsCompareOnInputTokensWithoutDecodeFigures) {
+  auto embeddings = [](const std::string& label, double base_ms) {
+    std::vector<bench::RequestRecord> answers = records(100, base_ms);
+    for (bench::RequestRecord& r : answers) {
+      r.text_events.clear();
+      r.last_byte_ns = r.first_token_ns;
+      r.usage = openai::Usage{512, 0};
+    }
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    return document_from_json(bench::summary_document({}, &summary), label);
+  };
+  const RunDocument a = embeddings("a", 5);
+  const Comparison c = compare({a, embeddings("b", 10)});
+  const std::vector<Figure>& f = c.figures[0];
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f.front().name, "input_tokens_per_s");
+  EXPECT_DOUBLE_EQ(f.front().value, a.summary.total_tokens_per_s);
+  EXPECT_GT(f.front().value, 0);
+  EXPECT_EQ(figure_index(f, "tpot_ms_p50"), f.size());
+  EXPECT_EQ(figure_index(f, "itl_ms_p50"), f.size());
+  EXPECT_LT(figure_index(f, "ttft_ms_p99"), f.size());
+  EXPECT_LT(figure_index(f, "e2e_ms_p99"), f.size());
+  // Beside a generating run both keep the same figures, output tok/s first.
+  const Comparison mixed = compare({a, single_run("chat", 5)});
+  EXPECT_EQ(mixed.figures[0].front().name, "output_tokens_per_s");
+  EXPECT_EQ(mixed.figures[0].size(), mixed.figures[1].size());
+}
+
 TEST(ReportTables, CsvHasAColumnForEachPercentileAnyRowHolds) {
   const std::string csv = csv_report({single_run_with("tails", 5, {99.9}), single_run("plain", 5)});
   std::vector<std::vector<std::string>> rows;
