@@ -23,12 +23,15 @@ constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens"
 
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
   bench::BenchSummary m;
+  // Any part's --percentiles: the merged histograms give each one exactly, whoever asked for it.
   std::vector<double> more;
-  if (!parts.empty()) {
-    for (const bench::Quantile& q : parts.front().ttft_ms.more) {
+  for (const auto& p : parts) {
+    for (const bench::Quantile& q : p.ttft_ms.more) {
       more.push_back(q.p);
     }
   }
+  std::sort(more.begin(), more.end());
+  more.erase(std::unique(more.begin(), more.end()), more.end());
   bench::Stat worst_lag;
   for (const double p : more) {
     worst_lag.more.push_back({p, 0});
@@ -65,7 +68,7 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     worst_lag.p99 = std::max(worst_lag.p99, lag.p99);
     worst_lag.max = std::max(worst_lag.max, lag.max);
     for (bench::Quantile& q : worst_lag.more) {
-      q.value = std::max(q.value, lag.at(q.p).value_or(0));
+      q.value = std::max(q.value, lag.at(q.p).value_or(lag.max));  // a part without it: its max bounds it
     }
     from_usage += p.token_source == "usage" ? 1 : 0;
     from_events += p.token_source == "events" ? 1 : 0;

@@ -75,6 +75,30 @@ TEST(ReportMerge, MergedWorkersKeepTheirMorePercentiles) {
                             *bench::summarize_run(b, more).scheduling_lag_ms.at(99.9)));
 }
 
+// Workers asked for different tails: each one any worker asked for comes from the pooled
+// histograms (it had been only the first worker's).
+TEST(ReportMerge, EveryWorkersMorePercentilesComeFromThePooledHistograms) {
+  auto a = records(400, 5);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i].dispatch_ns = a[i].due_ns + static_cast<std::int64_t>(i % 10) * ms;  // lags of up to 9 ms
+  }
+  const auto b = records(600, 40);
+  const bench::BenchSummary first = bench::summarize_run(a, std::vector<double>{99.9});
+  const bench::BenchSummary second = bench::summarize_run(b, std::vector<double>{25, 99.9});
+  const bench::BenchSummary merged = merge_summaries({first, second}, Pooling::concurrent);
+  ASSERT_EQ(merged.ttft_ms.more.size(), 2u);
+  EXPECT_EQ(merged.ttft_ms.more[0].p, 25);
+  EXPECT_EQ(merged.ttft_ms.more[1].p, 99.9);
+  auto all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  const bench::BenchSummary pooled = bench::summarize_run(all, std::vector<double>{25});
+  EXPECT_NEAR(*merged.ttft_ms.at(25), *pooled.ttft_ms.at(25), 0.01 * *pooled.ttft_ms.at(25));
+  // The first worker has no p25 lag: its max stands in, a bound on it.
+  EXPECT_DOUBLE_EQ(first.scheduling_lag_ms.max, 9);
+  EXPECT_DOUBLE_EQ(*merged.scheduling_lag_ms.at(25),
+                   std::max(first.scheduling_lag_ms.max, *second.scheduling_lag_ms.at(25)));
+}
+
 TEST(ReportDocument, MorePercentilesReadBackAscending) {
   const std::vector<double> more{0.5, 99.9, 99.99};
   const bench::BenchSummary s = bench::summarize_run(records(50, 5), more);
