@@ -52,9 +52,10 @@ Pricing parse_price(std::string_view text) {
   return pricing;
 }
 
-Cost measure_cost(const Pricing& pricing, const BenchSummary& summary, double output_tokens_per_s) {
+Cost measure_cost(const Pricing& pricing, const BenchSummary& summary, double tokens_per_s) {
   Cost cost;
-  cost.output_tokens_per_s = output_tokens_per_s;
+  const bool by_input = prompt_only(summary);
+  (by_input ? cost.input_tokens_per_s : cost.output_tokens_per_s) = tokens_per_s;
   if (pricing.input_per_million || pricing.output_per_million) {
     // The server's prompt count where it reported one; what was asked for otherwise.
     const auto prompt =
@@ -64,15 +65,28 @@ Cost measure_cost(const Pricing& pricing, const BenchSummary& summary, double ou
         (pricing.input_per_million.value_or(0) * prompt + pricing.output_per_million.value_or(0) * output) / 1e6;
     if (output > 0) {
       cost.per_million_output_by_tokens = *cost.run_usd / output * 1e6;
+    } else if (by_input && prompt > 0) {
+      cost.per_million_input_by_tokens = *cost.run_usd / prompt * 1e6;
     }
     if (summary.completed > 0) {
       cost.per_request_usd = *cost.run_usd / static_cast<double>(summary.completed);
     }
   }
-  if (pricing.hourly && output_tokens_per_s > 0) {
-    cost.per_million_output_by_hour = *pricing.hourly / (output_tokens_per_s * 3600) * 1e6;
+  if (pricing.hourly && tokens_per_s > 0) {
+    (by_input ? cost.per_million_input_by_hour : cost.per_million_output_by_hour) =
+        *pricing.hourly / (tokens_per_s * 3600) * 1e6;
   }
   return cost;
+}
+
+std::optional<double> headline_per_million(const Cost& cost) {
+  for (const auto& figure : {cost.per_million_output_by_hour, cost.per_million_output_by_tokens,
+                             cost.per_million_input_by_hour, cost.per_million_input_by_tokens}) {
+    if (figure) {
+      return figure;
+    }
+  }
+  return std::nullopt;
 }
 
 void print_cost(std::FILE* out, const Pricing& pricing, const Cost& cost) {
@@ -87,6 +101,14 @@ void print_cost(std::FILE* out, const Pricing& pricing, const Cost& cost) {
     fmt::print(out, "  cost          ${:.4f} per million output tokens at ${:g}/h and {:.1f} output tok/s\n",
                *cost.per_million_output_by_hour, *pricing.hourly, cost.output_tokens_per_s);
   }
+  if (cost.per_million_input_by_tokens) {
+    fmt::print(out, "  cost          ${:.4f} per million input tokens (${:.6f} per request, ${:.4f} this run)\n",
+               *cost.per_million_input_by_tokens, cost.per_request_usd.value_or(0), cost.run_usd.value_or(0));
+  }
+  if (cost.per_million_input_by_hour) {
+    fmt::print(out, "  cost          ${:.4f} per million input tokens at ${:g}/h and {:.1f} input tok/s\n",
+               *cost.per_million_input_by_hour, *pricing.hourly, cost.input_tokens_per_s);
+  }
 }
 
 json::object cost_json(const Pricing& pricing, const Cost& cost) {
@@ -99,6 +121,9 @@ json::object cost_json(const Pricing& pricing, const Cost& cost) {
       {"per_million_output_tokens_by_tokens", optional_json(cost.per_million_output_by_tokens)},
       {"per_million_output_tokens_by_hour", optional_json(cost.per_million_output_by_hour)},
       {"output_tokens_per_s", cost.output_tokens_per_s},
+      {"per_million_input_tokens_by_tokens", optional_json(cost.per_million_input_by_tokens)},
+      {"per_million_input_tokens_by_hour", optional_json(cost.per_million_input_by_hour)},
+      {"input_tokens_per_s", cost.input_tokens_per_s},
   };
 }
 

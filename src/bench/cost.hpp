@@ -2,7 +2,7 @@
 // What the measured throughput costs. Hosted APIs bill per token (`--price in=0.15,out=0.60`, US
 // dollars per million input and output tokens); self-hosted hardware bills per hour
 // (`--hourly-cost 2.50`), which the measured output throughput turns into dollars per million
-// output tokens.
+// output tokens. A run that generated nothing (embeddings) is priced per million input tokens.
 #include <boost/json/object.hpp>
 
 #include <cstdio>
@@ -32,10 +32,20 @@ struct Cost {
   // Hourly hardware: the hour's price over the output tokens it makes at the measured rate.
   std::optional<double> per_million_output_by_hour;
   double output_tokens_per_s = 0;  // the rate the hourly figure used
+  // The same per million input tokens, for a run that generated nothing (embeddings), which is
+  // billed by what it takes in.
+  std::optional<double> per_million_input_by_tokens;
+  std::optional<double> per_million_input_by_hour;
+  double input_tokens_per_s = 0;
 };
 
-// `output_tokens_per_s` is the steady-state rate where there is one (what the hardware sustains).
-Cost measure_cost(const Pricing& pricing, const BenchSummary& summary, double output_tokens_per_s);
+// `tokens_per_s`: the sustained rate (sustained_token_rate) of the tokens priced: output tokens,
+// or input tokens for a run that generated nothing.
+Cost measure_cost(const Pricing& pricing, const BenchSummary& summary, double tokens_per_s);
+
+// The one figure a table shows: per million output tokens, else (a run that generated nothing)
+// input tokens; by the hour where the hardware is priced, else by the per-token prices.
+std::optional<double> headline_per_million(const Cost& cost);
 
 void print_cost(std::FILE* out, const Pricing& pricing, const Cost& cost);
 boost::json::object cost_json(const Pricing& pricing, const Cost& cost);

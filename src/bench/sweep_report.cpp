@@ -46,7 +46,8 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   }) && std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return prompt_only(p.summary); });
   const std::string tpot_heads = prompts ? "" : fmt::format(" {:>9} {:>9}", "TPOT p50", "TPOT p99");
   fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
-             "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? "  $/M out" : "", slo ? "   goodput   SLOs" : "");
+             "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? (prompts ? "   $/M in" : "  $/M out") : "",
+             slo ? "   goodput   SLOs" : "");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     const BenchSummary& s = p.summary;
@@ -56,8 +57,7 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
     }
     std::string dollars;
     if (p.cost) {
-      const auto per_million = p.cost->per_million_output_by_hour ? p.cost->per_million_output_by_hour
-                                                                  : p.cost->per_million_output_by_tokens;
+      const auto per_million = headline_per_million(*p.cost);
       dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
     }
     const std::string tpot = prompts ? "" : fmt::format(" {:>9.2f} {:>9.2f}", s.tpot_ms.p50, s.tpot_ms.p99);

@@ -51,6 +51,12 @@ inline double sustained_output_rate(const BenchSummary& run, const std::optional
   return steady ? steady->summary.output_tokens_per_s : run.output_tokens_per_s;
 }
 
+// The rate of the tokens a run is priced by (see measure_cost): output tokens/s, or input tokens/s
+// for a run that generated nothing; the steady state's where there is one.
+inline double sustained_token_rate(const BenchSummary& run, const std::optional<SteadyState>& steady) {
+  return steady ? token_throughput(steady->summary) : token_throughput(run);
+}
+
 TimeSeries time_series(const std::vector<RequestRecord>& records, double interval_s = 1.0);
 
 // Absent when no request lies wholly inside a window (too few requests for the concurrency).

@@ -48,7 +48,7 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
   }
   if (!plan.pricing.empty()) {
     point.cost =
-        bench::measure_cost(plan.pricing, point.summary, bench::sustained_output_rate(point.summary, point.steady));
+        bench::measure_cost(plan.pricing, point.summary, bench::sustained_token_rate(point.summary, point.steady));
   }
   const auto at = std::upper_bound(points.begin(), points.end(), level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });

@@ -62,7 +62,7 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
   m.summary = bench::summarize_result(m.result, extra_percentiles(plan.args));
   m.steady = bench::steady_state(m.result.records);
   if (!plan.pricing.empty()) {
-    m.cost = bench::measure_cost(plan.pricing, m.summary, m.steady_rate());
+    m.cost = bench::measure_cost(plan.pricing, m.summary, bench::sustained_token_rate(m.summary, m.steady));
   }
   if (!plan.slos.empty()) {
     m.goodput = bench::measure_goodput(m.result.records, m.summary, plan.slos);

@@ -500,7 +500,7 @@ class BenchAgainstSim(WorkDirTest):
 
     def test_embeddings_are_measured_as_whole_answers_of_input_tokens(self):
         r = bench("--endpoint", "embeddings", "--requests", "20", "--concurrency", "4", "--input-tokens", "256",
-                  "--sim-speedup", "20", "--json", self.path("e.json"))
+                  "--sim-speedup", "20", "--price", "in=0.02", "--hourly-cost", "3.6", "--json", self.path("e.json"))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("input 256 tokens to embed", r.stdout)
         self.assertIn("input tok/s", r.stdout)
@@ -511,14 +511,24 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(s["ttft_ms"]["p50"], s["e2e_ms"]["p50"])  # the whole answer comes at once
         self.assertGreater(s["total_tokens_per_s"], 0)
         self.assertEqual((doc["config"]["endpoint"], doc["config"]["output_tokens"]), ("embeddings", None))
+        # Billed by what they take in: per million input tokens, by price and by the hour.
+        cost = doc["cost"]
+        self.assertAlmostEqual(cost["per_million_input_tokens_by_tokens"], 0.02)
+        self.assertIsNone(cost["per_million_output_tokens_by_tokens"])
+        steady = doc.get("steady_state")
+        rate = steady["summary"]["total_tokens_per_s"] if steady else s["total_tokens_per_s"]
+        self.assertAlmostEqual(cost["input_tokens_per_s"], rate)
+        self.assertAlmostEqual(cost["per_million_input_tokens_by_hour"], 3.6 / (rate * 3600) * 1e6)
+        self.assertIn("per million input tokens at $3.6/h", r.stdout)
         reported = subprocess.run([BIN, "report", self.path("e.json")], capture_output=True, text=True, timeout=60)
         self.assertEqual(reported.returncode, 0, reported.stderr)
         self.assertIn("input tok/s", reported.stdout)
         self.assertNotIn("TPOT", reported.stdout)
         swept = bench("--endpoint", "embeddings", "--sweep", "concurrency=1,2", "--requests", "6", "--input-tokens",
-                      "128", "--sim-speedup", "50")
+                      "128", "--sim-speedup", "50", "--hourly-cost", "2")
         self.assertEqual(swept.returncode, 0, swept.stderr)
         self.assertIn(" in tok/s ", swept.stdout)
+        self.assertIn("$/M in", swept.stdout)
         self.assertNotIn("TPOT p50", swept.stdout)
         refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
         self.assertNotEqual(refused.returncode, 0)

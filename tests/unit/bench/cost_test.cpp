@@ -57,5 +57,31 @@ TEST(Cost, HourlyHardwareAtTheMeasuredRate) {
   EXPECT_FALSE(measure_cost(p, BenchSummary{}, 0).per_million_output_by_hour.has_value());
 }
 
+// Embeddings generate nothing and are billed by what they take in: per million input tokens, by
+// the per-token prices and by the hour at the input rate.
+TEST(Cost, APromptOnlyRunIsPricedPerMillionInputTokens) {
+  BenchSummary s;
+  s.completed = 4;
+  s.prompt_tokens = 500'000;
+  Pricing p;
+  p.input_per_million = 0.02;
+  p.hourly = 3.6;
+  const Cost c = measure_cost(p, s, 2000);  // 7.2 M input tokens an hour
+  EXPECT_DOUBLE_EQ(*c.run_usd, 0.01);
+  EXPECT_DOUBLE_EQ(*c.per_million_input_by_tokens, 0.02);
+  EXPECT_DOUBLE_EQ(*c.per_request_usd, 0.0025);
+  EXPECT_DOUBLE_EQ(*c.per_million_input_by_hour, 0.5);
+  EXPECT_DOUBLE_EQ(c.input_tokens_per_s, 2000);
+  EXPECT_FALSE(c.per_million_output_by_tokens.has_value());
+  EXPECT_FALSE(c.per_million_output_by_hour.has_value());
+  EXPECT_DOUBLE_EQ(*headline_per_million(c), 0.5);  // the hour's, as for output
+  s.output_tokens = 100'000;                        // a generating run keeps its output figures
+  const Cost generating = measure_cost(p, s, 2000);
+  EXPECT_FALSE(generating.per_million_input_by_tokens.has_value());
+  EXPECT_DOUBLE_EQ(*generating.per_million_output_by_hour, 0.5);
+  EXPECT_DOUBLE_EQ(*headline_per_million(generating), 0.5);
+  EXPECT_FALSE(headline_per_million(Cost{}).has_value());
+}
+
 }  // namespace
 }  // namespace infergate::bench
