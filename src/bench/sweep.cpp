@@ -65,8 +65,10 @@ std::optional<Knee> find_knee(const std::vector<SweepPoint>& points, const KneeR
     const double ttft = rise(a.ttft_ms.p99, b.ttft_ms.p99);
     const double tpot = rise(a.tpot_ms.p99, b.tpot_ms.p99);
     if (throughput < rule.gain && (ttft > rule.latency_rise || tpot > rule.latency_rise)) {
-      return Knee{i - 1, fmt::format("from {:g} to {:g}: throughput {:+.1f}%, p99 TTFT {:+.1f}%, p99 TPOT {:+.1f}%",
-                                     points[i - 1].level, points[i].level, throughput * 100, ttft * 100, tpot * 100)};
+      const std::string tpot_rise =
+          prompt_only(a) && prompt_only(b) ? "" : fmt::format(", p99 TPOT {:+.1f}%", tpot * 100);
+      return Knee{i - 1, fmt::format("from {:g} to {:g}: throughput {:+.1f}%, p99 TTFT {:+.1f}%{}", points[i - 1].level,
+                                     points[i].level, throughput * 100, ttft * 100, tpot_rise)};
     }
   }
   return std::nullopt;

@@ -43,11 +43,13 @@ TEST(Sweep, EmbeddingsKneeOnTheInputTokensTheyTakeIn) {
   std::vector<SweepPoint> points{point(1, 0, 10, 0), point(2, 0, 12, 0), point(4, 0, 30, 0)};
   for (auto [point, input_rate] : {std::pair{&points[0], 5000.0}, {&points[1], 9800.0}, {&points[2], 9900.0}}) {
     point->summary.total_tokens_per_s = input_rate;
+    point->summary.completed = 10;  // answered, generating nothing
   }
   const auto knee = find_knee(points, KneeRule{});
   ASSERT_TRUE(knee);
   EXPECT_EQ(points[knee->index].level, 2);
   EXPECT_NE(knee->reason.find("throughput +1.0%"), std::string::npos) << knee->reason;
+  EXPECT_EQ(knee->reason.find("TPOT"), std::string::npos) << knee->reason;  // there is none
 }
 
 TEST(Sweep, FlatThroughputWithFlatLatencyIsNoKnee) {
