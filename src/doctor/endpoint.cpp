@@ -18,6 +18,7 @@
 #include "openai/api_base.hpp"
 #include "openai/api_error.hpp"
 #include "openai/completion_request.hpp"
+#include "openai/embedding_reply.hpp"
 #include "openai/model_list.hpp"
 #include "openai/stream_chunk.hpp"
 
@@ -70,6 +71,7 @@ class Checker {
     if (passed) {
       co_await ignore_eos();
       co_await responses_api();
+      co_await embeddings();
     }
     co_return std::move(out_);
   }
@@ -420,6 +422,42 @@ class Checker {
           fmt::format("not served ({} for POST {}/responses): measure Chat Completions", answer.status, o_.url.path));
     } else {
       add(Verdict::warn, check, "could not tell: " + answer.problem);
+    }
+  }
+
+  // Whether the model also embeds, which `bench --endpoint embeddings` measures. Never a failure:
+  // a generating model usually does not (vLLM answers 400, others 404).
+  awaitable<void> embeddings() {
+    const std::string check = "embeddings";
+    const std::string target = o_.url.path + std::string(openai::endpoint_path(openai::Endpoint::embeddings));
+    const boost::json::object body{{"model", o_.model}, {"input", kShortPrompt}, {"encoding_format", "base64"}};
+    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(),
+                                         boost::json::serialize(body), o_.timeout, o_.tls);
+    if (!response) {
+      add(Verdict::warn, check, "could not tell: " + response.error().ec.message());
+      co_return;
+    }
+    const int status = response->head.status;
+    if (status == 400 || status == 404 || status == 405) {
+      add(Verdict::info, check,
+          fmt::format("not served for '{}' ({} for POST {}: {})", o_.model, status, target,
+                      openai::error_message_from_body(response->body)));
+      co_return;
+    }
+    openai::EmbeddingReply reply;
+    if (status != 200) {
+      add(Verdict::warn, check,
+          fmt::format("could not tell: {}: {}", status, openai::error_message_from_body(response->body)));
+    } else if (auto bad = openai::parse_embedding_reply(response->body, reply)) {
+      add(Verdict::warn, check, "200, but the response body is " + *bad);
+    } else if (reply.vectors == 0) {
+      add(Verdict::warn, check, "200, but the answer holds no embedding");
+    } else {
+      const std::string usage =
+          reply.usage ? fmt::format("{} prompt tokens", reply.usage->prompt_tokens) : "no usage reported";
+      add(Verdict::ok, check,
+          fmt::format("served: {}-dimensional vectors ({}); bench --endpoint embeddings measures it", reply.dimensions,
+                      usage));
     }
   }
 

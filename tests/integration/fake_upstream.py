@@ -20,7 +20,8 @@
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
-<prefix>/v1/responses with 404, as a server without the Responses API does."""
+<prefix>/v1/responses with 404, as a server without the Responses API does, and (but /embed and
+/binary) <prefix>/v1/embeddings with 404 too."""
 import http.server
 import json
 import socket
@@ -63,6 +64,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "echo":
             self.server.requests.append(("POST", self.path, self.headers.items(), json.loads(body)))
         if self.path.endswith("/responses"):
+            self.send_json(404, b'{"detail":"Not Found"}')
+            return
+        if self.path.endswith("/embeddings") and mode not in ("embed", "binary"):
             self.send_json(404, b'{"detail":"Not Found"}')
             return
         if mode == "strict" and b'"ignore_eos"' in body:

@@ -127,11 +127,12 @@ class Endpoint(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         checks = by_check(findings)
         for name in ("name resolution", "TCP connect", "GET /v1/models", "one-token stream", "usage", "ignore_eos",
-                     "Responses API"):
+                     "Responses API", "embeddings"):
             self.assertEqual(checks[name]["verdict"], "ok", checks[name])
         self.assertIn("gemma-4-31b", checks["GET /v1/models"]["detail"])
         self.assertIn("first token after", checks["one-token stream"]["detail"])
         self.assertIn("honoured", checks["ignore_eos"]["detail"])
+        self.assertIn("served: 5376-dimensional vectors (6 prompt tokens)", checks["embeddings"]["detail"])
 
     def test_missing_wrong_and_right_key(self):
         sim = self.sim("--api-key", "sk-right")
@@ -254,6 +255,8 @@ class Endpoint(unittest.TestCase):
                 # A server without the Responses API: said, and no failure.
                 self.assertEqual(by_check(findings)["Responses API"]["verdict"], "info")
                 self.assertIn("not served (404", by_check(findings)["Responses API"]["detail"])
+                self.assertEqual(by_check(findings)["embeddings"]["verdict"], "info")
+                self.assertIn("not served for", by_check(findings)["embeddings"]["detail"])
                 self.assertEqual(run.returncode, 0, run.stdout)
             finally:
                 fake.close()
