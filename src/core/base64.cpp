@@ -25,4 +25,12 @@ std::string base64_encode(std::span<const unsigned char> bytes) {
   return out;
 }
 
+std::size_t base64_decoded_size(std::string_view text) {
+  if (text.size() < 4) {
+    return 0;
+  }
+  const std::size_t padding = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
+  return text.size() / 4 * 3 - padding;
+}
+
 }  // namespace infergate

@@ -52,9 +52,7 @@ void read_usage(const json::object& object, ChunkView& out) {
     }
   }
   if (usage != nullptr && usage->is_object()) {
-    const auto& u = usage->get_object();
-    out.usage = Usage{count_field(u, {"prompt_tokens", "input_tokens"}),
-                      count_field(u, {"completion_tokens", "output_tokens"})};
+    out.usage = usage_from_object(usage->get_object());
   }
 }
 
@@ -186,6 +184,11 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
 }
 
 }  // namespace
+
+Usage usage_from_object(const json::object& usage) {
+  return Usage{count_field(usage, {"prompt_tokens", "input_tokens"}),
+               count_field(usage, {"completion_tokens", "output_tokens"})};
+}
 
 std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
   return read_object(data, Shape::chunk, out, content);

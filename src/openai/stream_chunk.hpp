@@ -2,6 +2,8 @@
 // Client-side view of what a server sends back: one streamed chunk (the data of one SSE event) or a
 // whole non-streamed response. Only what a benchmark or gateway needs is extracted; the rest of the
 // JSON is left alone.
+#include <boost/json/object.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,6 +16,10 @@ struct Usage {
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
 };
+
+// The counts in a parsed usage object: prompt_tokens and completion_tokens, or the Responses API's
+// input_tokens and output_tokens; one missing or not an integer counts 0.
+Usage usage_from_object(const boost::json::object& usage);
 
 // infergate's ground truth from the simulator (request header x-infergate-trace: 1).
 struct ServerTrace {

@@ -28,5 +28,13 @@ TEST(Base64, EveryByteValueAndTheLastTwoLetters) {
   EXPECT_EQ(base64_encode(low), "ABCD");
 }
 
+TEST(Base64, DecodedSizeCountsThePadding) {
+  for (const char* text : {"", "f", "fo", "foo", "foob", "fooba", "foobar"}) {
+    const std::string encoded = encode_text(text);
+    EXPECT_EQ(base64_decoded_size(encoded), std::string_view(text).size()) << encoded;
+  }
+  EXPECT_EQ(base64_decoded_size("Zm9"), 0u);  // short of one group
+}
+
 }  // namespace
 }  // namespace infergate
