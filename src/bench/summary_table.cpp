@@ -16,16 +16,13 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
   if (generated) {
     fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} output tok/s   {:.1f} total tok/s\n", s.requests_per_s,
                s.output_tokens_per_s, s.total_tokens_per_s);
-  } else {
-    fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} input tok/s\n", s.requests_per_s, s.total_tokens_per_s);
-  }
-  if (generated) {
     fmt::print(
         out,
         "  tokens        {} output vs {} requested (from {}; {} text events), {} prompt (server) vs {} requested\n",
         s.output_tokens, s.requested_output_tokens, s.token_source, s.text_events, s.prompt_tokens,
         s.requested_input_tokens);
   } else {
+    fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} input tok/s\n", s.requests_per_s, s.total_tokens_per_s);
     fmt::print(out, "  tokens        {} prompt (server) vs {} requested\n", s.prompt_tokens, s.requested_input_tokens);
   }
   if (lengths_forced && s.other_output_lengths > 0) {

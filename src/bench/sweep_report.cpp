@@ -41,9 +41,9 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   const bool slo = !points.empty() && points.front().goodput.has_value();
   const bool cost = !points.empty() && points.front().cost.has_value();
   // Embeddings generate nothing: their rate is the input tokens taken in, and there is no TPOT.
-  const bool prompts = !points.empty() && std::all_of(points.begin(), points.end(), [](const SweepPoint& p) {
-    return p.summary.output_tokens == 0;
-  }) && std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return prompt_only(p.summary); });
+  const bool prompts =
+      std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return prompt_only(p.summary); }) &&
+      std::none_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.summary.output_tokens > 0; });
   const std::string tpot_heads = prompts ? "" : fmt::format(" {:>9} {:>9}", "TPOT p50", "TPOT p99");
   fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
              "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? (prompts ? "   $/M in" : "  $/M out") : "",
