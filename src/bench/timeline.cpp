@@ -106,6 +106,7 @@ TimeSeries time_series(const std::vector<RequestRecord>& records, double interva
   series.t_s.resize(buckets);
   series.in_flight.assign(buckets, 0);
   series.output_tokens.assign(buckets, 0);
+  series.input_tokens.assign(buckets, 0);
   series.started.assign(buckets, 0);
   series.completed.assign(buckets, 0);
   series.failed.assign(buckets, 0);
@@ -120,6 +121,9 @@ TimeSeries time_series(const std::vector<RequestRecord>& records, double interva
   }
   for (const auto& r : records) {
     ++series.started[bucket(r.dispatch_ns)];
+    if (r.usage) {
+      series.input_tokens[bucket(r.dispatch_ns)] += static_cast<double>(r.usage->prompt_tokens);
+    }
     ++(r.ok() ? series.completed : series.failed)[bucket(r.last_byte_ns)];
     const double per_event = tokens_per_event(r);
     for (const auto& e : r.text_events) {

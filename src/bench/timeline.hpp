@@ -17,6 +17,8 @@ struct TimeSeries {
   std::vector<double> t_s;            // start of each interval
   std::vector<double> in_flight;      // time-averaged requests in flight
   std::vector<double> output_tokens;  // tokens whose events arrived in the interval
+  // Prompt tokens of the answered requests sent in the interval (the steady state counts them so too).
+  std::vector<double> input_tokens;
   std::vector<std::uint64_t> started;
   std::vector<std::uint64_t> completed;
   std::vector<std::uint64_t> failed;

@@ -73,10 +73,15 @@ json::object time_series_json(const TimeSeries& series) {
     ttft.emplace_back(v ? json::value(*v) : json::value(nullptr));
   }
   return json::object{
-      {"interval_s", series.interval_s},       {"t_s", column(series.t_s)},
-      {"in_flight", column(series.in_flight)}, {"output_tokens", column(series.output_tokens)},
-      {"started", column(series.started)},     {"completed", column(series.completed)},
-      {"failed", column(series.failed)},       {"ttft_ms", std::move(ttft)},
+      {"interval_s", series.interval_s},
+      {"t_s", column(series.t_s)},
+      {"in_flight", column(series.in_flight)},
+      {"output_tokens", column(series.output_tokens)},
+      {"input_tokens", column(series.input_tokens)},
+      {"started", column(series.started)},
+      {"completed", column(series.completed)},
+      {"failed", column(series.failed)},
+      {"ttft_ms", std::move(ttft)},
   };
 }
 

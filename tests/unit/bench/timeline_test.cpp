@@ -102,6 +102,8 @@ TEST(TimeSeries, PerSecondInFlightTokensAndCompletions) {
     tokens += t;
   }
   EXPECT_DOUBLE_EQ(tokens, 6 * 20);
+  // Prompts count when their request was sent: two at 0 s, two in [1, 2) s, two in [2, 3) s.
+  EXPECT_EQ(s.input_tokens, (std::vector<double>{100, 100, 100, 0}));
   ASSERT_TRUE(s.ttft_ms[0].has_value());
   EXPECT_DOUBLE_EQ(*s.ttft_ms[0], 100);
 }
