@@ -49,17 +49,26 @@ Spread spread(std::vector<double> values) {
   return s;
 }
 
-RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const std::vector<double>& steady_rates) {
+RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const std::vector<double>& steady_rates,
+                                 bool prompts) {
   struct Figure {
     std::string name;
     std::function<double(std::size_t)> of;
   };
-  std::vector<Figure> figures{
-      {"output_tokens_per_s", [&](std::size_t i) { return runs[i].output_tokens_per_s; }},
-      {"steady_output_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
-      {"total_tokens_per_s", [&](std::size_t i) { return runs[i].total_tokens_per_s; }},
-      {"requests_per_s", [&](std::size_t i) { return runs[i].requests_per_s; }},
-  };
+  std::vector<Figure> figures;
+  if (prompts) {
+    figures = {
+        {"input_tokens_per_s", [&](std::size_t i) { return runs[i].total_tokens_per_s; }},
+        {"steady_input_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
+    };
+  } else {
+    figures = {
+        {"output_tokens_per_s", [&](std::size_t i) { return runs[i].output_tokens_per_s; }},
+        {"steady_output_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
+        {"total_tokens_per_s", [&](std::size_t i) { return runs[i].total_tokens_per_s; }},
+    };
+  }
+  figures.push_back({"requests_per_s", [&](std::size_t i) { return runs[i].requests_per_s; }});
   // Each latency's p50 and p99, then the percentiles asked with --percentiles (every run was
   // asked the same ones).
   const std::vector<Quantile> more = runs.empty() ? std::vector<Quantile>{} : runs.front().ttft_ms.more;
@@ -72,8 +81,10 @@ RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const st
     }
   };
   latency("ttft_ms", &BenchSummary::ttft_ms);
-  latency("tpot_ms", &BenchSummary::tpot_ms);
-  figures.push_back({"itl_ms_p50", [&](std::size_t i) { return runs[i].itl_ms.p50; }});
+  if (!prompts) {
+    latency("tpot_ms", &BenchSummary::tpot_ms);
+    figures.push_back({"itl_ms_p50", [&](std::size_t i) { return runs[i].itl_ms.p50; }});
+  }
   latency("e2e_ms", &BenchSummary::e2e_ms);
   figures.push_back({"failed", [&](std::size_t i) { return static_cast<double>(runs[i].failed); }});
   RepeatedFigures out;

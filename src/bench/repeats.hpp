@@ -34,8 +34,12 @@ struct RepeatedFigures {
   std::vector<Spread> spreads;
 };
 
-// `steady_rates[i]` is run i's steady-state output rate (the whole run's where it had none).
-RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const std::vector<double>& steady_rates);
+// `steady_rates[i]` is run i's steady-state token rate (the whole run's where it had none): output
+// tokens/s, or with `prompts` (runs that generate nothing: embeddings) the input tokens/s they take
+// in, whose figures are then named input_tokens_per_s and steady_input_tokens_per_s and which have
+// no TPOT or ITL figures.
+RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const std::vector<double>& steady_rates,
+                                 bool prompts = false);
 
 void print_repeated(std::FILE* out, const RepeatedFigures& figures);
 // {"count", "figures": {name: {"mean", "sd", "cv", "ci95": [low, high], "values"}}}.

@@ -35,9 +35,17 @@ struct Measured {
   std::optional<bench::Goodput> goodput;
   std::vector<bench::ServerSample> server;
   std::optional<std::string> server_error;
-
-  [[nodiscard]] double steady_rate() const { return bench::sustained_output_rate(summary, steady); }
 };
+
+// Embeddings generate nothing: their runs are told apart by the input tokens they take in.
+bool embeds(const Plan& plan) {
+  return plan.workload_options.endpoint == openai::Endpoint::embeddings;
+}
+
+double steady_rate(const Plan& plan, const Measured& m) {
+  return embeds(plan) ? bench::sustained_token_rate(m.summary, m.steady)
+                      : bench::sustained_output_rate(m.summary, m.steady);
+}
 
 Measured measure_once(const Plan& plan, const bench::Workload& workload) {
   bench::ProgressLine progress(plan.load.requests, plan.load.duration_s);
@@ -156,11 +164,16 @@ void repeated_runs(const Plan& plan) {
     Measured m = measure_once(plan, workload);
     const bench::BenchSummary& s = m.summary;
     stopped = m.result.interrupted_by;
-    fmt::print(
-        "  run {}/{}: {} completed, {} failed, {:.1f} output tok/s (steady {:.1f}), TTFT p50/p99 {:.1f}/{:.1f} "
-        "ms, TPOT p50/p99 {:.2f}/{:.2f} ms{}\n",
-        k + 1, runs, s.completed, s.failed, s.output_tokens_per_s, m.steady_rate(), s.ttft_ms.p50, s.ttft_ms.p99,
-        s.tpot_ms.p50, s.tpot_ms.p99, stopped != 0 ? fmt::format(" (interrupted by {})", signal_name(stopped)) : "");
+    const std::string rates =
+        embeds(plan) ? fmt::format("{:.1f} input tok/s (steady {:.1f}), TTFT p50/p99 {:.1f}/{:.1f} ms",
+                                   bench::token_throughput(s), steady_rate(plan, m), s.ttft_ms.p50, s.ttft_ms.p99)
+                     : fmt::format(
+                           "{:.1f} output tok/s (steady {:.1f}), TTFT p50/p99 {:.1f}/{:.1f} ms, TPOT "
+                           "p50/p99 {:.2f}/{:.2f} ms",
+                           s.output_tokens_per_s, steady_rate(plan, m), s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50,
+                           s.tpot_ms.p99);
+    fmt::print("  run {}/{}: {} completed, {} failed, {}{}\n", k + 1, runs, s.completed, s.failed, rates,
+               stopped != 0 ? fmt::format(" (interrupted by {})", signal_name(stopped)) : "");
     anything_succeeded = anything_succeeded || s.completed > 0;
     json::object run = measured_json(plan, m);
     run["run"] = k + 1;
@@ -171,7 +184,7 @@ void repeated_runs(const Plan& plan) {
     }
     each.push_back(std::move(run));
     summaries.push_back(s);
-    steady_rates.push_back(m.steady_rate());
+    steady_rates.push_back(steady_rate(plan, m));
     if (!plan.args.records.empty()) {
       for (auto& r : m.result.records) {
         r.run = k + 1;
@@ -179,7 +192,7 @@ void repeated_runs(const Plan& plan) {
       }
     }
   }
-  const bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates);
+  const bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates, embeds(plan));
   bench::print_repeated(stdout, figures);
   json::object repeated = bench::repeated_json(figures);
   repeated["runs"] = std::move(each);

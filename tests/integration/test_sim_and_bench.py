@@ -530,6 +530,15 @@ class BenchAgainstSim(WorkDirTest):
         self.assertIn(" in tok/s ", swept.stdout)
         self.assertIn("$/M in", swept.stdout)
         self.assertNotIn("TPOT p50", swept.stdout)
+        repeated = bench("--endpoint", "embeddings", "--runs", "2", "--requests", "8", "--concurrency", "2",
+                         "--input-tokens", "64", "--sim-speedup", "50", "--json", self.path("er.json"))
+        self.assertEqual(repeated.returncode, 0, repeated.stderr)
+        self.assertIn("input tok/s (steady", repeated.stdout)
+        self.assertNotIn("TPOT", repeated.stdout)
+        figures = read_json(self.path("er.json"))["runs"]["figures"]
+        self.assertGreater(figures["input_tokens_per_s"]["mean"], 0)
+        self.assertIn("steady_input_tokens_per_s", figures)
+        self.assertFalse({"output_tokens_per_s", "tpot_ms_p50", "itl_ms_p50"} & figures.keys())
         refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)

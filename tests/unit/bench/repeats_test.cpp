@@ -50,6 +50,24 @@ TEST(Repeats, FiguresTakeEachRunsSummary) {
   EXPECT_DOUBLE_EQ(f.spreads[p99].cv, 0);
 }
 
+TEST(Repeats, PromptOnlyRunsAreToldApartByTheInputTheyTakeIn) {
+  std::vector<BenchSummary> runs(2);
+  for (int i = 0; i < 2; ++i) {
+    runs[i].completed = 10;
+    runs[i].total_tokens_per_s = 5000 + 1000 * i;
+  }
+  const RepeatedFigures f = repeated_figures(runs, {4800, 5200}, true);
+  ASSERT_GE(f.names.size(), 3u);
+  EXPECT_EQ(std::vector<std::string>(f.names.begin(), f.names.begin() + 3),
+            (std::vector<std::string>{"input_tokens_per_s", "steady_input_tokens_per_s", "requests_per_s"}));
+  EXPECT_DOUBLE_EQ(f.spreads[0].mean, 5500);
+  EXPECT_DOUBLE_EQ(f.spreads[1].mean, 5000);
+  for (const std::string& name : f.names) {
+    EXPECT_FALSE(name.starts_with("output") || name.starts_with("tpot") || name.starts_with("itl")) << name;
+  }
+  EXPECT_NE(std::find(f.names.begin(), f.names.end(), "e2e_ms_p99"), f.names.end());
+}
+
 TEST(Repeats, MorePercentilesFollowEachLatencysP99) {
   std::vector<BenchSummary> runs(2);
   for (int i = 0; i < 2; ++i) {
