@@ -58,7 +58,7 @@ RepeatedFigures repeated_figures(const std::vector<BenchSummary>& runs, const st
   std::vector<Figure> figures;
   if (prompts) {
     figures = {
-        {"input_tokens_per_s", [&](std::size_t i) { return runs[i].total_tokens_per_s; }},
+        {"input_tokens_per_s", [&](std::size_t i) { return input_token_rate(runs[i]); }},
         {"steady_input_tokens_per_s", [&](std::size_t i) { return steady_rates[i]; }},
     };
   } else {

@@ -22,6 +22,10 @@ double token_throughput(const BenchSummary& summary) {
   return summary.output_tokens_per_s > 0 ? summary.output_tokens_per_s : summary.total_tokens_per_s;
 }
 
+double input_token_rate(const BenchSummary& summary) {
+  return summary.total_tokens_per_s - summary.output_tokens_per_s;
+}
+
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more) {
   BenchSummary s;
   std::vector<double> ttft;

@@ -1,6 +1,7 @@
 #pragma once
 // The headline figures of a run, derived from its records.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -57,8 +58,27 @@ struct BenchSummary {
 // decode rate to show.
 bool prompt_only(const BenchSummary& summary);
 
+// Runs that together generated nothing and answered something (an embeddings sweep's levels, or
+// the results a report compares): measured by the input they take in, with no decode figures. A
+// run where every request failed does not decide it. `summary_of` projects an element to its summary.
+template <class Runs, class Project>
+bool prompt_only(const Runs& runs, Project summary_of) {
+  bool answered = false;
+  for (const auto& run : runs) {
+    const BenchSummary& s = std::invoke(summary_of, run);
+    if (s.output_tokens > 0) {
+      return false;
+    }
+    answered = answered || s.completed > 0;
+  }
+  return answered;
+}
+
 // Output tokens/s; for a run that generated nothing (embeddings), the prompt tokens/s it took in.
 double token_throughput(const BenchSummary& summary);
+
+// Prompt tokens/s: the total rate less the output rate.
+double input_token_rate(const BenchSummary& summary);
 
 // `more`: the percentiles beyond the standard four (--percentiles) every statistic gets.
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more = {});

@@ -42,11 +42,11 @@ SweepSpec parse_sweep(std::string_view text) {
   return spec;
 }
 
-std::string KneeRule::describe() const {
+std::string KneeRule::describe(bool prompts) const {
   return fmt::format(
-      "knee: the last load before the first step up that raises throughput by less than {:g}% while p99 TTFT or "
-      "p99 TPOT rises by more than {:g}%",
-      gain * 100, latency_rise * 100);
+      "knee: the last load before the first step up that raises throughput by less than {:g}% while p99 TTFT{} "
+      "rises by more than {:g}%",
+      gain * 100, prompts ? "" : " or p99 TPOT", latency_rise * 100);
 }
 
 namespace {

@@ -39,7 +39,8 @@ struct SweepPoint {
 struct KneeRule {
   double gain = 0.10;
   double latency_rise = 0.10;
-  [[nodiscard]] std::string describe() const;
+  // `prompts`: the sweep's levels generated nothing (embeddings), so only TTFT can rise.
+  [[nodiscard]] std::string describe(bool prompts = false) const;
 };
 
 struct Knee {

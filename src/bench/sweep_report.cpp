@@ -41,9 +41,7 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   const bool slo = !points.empty() && points.front().goodput.has_value();
   const bool cost = !points.empty() && points.front().cost.has_value();
   // Embeddings generate nothing: their rate is the input tokens taken in, and there is no TPOT.
-  const bool prompts =
-      std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return prompt_only(p.summary); }) &&
-      std::none_of(points.begin(), points.end(), [](const SweepPoint& p) { return p.summary.output_tokens > 0; });
+  const bool prompts = prompt_only(points, &SweepPoint::summary);
   const std::string tpot_heads = prompts ? "" : fmt::format(" {:>9} {:>9}", "TPOT p50", "TPOT p99");
   fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
              "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? (prompts ? "   $/M in" : "  $/M out") : "",
@@ -78,7 +76,7 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
   } else {
     fmt::print(out, "  no knee: throughput was still rising at the highest load measured\n");
   }
-  fmt::print(out, "  ({})\n", rule.describe());
+  fmt::print(out, "  ({})\n", rule.describe(prompt_only(points, &SweepPoint::summary)));
 }
 
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
@@ -151,8 +149,9 @@ boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::op
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos,
                                const Pricing& pricing) {
-  boost::json::object out{
-      {"kind", kind_name(spec)}, {"points", points_json(points, slos, pricing)}, {"knee_rule", rule.describe()}};
+  boost::json::object out{{"kind", kind_name(spec)},
+                          {"points", points_json(points, slos, pricing)},
+                          {"knee_rule", rule.describe(prompt_only(points, &SweepPoint::summary))}};
   if (knee) {
     out["knee"] = boost::json::object{{"level", points[knee->index].level}, {"reason", knee->reason}};
   } else {

@@ -69,5 +69,27 @@ TEST(Summary, AFailureClassKeepsAFewDistinctExamples) {
   EXPECT_EQ(failure.examples, (std::vector<std::string>{"too long", "bad role", "bad n"}));
 }
 
+// A set of runs is measured by its input when none generated and one answered; a level where
+// every request failed decides nothing either way.
+TEST(Summary, RunsArePromptOnlyWhenNoneGeneratedAndOneAnswered) {
+  struct Level {
+    BenchSummary summary;
+  };
+  auto level = [](std::uint64_t completed, std::int64_t output_tokens) {
+    Level l;
+    l.summary.completed = completed;
+    l.summary.output_tokens = output_tokens;
+    return l;
+  };
+  EXPECT_TRUE(prompt_only(std::vector<Level>{level(10, 0), level(0, 0)}, &Level::summary));
+  EXPECT_FALSE(prompt_only(std::vector<Level>{level(10, 0), level(10, 40)}, &Level::summary));
+  EXPECT_FALSE(prompt_only(std::vector<Level>{level(0, 0)}, &Level::summary));
+  EXPECT_FALSE(prompt_only(std::vector<Level>{}, &Level::summary));
+  BenchSummary s;
+  s.output_tokens_per_s = 30;
+  s.total_tokens_per_s = 130;
+  EXPECT_DOUBLE_EQ(input_token_rate(s), 100);
+}
+
 }  // namespace
 }  // namespace infergate::bench
