@@ -29,7 +29,7 @@ std::vector<double> numbers(const json::object& o, std::string_view key) {
   return out;
 }
 
-std::optional<double> steady_rate(const json::object& holder) {
+std::optional<SteadyRates> steady_rates(const json::object& holder) {
   const auto* steady = holder.if_contains("steady_state");
   if (steady == nullptr || !steady->is_object()) {
     return std::nullopt;
@@ -38,8 +38,13 @@ std::optional<double> steady_rate(const json::object& holder) {
   if (summary == nullptr || !summary->is_object()) {
     return std::nullopt;
   }
-  const auto* rate = summary->get_object().if_contains("output_tokens_per_s");
-  return rate && rate->is_number() ? std::optional(rate->to_number<double>()) : std::nullopt;
+  const auto* output = summary->get_object().if_contains("output_tokens_per_s");
+  if (output == nullptr || !output->is_number()) {
+    return std::nullopt;
+  }
+  const auto* total = summary->get_object().if_contains("total_tokens_per_s");
+  const double out = output->to_number<double>();
+  return SteadyRates{out, total && total->is_number() ? total->to_number<double>() - out : 0};
 }
 
 std::vector<std::optional<double>> optional_numbers(const json::object& o, std::string_view key) {
@@ -71,9 +76,15 @@ Series read_series(const json::object& o) {
   for (double tokens : numbers(o, "output_tokens")) {
     s.output_tokens_per_s.push_back(tokens / interval);
   }
+  for (double tokens : numbers(o, "input_tokens")) {
+    s.input_tokens_per_s.push_back(tokens / interval);
+  }
   s.ttft_ms = optional_numbers(o, "ttft_ms");
   s.in_flight.resize(s.t_s.size(), 0);
   s.output_tokens_per_s.resize(s.t_s.size(), 0);
+  if (!s.input_tokens_per_s.empty()) {
+    s.input_tokens_per_s.resize(s.t_s.size(), 0);
+  }
   s.ttft_ms.resize(s.t_s.size());
   return s;
 }
@@ -91,7 +102,7 @@ void read_levels(const json::object& holder, RunDocument& d) {
     Level level;
     level.level = o.at("level").to_number<double>();
     level.summary = bench::summary_from_json(o.at("summary"));
-    level.steady_output_tokens_per_s = steady_rate(o);
+    level.steady = steady_rates(o);
     if (const auto* goodput = o.if_contains("goodput"); goodput && goodput->is_object()) {
       level.slo_met = goodput->get_object().at("met").as_bool();
     }
@@ -153,7 +164,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     }
     const std::size_t shown = d.knee.value_or(d.levels.size() - 1);
     d.summary = d.levels[shown].summary;
-    d.steady_output_tokens_per_s = d.levels[shown].steady_output_tokens_per_s;
+    d.steady = d.levels[shown].steady;
     d.summary_of = fmt::format("{} {:g}{}", d.level_kind, d.levels[shown].level, d.knee ? " (the knee)" : " (highest)");
   } else if (const auto* search = o.if_contains("max_load"); search && search->is_object()) {
     const auto& s = search->get_object();
@@ -166,24 +177,26 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     }
     d.knee = shown;
     d.summary = d.levels[shown.value_or(0)].summary;
-    d.steady_output_tokens_per_s = d.levels[shown.value_or(0)].steady_output_tokens_per_s;
+    d.steady = d.levels[shown.value_or(0)].steady;
     d.summary_of = shown ? fmt::format("rate {:g} (the max load)", d.levels[*shown].level) : "the lowest rate";
   } else if (const auto* runs = o.if_contains("runs"); runs && runs->is_object()) {
     const auto& r = runs->get_object();
     d.kind = RunDocument::Kind::runs;
     std::vector<bench::BenchSummary> parts;
-    double steady_sum = 0;
+    SteadyRates steady_sum;
     std::size_t steady_count = 0;
     for (const auto& run : r.at("runs").as_array()) {
       parts.push_back(bench::summary_from_json(run.as_object().at("summary")));
-      if (auto rate = steady_rate(run.as_object())) {
-        steady_sum += *rate;
+      if (auto rates = steady_rates(run.as_object())) {
+        steady_sum.output_tokens_per_s += rates->output_tokens_per_s;
+        steady_sum.input_tokens_per_s += rates->input_tokens_per_s;
         ++steady_count;
       }
     }
     d.summary = merge_summaries(parts, Pooling::sequential);
     if (steady_count > 0) {
-      d.steady_output_tokens_per_s = steady_sum / static_cast<double>(steady_count);
+      const auto n = static_cast<double>(steady_count);
+      d.steady = SteadyRates{steady_sum.output_tokens_per_s / n, steady_sum.input_tokens_per_s / n};
     }
     d.summary_of = fmt::format("{} runs pooled", parts.size());
     if (const auto* figures = r.if_contains("figures"); figures && figures->is_object()) {
@@ -191,7 +204,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     }
   } else if (const auto* summary = o.if_contains("summary"); summary && summary->is_object()) {
     d.summary = bench::summary_from_json(*summary);
-    d.steady_output_tokens_per_s = steady_rate(o);
+    d.steady = steady_rates(o);
     d.summary_of = "the run";
   } else {
     throw std::runtime_error("it holds no summary, runs, sweep or max_load");

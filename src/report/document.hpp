@@ -11,10 +11,17 @@
 
 namespace infergate::report {
 
+// A steady state's token rates (bench/timeline.hpp); the mean over the runs that had one, for
+// repeated runs.
+struct SteadyRates {
+  double output_tokens_per_s = 0;
+  double input_tokens_per_s = 0;
+};
+
 struct Level {
   double level = 0;
   bench::BenchSummary summary;
-  std::optional<double> steady_output_tokens_per_s;
+  std::optional<SteadyRates> steady;
   std::optional<bool> slo_met;
 };
 
@@ -30,6 +37,7 @@ struct Series {
   std::vector<double> t_s;
   std::vector<double> in_flight;
   std::vector<double> output_tokens_per_s;
+  std::vector<double> input_tokens_per_s;  // empty in results saved before the series counted them
   std::vector<std::optional<double>> ttft_ms;
   std::optional<ServerSeries> server;
 };
@@ -51,7 +59,7 @@ struct RunDocument {
   // The run (single), the runs pooled (runs), or the knee's level (sweep; the highest level
   // without a knee, the highest passing rate for a max-load search): what tables and CDFs show.
   bench::BenchSummary summary;
-  std::optional<double> steady_output_tokens_per_s;
+  std::optional<SteadyRates> steady;
   std::string summary_of;  // which part of the document `summary` is, for captions
   std::vector<Level> levels;
   std::string level_kind;  // "concurrency" or "rate"

@@ -46,10 +46,15 @@ void take_runs_figure(const RunDocument& d, std::string_view name, Figure& figur
   figure.interval = Interval{ci->get_array()[0].to_number<double>(), ci->get_array()[1].to_number<double>()};
 }
 
-// Per-second output rates inside the steady window of a single run.
-std::optional<Interval> rate_interval(const RunDocument& d, double value) {
+// Per-second rates (`per_second`: output or input tokens/s of d's series) inside the steady window
+// of a single run.
+std::optional<Interval> rate_interval(const RunDocument& d, double value, std::vector<double> Series::*per_second) {
   const auto* steady = d.raw.if_contains("steady_state");
   if (!d.series || steady == nullptr || !steady->is_object()) {
+    return std::nullopt;
+  }
+  const std::vector<double>& rate = *d.series.*per_second;
+  if (rate.size() != d.series->t_s.size()) {
     return std::nullopt;
   }
   const double start = steady->get_object().at("start_s").to_number<double>();
@@ -57,7 +62,7 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value) {
   std::vector<double> rates;
   for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
     if (d.series->t_s[i] >= start && d.series->t_s[i] + 1.0 <= end) {
-      rates.push_back(d.series->output_tokens_per_s[i]);
+      rates.push_back(rate[i]);
     }
   }
   if (rates.size() < 3) {
@@ -76,17 +81,18 @@ std::vector<Figure> headline_figures(const RunDocument& d, std::span<const doubl
   const bool single = d.kind == RunDocument::Kind::single;
   std::vector<Figure> out;
   if (prompts) {
-    out.push_back({"input_tokens_per_s", "input tok/s", true, s.total_tokens_per_s, std::nullopt});
+    const double rate = d.steady ? d.steady->input_tokens_per_s : bench::input_token_rate(s);
+    out.push_back({"input_tokens_per_s", d.steady ? "input tok/s (steady)" : "input tok/s", true, rate,
+                   single ? rate_interval(d, rate, &Series::input_tokens_per_s) : std::nullopt});
     if (repeated) {
-      take_runs_figure(d, "total_tokens_per_s", out.back());
+      take_runs_figure(d, d.steady ? "steady_input_tokens_per_s" : "input_tokens_per_s", out.back());
     }
   } else {
-    const double rate = d.steady_output_tokens_per_s.value_or(s.output_tokens_per_s);
-    out.push_back({"output_tokens_per_s", d.steady_output_tokens_per_s ? "output tok/s (steady)" : "output tok/s", true,
-                   rate, single ? rate_interval(d, rate) : std::nullopt});
+    const double rate = d.steady ? d.steady->output_tokens_per_s : s.output_tokens_per_s;
+    out.push_back({"output_tokens_per_s", d.steady ? "output tok/s (steady)" : "output tok/s", true, rate,
+                   single ? rate_interval(d, rate, &Series::output_tokens_per_s) : std::nullopt});
     if (repeated) {
-      take_runs_figure(d, d.steady_output_tokens_per_s ? "steady_output_tokens_per_s" : "output_tokens_per_s",
-                       out.back());
+      take_runs_figure(d, d.steady ? "steady_output_tokens_per_s" : "output_tokens_per_s", out.back());
     }
   }
   out.push_back({"requests_per_s", "requests/s", true, s.requests_per_s, std::nullopt});
@@ -141,9 +147,7 @@ std::vector<double> shared_percentiles(const std::vector<RunDocument>& documents
 Comparison compare(const std::vector<RunDocument>& documents) {
   Comparison c;
   const std::vector<double> more = shared_percentiles(documents);
-  const bool prompts = !documents.empty() && std::all_of(documents.begin(), documents.end(), [](const RunDocument& d) {
-    return bench::prompt_only(d.summary);
-  });
+  const bool prompts = bench::prompt_only(documents, &RunDocument::summary);
   for (const auto& d : documents) {
     c.labels.push_back(d.label);
     c.figures.push_back(headline_figures(d, more, prompts));

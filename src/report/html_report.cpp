@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "bench/roofline_context.hpp"
+#include "bench/summary.hpp"
 #include "report/figures.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tables.hpp"
@@ -159,21 +160,26 @@ std::string config_table(const std::vector<RunDocument>& documents) {
 }
 
 std::string levels_table(const RunDocument& d) {
+  // Embeddings levels are rated by the input they take in and have no TPOT (bench's sweep table).
+  const bool prompts = bench::prompt_only(d.levels, &Level::summary);
   std::string html = fmt::format(
-      "<h2>{}: {} by {}</h2><table><tr><th>{}</th><th>req/s</th><th>output tok/s</th><th>TTFT p50 (ms)</th>"
-      "<th>TTFT p99 (ms)</th><th>TPOT p50 (ms)</th><th>TPOT p99 (ms)</th><th>failed</th><th>SLOs</th></tr>",
+      "<h2>{}: {} by {}</h2><table><tr><th>{}</th><th>req/s</th><th>{}</th><th>TTFT p50 (ms)</th>"
+      "<th>TTFT p99 (ms)</th>{}<th>failed</th><th>SLOs</th></tr>",
       escape_xml(d.label), d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", escape_xml(d.level_kind),
-      escape_xml(d.level_kind));
+      escape_xml(d.level_kind), prompts ? "input tok/s" : "output tok/s",
+      prompts ? "" : "<th>TPOT p50 (ms)</th><th>TPOT p99 (ms)</th>");
   for (std::size_t i = 0; i < d.levels.size(); ++i) {
     const auto& s = d.levels[i].summary;
-    html += fmt::format(
-        "<tr{}><td>{:g}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "</tr>",
-        d.knee == i ? " class=\"knee\"" : "", d.levels[i].level,
-        d.knee == i ? (d.kind == RunDocument::Kind::sweep ? " (knee)" : " (max load)") : "",
-        format_number(s.requests_per_s), format_number(s.output_tokens_per_s), format_number(s.ttft_ms.p50),
-        format_number(s.ttft_ms.p99), format_number(s.tpot_ms.p50), format_number(s.tpot_ms.p99), s.failed,
-        d.levels[i].slo_met ? (*d.levels[i].slo_met ? "met" : "broken") : "–");
+    const std::string tpot =
+        prompts ? ""
+                : fmt::format("<td>{}</td><td>{}</td>", format_number(s.tpot_ms.p50), format_number(s.tpot_ms.p99));
+    html +=
+        fmt::format("<tr{}><td>{:g}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>",
+                    d.knee == i ? " class=\"knee\"" : "", d.levels[i].level,
+                    d.knee == i ? (d.kind == RunDocument::Kind::sweep ? " (knee)" : " (max load)") : "",
+                    format_number(s.requests_per_s), format_number(bench::token_throughput(s)),
+                    format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), tpot, s.failed,
+                    d.levels[i].slo_met ? (*d.levels[i].slo_met ? "met" : "broken") : "–");
   }
   html += "</table>";
   if (!d.knee_rule.empty()) {
@@ -227,14 +233,22 @@ std::string html_report(const std::vector<RunDocument>& documents) {
       escape_xml(fmt::format("{}", fmt::join(labels, " vs "))));
   html += "<h2>Headline figures</h2>" + comparison_table(compare(documents));
 
-  Chart load{"throughput-vs-load", "Output throughput against load", "", "output tokens/s", false, {}, {}};
-  Chart latency{"latency-vs-throughput",
-                "p99 time to first token against throughput",
-                "output tokens/s",
-                "TTFT p99 (ms)",
-                false,
-                {},
-                {}};
+  // Runs that generated nothing (embeddings) are drawn by the input they take in, without the
+  // TPOT and ITL charts they have no samples for.
+  const bool prompts = bench::prompt_only(documents, &RunDocument::summary);
+  const char* rate_unit = prompts ? "input tokens/s" : "output tokens/s";
+  auto throughput = [prompts](const bench::BenchSummary& s) {
+    return prompts ? bench::input_token_rate(s) : s.output_tokens_per_s;
+  };
+  Chart load{"throughput-vs-load",
+             prompts ? "Input throughput against load" : "Output throughput against load",
+             "",
+             rate_unit,
+             false,
+             {},
+             {}};
+  Chart latency{
+      "latency-vs-throughput", "p99 time to first token against throughput", rate_unit, "TTFT p99 (ms)", false, {}, {}};
   Chart ttft{"ttft-cdf", "Time to first token: cumulative distribution", "TTFT (ms)", "share of requests", true, 1.0,
              {}};
   Chart tpot{"tpot-cdf", "Time per output token: cumulative distribution", "TPOT (ms)", "share of requests", true, 1.0,
@@ -243,9 +257,9 @@ std::string html_report(const std::vector<RunDocument>& documents) {
   Chart flight{"in-flight", "Requests in flight over time", "time since start (s)", "requests in flight", false, {},
                {}};
   Chart rate{"tokens-per-second",
-             "Output tokens per second over time",
+             prompts ? "Input tokens per second over time" : "Output tokens per second over time",
              "time since start (s)",
-             "output tokens/s",
+             rate_unit,
              false,
              {},
              {}};
@@ -279,18 +293,15 @@ std::string html_report(const std::vector<RunDocument>& documents) {
           d.label, ChartSeries::Style::line, {}, d.knee, d.kind == RunDocument::Kind::sweep ? "knee" : "max load"};
       ChartSeries by_rate = by_load;
       for (const auto& l : d.levels) {
-        by_load.points.emplace_back(l.level, l.summary.output_tokens_per_s);
-        by_rate.points.emplace_back(l.summary.output_tokens_per_s, l.summary.ttft_ms.p99);
+        by_load.points.emplace_back(l.level, throughput(l.summary));
+        by_rate.points.emplace_back(throughput(l.summary), l.summary.ttft_ms.p99);
       }
       load.series.push_back(std::move(by_load));
       latency.series.push_back(std::move(by_rate));
       level_kind = level_kind.empty() || level_kind == d.level_kind ? d.level_kind : "load";
     } else {
-      latency.series.push_back({d.label,
-                                ChartSeries::Style::points,
-                                {{d.summary.output_tokens_per_s, d.summary.ttft_ms.p99}},
-                                std::nullopt,
-                                {}});
+      latency.series.push_back(
+          {d.label, ChartSeries::Style::points, {{throughput(d.summary), d.summary.ttft_ms.p99}}, std::nullopt, {}});
     }
     auto cdf = [](const bench::LogHistogram& h) {
       auto points = h.cdf();
@@ -305,9 +316,12 @@ std::string html_report(const std::vector<RunDocument>& documents) {
     if (d.series) {
       ChartSeries f{d.label, ChartSeries::Style::line, {}, std::nullopt, {}};
       ChartSeries r = f;
+      const std::vector<double>& per_second = prompts ? d.series->input_tokens_per_s : d.series->output_tokens_per_s;
       for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
         f.points.emplace_back(d.series->t_s[i] + 0.5, d.series->in_flight[i]);
-        r.points.emplace_back(d.series->t_s[i] + 0.5, d.series->output_tokens_per_s[i]);
+        if (i < per_second.size()) {
+          r.points.emplace_back(d.series->t_s[i] + 0.5, per_second[i]);
+        }
       }
       flight.series.push_back(std::move(f));
       rate.series.push_back(std::move(r));
@@ -327,11 +341,14 @@ std::string html_report(const std::vector<RunDocument>& documents) {
   html += figure(ttft,
                  "Share of requests whose first token came within the time on the x axis (from each "
                  "request's scheduled send time).");
-  html += figure(tpot, "Share of requests whose mean time per output token after the first is within the x value.");
-  html += figure(itl, "How the gaps between streamed tokens are spread (40 logarithmic bins).");
+  if (!prompts) {
+    html += figure(tpot, "Share of requests whose mean time per output token after the first is within the x value.");
+    html += figure(itl, "How the gaps between streamed tokens are spread (40 logarithmic bins).");
+  }
   if (!flight.series.empty()) {
     html += figure(flight, "Requests in flight, averaged over each second of the run.");
-    html += figure(rate, "Output tokens that arrived in each second of the run.");
+    html += figure(rate, prompts ? "Prompt tokens of the requests sent in each second of the run (those answered)."
+                                 : "Output tokens that arrived in each second of the run.");
   }
   if (!queue.series.empty()) {
     html += figure(queue,

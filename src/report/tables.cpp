@@ -189,17 +189,21 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
     if (d.levels.empty()) {
       continue;
     }
+    // Embeddings levels are rated by the input they take in and have no TPOT (bench's sweep table).
+    const bool prompts = bench::prompt_only(d.levels, &Level::summary);
     md += fmt::format(
-        "\n### {}: {} by {}\n\n| {} | req/s | output tok/s | TTFT p50 | TTFT p99 | TPOT p50 | "
-        "TPOT p99 | failed | |\n|---|---|---|---|---|---|---|---|---|\n",
-        d.label, d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", d.level_kind, d.level_kind);
+        "\n### {}: {} by {}\n\n| {} | req/s | {} | TTFT p50 | TTFT p99 |{} failed | "
+        "|\n|---|---|---|---|---|{}---|---|\n",
+        d.label, d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", d.level_kind, d.level_kind,
+        prompts ? "input tok/s" : "output tok/s", prompts ? "" : " TPOT p50 | TPOT p99 |", prompts ? "" : "---|---|");
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
       const auto& s = d.levels[i].summary;
       const char* mark = d.knee == i ? (d.kind == RunDocument::Kind::sweep ? "knee" : "max load") : "";
-      md += fmt::format("| {:g} | {} | {} | {} | {} | {} | {} | {} | {} |\n", d.levels[i].level,
-                        format_number(s.requests_per_s), format_number(s.output_tokens_per_s),
-                        format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), format_number(s.tpot_ms.p50),
-                        format_number(s.tpot_ms.p99), s.failed, mark);
+      const std::string tpot =
+          prompts ? "" : fmt::format(" {} | {} |", format_number(s.tpot_ms.p50), format_number(s.tpot_ms.p99));
+      md += fmt::format("| {:g} | {} | {} | {} | {} |{} {} | {} |\n", d.levels[i].level,
+                        format_number(s.requests_per_s), format_number(bench::token_throughput(s)),
+                        format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), tpot, s.failed, mark);
     }
     if (!d.knee_rule.empty()) {
       md += fmt::format("\n{}\n", d.knee_rule);
@@ -210,7 +214,9 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
 
 std::string csv_report(const std::vector<RunDocument>& documents) {
   const std::vector<double> more = any_percentiles(documents);
-  std::string csv = "label,kind,level,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s";
+  std::string csv =
+      "label,kind,level,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s,"
+      "input_tokens_per_s,steady_input_tokens_per_s";
   for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99"}) {
       csv += fmt::format(",{}_{}", metric, stat);
@@ -222,9 +228,14 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
   }
   csv += ",knee\n";
   auto row = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
-                 std::optional<double> steady, bool knee) {
-    csv += fmt::format("{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level, s.completed, s.failed,
-                       s.requests_per_s, s.output_tokens_per_s, steady ? fmt::format("{}", *steady) : "");
+                 const std::optional<SteadyRates>& steady, bool knee) {
+    auto steady_rate = [&](double SteadyRates::*rate) {
+      return steady ? fmt::format("{}", *steady.*rate) : std::string();
+    };
+    csv +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level, s.completed,
+                    s.failed, s.requests_per_s, s.output_tokens_per_s, steady_rate(&SteadyRates::output_tokens_per_s),
+                    bench::input_token_rate(s), steady_rate(&SteadyRates::input_tokens_per_s));
     for (const bench::Stat* st : {&s.ttft_ms, &s.tpot_ms, &s.itl_ms, &s.e2e_ms}) {
       csv += fmt::format(",{},{},{},{},{}", st->mean, st->p50, st->p90, st->p95, st->p99);
       for (const double p : more) {
@@ -237,12 +248,11 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
   };
   for (const auto& d : documents) {
     if (d.levels.empty()) {
-      row(d, "", d.summary, d.steady_output_tokens_per_s, false);
+      row(d, "", d.summary, d.steady, false);
       continue;
     }
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
-      row(d, fmt::format("{}", d.levels[i].level), d.levels[i].summary, d.levels[i].steady_output_tokens_per_s,
-          d.knee == i);
+      row(d, fmt::format("{}", d.levels[i].level), d.levels[i].summary, d.levels[i].steady, d.knee == i);
     }
   }
   return csv;

@@ -1,9 +1,12 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
 #include "bench/repeats.hpp"
 #include "bench/summary_json.hpp"
+#include "bench/sweep_report.hpp"
+#include "bench/timeline_report.hpp"
 #include "report/document.hpp"
 #include "report/figures.hpp"
 #include "report/html_report.hpp"
@@ -250,6 +253,68 @@ TEST(ReportCompare, PromptOnlyRunsCompareOnInputTokensWithoutDecodeFigures) {
   const Comparison mixed = compare({a, single_run("chat", 5)});
   EXPECT_EQ(mixed.figures[0].front().name, "output_tokens_per_s");
   EXPECT_EQ(mixed.figures[0].size(), mixed.figures[1].size());
+}
+
+// `n` embeddings answered whole, one every 10 ms, each taking `answer_ms` for its 256 to 767 prompt
+// tokens (512 on average).
+std::vector<bench::RequestRecord> embedding_answers(int n, std::int64_t answer_ms) {
+  std::vector<bench::RequestRecord> out;
+  for (int i = 0; i < n; ++i) {
+    bench::RequestRecord r;
+    r.due_ns = r.dispatch_ns = r.sent_ns = i * 10 * ms;
+    r.first_token_ns = r.last_byte_ns = r.dispatch_ns + answer_ms * ms;
+    r.usage = openai::Usage{256 + (i * 37) % 512, 0};
+    out.push_back(r);
+  }
+  return out;
+}
+
+// A single embeddings run's input rate is its steady state's, with the interval its per-second
+// input rates give (as an output rate's is).
+TEST(ReportCompare, APromptOnlyRunsSteadyInputRateHasItsPerSecondInterval) {
+  const std::vector<bench::RequestRecord> answers = embedding_answers(500, 25);
+  const bench::BenchSummary summary = bench::summarize_run(answers);
+  const auto steady = bench::steady_state(answers);
+  ASSERT_TRUE(steady.has_value());
+  const boost::json::object extra{{"steady_state", bench::steady_state_json(*steady)},
+                                  {"timeseries", bench::time_series_json(bench::time_series(answers))}};
+  const RunDocument d = document_from_json(bench::summary_document({}, &summary, extra), "e");
+  const Figure rate = compare({d}).figures[0].front();
+  EXPECT_EQ(rate.title, "input tok/s (steady)");
+  EXPECT_DOUBLE_EQ(rate.value, bench::input_token_rate(steady->summary));
+  EXPECT_NEAR(rate.value, 51200, 2500);  // 100 prompts of about 512 tokens a second
+  ASSERT_TRUE(rate.interval.has_value());
+  EXPECT_LT(rate.interval->low, rate.value);
+  EXPECT_GT(rate.interval->high, rate.value);
+}
+
+// An embeddings sweep's own tables (Markdown, HTML) rate each level by input tok/s, without TPOT
+// columns or charts; the CSV gives every row its input rate.
+TEST(ReportTables, APromptOnlySweepShowsItsInputRateAndNoDecodeColumns) {
+  std::vector<bench::SweepPoint> points;
+  for (const auto& [level, answer_ms] : {std::pair{1.0, 4}, {2.0, 6}}) {
+    bench::SweepPoint p;
+    p.level = level;
+    p.summary = bench::summarize_run(embedding_answers(50, answer_ms));
+    points.push_back(p);
+  }
+  const boost::json::object extra{{"sweep", bench::sweep_json(bench::parse_sweep("concurrency=1,2"), points,
+                                                              std::nullopt, bench::KneeRule{}, {}, {})}};
+  const RunDocument d = document_from_json(bench::summary_document({}, nullptr, extra), "e");
+  const std::string md = markdown_report({d});
+  EXPECT_NE(md.find("| concurrency | req/s | input tok/s | TTFT p50 | TTFT p99 | failed | |"), std::string::npos) << md;
+  EXPECT_NE(md.find(format_number(bench::input_token_rate(points[1].summary))), std::string::npos) << md;
+  EXPECT_EQ(md.find("TPOT"), std::string::npos) << md;
+  const std::string html = html_report({d});
+  EXPECT_NE(html.find("<th>input tok/s</th>"), std::string::npos);
+  EXPECT_NE(html.find("Input throughput against load"), std::string::npos);
+  EXPECT_EQ(html.find("TPOT"), std::string::npos);
+  EXPECT_EQ(html.find("data-chart=\"itl-histogram\""), std::string::npos);
+  const std::string csv = csv_report({d});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find(",steady_output_tokens_per_s,input_tokens_per_s,steady_input_tokens_per_s,"),
+            std::string::npos);
+  EXPECT_NE(csv.find(fmt::format(",{},", bench::input_token_rate(points[0].summary))), std::string::npos) << csv;
 }
 
 TEST(ReportTables, CsvHasAColumnForEachPercentileAnyRowHolds) {
