@@ -35,7 +35,7 @@ std::vector<double> log_ticks(double low, double high) {
   std::vector<double> ticks;
   if (high / low < 10) {  // under a decade: round linear steps read better
     for (double t : nice_ticks(low, high, 5)) {
-      if (t > 0) {
+      if (t >= low * 0.999 && t <= high * 1.001) {  // the last step may pass the axis's end
         ticks.push_back(t);
       }
     }
