@@ -384,6 +384,30 @@ TEST(ReportSvg, RoundTicksEscapingAndDataMarks) {
   EXPECT_EQ(marks, 4u);  // the line and its three points
 }
 
+// A log axis under a decade wide (concurrency 1 to 4) is labelled inside the plot only.
+TEST(ReportSvg, LogAxisTicksStayInsideThePlot) {
+  Chart chart{"c", "T", "concurrency", "y", true, {}, {}};
+  chart.series.push_back({"sweep", ChartSeries::Style::line, {{1, 10}, {4, 20}}, std::nullopt, {}});
+  const std::string svg = render_svg(chart);
+  const std::size_t plot = svg.find("class=\"plot\"");
+  ASSERT_NE(plot, std::string::npos);
+  double left = 0;
+  double width = 0;
+  ASSERT_EQ(std::sscanf(svg.c_str() + svg.rfind("<rect x=\"", plot), "<rect x=\"%lf\" y=\"%*lf\" width=\"%lf\"", &left,
+                        &width),
+            2);
+  std::size_t ticks = 0;
+  for (std::size_t at = svg.find("class=\"xtick\""); at != std::string::npos;
+       at = svg.find("class=\"xtick\"", at + 1)) {
+    double x = 0;
+    ASSERT_EQ(std::sscanf(svg.c_str() + svg.rfind("<text x=\"", at), "<text x=\"%lf\"", &x), 1);
+    EXPECT_GE(x, left - 0.1);
+    EXPECT_LE(x, left + width + 0.1);
+    ++ticks;
+  }
+  EXPECT_GE(ticks, 3u);  // 1, 2, 3, 4
+}
+
 TEST(ReportHtml, SelfContainedWithEveryChart) {
   const std::string html = html_report({single_run("a", 5), single_run("b<script>", 9)});
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
