@@ -188,8 +188,10 @@ std::string levels_table(const RunDocument& d) {
   return html;
 }
 
-// The roofline ceiling of each run that named its model and hardware, and the share measured.
+// The roofline ceiling of each run that named its model and hardware, and the share measured. Runs
+// that generated nothing (embeddings) are set against the prefill alone, as bench's roofline line is.
 std::string roofline_table(const std::vector<RunDocument>& documents) {
+  const bool prompts = bench::prompt_only(documents, &RunDocument::summary);
   std::string rows;
   for (const auto& d : documents) {
     const auto context = bench::roofline_from_json(d.config.if_contains("roofline"));
@@ -200,22 +202,27 @@ std::string roofline_table(const std::vector<RunDocument>& documents) {
     auto share = [](const std::optional<double>& v, double scale, const char* unit) {
       return v ? fmt::format("{:.1f}{}", *v * scale, unit) : std::string("–");
     };
-    rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        escape_xml(d.label), escape_xml(context->profile), format_number(context->ideal_decode_tps),
-        share(f.stream_decode, 100, "%"), context->batch, format_number(context->batch_tps),
-        share(f.throughput, 100, "%"), format_number(context->prefill_ms), share(f.ttft_over_prefill, 1, "x"));
+    const std::string decode =
+        prompts ? ""
+                : fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                              format_number(context->ideal_decode_tps), share(f.stream_decode, 100, "%"),
+                              context->batch, format_number(context->batch_tps), share(f.throughput, 100, "%"));
+    rows += fmt::format("<tr><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>", escape_xml(d.label),
+                        escape_xml(context->profile), decode, format_number(context->prefill_ms),
+                        share(f.ttft_over_prefill, 1, "x"));
   }
   if (rows.empty()) {
     return "";
   }
-  return "<h2>Against the roofline</h2><table><tr><th>run</th><th>model on hardware</th>"
-         "<th>one stream's decode ceiling (tok/s)</th><th>measured (1000 / TPOT p50)</th><th>largest batch</th>"
-         "<th>its output (tok/s)</th><th>measured throughput</th><th>prefill of the mean prompt (ms)</th>"
-         "<th>TTFT p50 / prefill</th></tr>" +
-         rows +
-         "</table><p class=\"note\">Ceilings from the simulator catalog's roofline: weights read once per decode step "
-         "at peak memory bandwidth, prefill at the calibrated compute rate (docs/simulator.md).</p>";
+  const char* decode_heads = prompts ? ""
+                                     : "<th>one stream's decode ceiling (tok/s)</th><th>measured (1000 / TPOT "
+                                       "p50)</th><th>largest batch</th><th>its output (tok/s)</th><th>measured "
+                                       "throughput</th>";
+  return fmt::format(
+      "<h2>Against the roofline</h2><table><tr><th>run</th><th>model on hardware</th>{}<th>prefill of the mean "
+      "prompt (ms)</th><th>TTFT p50 / prefill</th></tr>{}</table><p class=\"note\">Ceilings from the simulator "
+      "catalog's roofline: {}prefill at the calibrated compute rate (docs/simulator.md).</p>",
+      decode_heads, rows, prompts ? "" : "weights read once per decode step at peak memory bandwidth, ");
 }
 
 }  // namespace

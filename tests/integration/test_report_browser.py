@@ -66,6 +66,32 @@ class HtmlReportInChromium(WorkDirTest):
         self.assertTrue(png.startswith(b"\x89PNG\r\n\x1a\n"))
         self.assertGreater(len(png), 50_000)
 
+    def test_an_embeddings_report_draws_its_input_rates_and_no_decode_charts(self):
+        for label, args in (("sweep", ("--sweep", "concurrency=1,4", "--requests", "40")),
+                            ("single", ("--concurrency", "4", "--requests", "300"))):
+            r = bench("--endpoint", "embeddings", "--sim-speedup", "5", "--input-tokens", "256", "--label", label,
+                      "--json", self.path(label + ".json"), *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        html = self.path("embeddings.html")
+        r = subprocess.run([BIN, "report", self.path("sweep.json"), self.path("single.json"), "--html", html],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            page = f.read()
+        self.assertIn("Input tokens per second over time", page)
+        self.assertNotIn("TPOT", page)
+        dom = chromium("--dump-dom", "file://" + html)
+        self.assertEqual(dom.returncode, 0, dom.stderr[-2000:])
+        drawn = dict(re.findall(r'data-chart="([a-z-]+)" data-drawn="(\d+)"', dom.stdout))
+        expected = ("throughput-vs-load", "latency-vs-throughput", "ttft-cdf", "in-flight", "tokens-per-second")
+        self.assertEqual(sorted(drawn), sorted(expected), dom.stdout[-2000:])
+        for chart in expected:
+            self.assertGreater(int(drawn[chart]), 0, chart)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        r = chromium("--window-size=1200,2400", "--screenshot=" + os.path.join(ARTIFACTS, "report-embeddings.png"),
+                     "file://" + html)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+
 
 if __name__ == "__main__":
     unittest.main()
