@@ -42,9 +42,24 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   const bool cost = !points.empty() && points.front().cost.has_value();
   // Embeddings generate nothing: their rate is the input tokens taken in, and there is no TPOT.
   const bool prompts = prompt_only(points, &SweepPoint::summary);
-  const std::string tpot_heads = prompts ? "" : fmt::format(" {:>9} {:>9}", "TPOT p50", "TPOT p99");
-  fmt::print(out, "  {:>11} {:>9} {:>11} {:>9} {:>9}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
-             "TTFT p50", "TTFT p99", tpot_heads, "failed", cost ? (prompts ? "   $/M in" : "  $/M out") : "",
+  // --percentiles past p99 follow each latency's p99 (every level was asked the same ones).
+  const std::vector<Quantile> more = points.empty() ? std::vector<Quantile>{} : points.front().summary.ttft_ms.more;
+  auto heads = [&](const char* metric) {
+    std::string text = fmt::format(" {:>9} {:>9}", fmt::format("{} p50", metric), fmt::format("{} p99", metric));
+    for (const Quantile& q : more) {
+      text += fmt::format(" {:>11}", fmt::format("{} {}", metric, percentile_key(q.p)));
+    }
+    return text;
+  };
+  auto cells = [&](const Stat& stat, int precision) {
+    std::string text = fmt::format(" {:>9.{}f} {:>9.{}f}", stat.p50, precision, stat.p99, precision);
+    for (const Quantile& q : more) {
+      text += fmt::format(" {:>11.{}f}", stat.at(q.p).value_or(0), precision);
+    }
+    return text;
+  };
+  fmt::print(out, "  {:>11} {:>9} {:>11}{}{} {:>7}{}{}\n", kind, "req/s", prompts ? "in tok/s" : "out tok/s",
+             heads("TTFT"), prompts ? "" : heads("TPOT"), "failed", cost ? (prompts ? "   $/M in" : "  $/M out") : "",
              slo ? "   goodput   SLOs" : "");
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
@@ -58,9 +73,8 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
       const auto per_million = headline_per_million(*p.cost);
       dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
     }
-    const std::string tpot = prompts ? "" : fmt::format(" {:>9.2f} {:>9.2f}", s.tpot_ms.p50, s.tpot_ms.p99);
-    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f} {:>9.1f} {:>9.1f}{} {:>7}{}{}{}{}\n", p.level, s.requests_per_s,
-               token_throughput(s), s.ttft_ms.p50, s.ttft_ms.p99, tpot, s.failed, dollars, goodput,
+    fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f}{}{} {:>7}{}{}{}{}\n", p.level, s.requests_per_s, token_throughput(s),
+               cells(s.ttft_ms, 1), prompts ? "" : cells(s.tpot_ms, 2), s.failed, dollars, goodput,
                marked == i ? marker : "", s.client && s.client->bound ? "   (client-bound)" : "");
   }
 }

@@ -47,5 +47,20 @@ TEST(SweepTable, PromptOnlyLevelsShowTheirInputRateAndNoTpot) {
   EXPECT_NE(generated.find("p99 TTFT or p99 TPOT rises"), std::string::npos) << generated;
 }
 
+// --percentiles past p99 are columns after each latency's p99, as in the run's own table.
+TEST(SweepTable, MorePercentilesFollowEachLatencysP99) {
+  std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};
+  for (SweepPoint& p : points) {
+    p.summary.ttft_ms.p99 = 30;
+    p.summary.ttft_ms.more = {{99.9, 42.5}};
+    p.summary.tpot_ms.more = {{99.9, 7.25}};
+  }
+  const std::string text = sweep_table_text(points);
+  EXPECT_NE(text.find("  TTFT p50  TTFT p99  TTFT p99.9  TPOT p50  TPOT p99  TPOT p99.9  failed\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("      30.0        42.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("        7.25"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace infergate::bench
