@@ -8,6 +8,7 @@
 #include "bench/roofline_context.hpp"
 #include "bench/summary.hpp"
 #include "report/figures.hpp"
+#include "report/level_columns.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tables.hpp"
 
@@ -160,26 +161,26 @@ std::string config_table(const std::vector<RunDocument>& documents) {
 }
 
 std::string levels_table(const RunDocument& d) {
-  // Embeddings levels are rated by the input they take in and have no TPOT (bench's sweep table).
-  const bool prompts = bench::prompt_only(d.levels, &Level::summary);
+  const LevelColumns columns = level_columns(d);
+  std::string heads;
+  for (const LatencyColumn& c : columns.latencies) {
+    heads += fmt::format("<th>{} (ms)</th>", escape_xml(c.title));
+  }
   std::string html = fmt::format(
-      "<h2>{}: {} by {}</h2><table><tr><th>{}</th><th>req/s</th><th>{}</th><th>TTFT p50 (ms)</th>"
-      "<th>TTFT p99 (ms)</th>{}<th>failed</th><th>SLOs</th></tr>",
+      "<h2>{}: {} by {}</h2><table><tr><th>{}</th><th>req/s</th><th>{}</th>{}<th>failed</th><th>SLOs</th></tr>",
       escape_xml(d.label), d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", escape_xml(d.level_kind),
-      escape_xml(d.level_kind), prompts ? "input tok/s" : "output tok/s",
-      prompts ? "" : "<th>TPOT p50 (ms)</th><th>TPOT p99 (ms)</th>");
+      escape_xml(d.level_kind), columns.rate_title, heads);
   for (std::size_t i = 0; i < d.levels.size(); ++i) {
     const auto& s = d.levels[i].summary;
-    const std::string tpot =
-        prompts ? ""
-                : fmt::format("<td>{}</td><td>{}</td>", format_number(s.tpot_ms.p50), format_number(s.tpot_ms.p99));
-    html +=
-        fmt::format("<tr{}><td>{:g}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>",
-                    d.knee == i ? " class=\"knee\"" : "", d.levels[i].level,
-                    d.knee == i ? (d.kind == RunDocument::Kind::sweep ? " (knee)" : " (max load)") : "",
-                    format_number(s.requests_per_s), format_number(bench::token_throughput(s)),
-                    format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), tpot, s.failed,
-                    d.levels[i].slo_met ? (*d.levels[i].slo_met ? "met" : "broken") : "–");
+    std::string cells;
+    for (const LatencyColumn& c : columns.latencies) {
+      cells += fmt::format("<td>{}</td>", format_number(c.of(s)));
+    }
+    html += fmt::format("<tr{}><td>{:g}{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>",
+                        d.knee == i ? " class=\"knee\"" : "", d.levels[i].level,
+                        d.knee == i ? (d.kind == RunDocument::Kind::sweep ? " (knee)" : " (max load)") : "",
+                        format_number(s.requests_per_s), format_number(bench::token_throughput(s)), cells, s.failed,
+                        d.levels[i].slo_met ? (*d.levels[i].slo_met ? "met" : "broken") : "–");
   }
   html += "</table>";
   if (!d.knee_rule.empty()) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/level_columns.hpp"
+
 namespace infergate::report {
 
 namespace {
@@ -189,21 +191,25 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
     if (d.levels.empty()) {
       continue;
     }
-    // Embeddings levels are rated by the input they take in and have no TPOT (bench's sweep table).
-    const bool prompts = bench::prompt_only(d.levels, &Level::summary);
-    md += fmt::format(
-        "\n### {}: {} by {}\n\n| {} | req/s | {} | TTFT p50 | TTFT p99 |{} failed | "
-        "|\n|---|---|---|---|---|{}---|---|\n",
-        d.label, d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", d.level_kind, d.level_kind,
-        prompts ? "input tok/s" : "output tok/s", prompts ? "" : " TPOT p50 | TPOT p99 |", prompts ? "" : "---|---|");
+    const LevelColumns columns = level_columns(d);
+    std::string heads;
+    std::string rules;
+    for (const LatencyColumn& c : columns.latencies) {
+      heads += fmt::format(" {} |", c.title);
+      rules += "---|";
+    }
+    md += fmt::format("\n### {}: {} by {}\n\n| {} | req/s | {} |{} failed | |\n|---|---|---|{}---|---|\n", d.label,
+                      d.kind == RunDocument::Kind::sweep ? "sweep" : "max-load search", d.level_kind, d.level_kind,
+                      columns.rate_title, heads, rules);
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
       const auto& s = d.levels[i].summary;
       const char* mark = d.knee == i ? (d.kind == RunDocument::Kind::sweep ? "knee" : "max load") : "";
-      const std::string tpot =
-          prompts ? "" : fmt::format(" {} | {} |", format_number(s.tpot_ms.p50), format_number(s.tpot_ms.p99));
-      md += fmt::format("| {:g} | {} | {} | {} | {} |{} {} | {} |\n", d.levels[i].level,
-                        format_number(s.requests_per_s), format_number(bench::token_throughput(s)),
-                        format_number(s.ttft_ms.p50), format_number(s.ttft_ms.p99), tpot, s.failed, mark);
+      std::string cells;
+      for (const LatencyColumn& c : columns.latencies) {
+        cells += fmt::format(" {} |", format_number(c.of(s)));
+      }
+      md += fmt::format("| {:g} | {} | {} |{} {} | {} |\n", d.levels[i].level, format_number(s.requests_per_s),
+                        format_number(bench::token_throughput(s)), cells, s.failed, mark);
     }
     if (!d.knee_rule.empty()) {
       md += fmt::format("\n{}\n", d.knee_rule);

@@ -317,6 +317,29 @@ TEST(ReportTables, APromptOnlySweepShowsItsInputRateAndNoDecodeColumns) {
   EXPECT_NE(csv.find(fmt::format(",{},", bench::input_token_rate(points[0].summary))), std::string::npos) << csv;
 }
 
+// A sweep measured with --percentiles 99.9 shows those tails in its per-level tables too.
+TEST(ReportTables, ASweepsLevelTablesShowItsMorePercentiles) {
+  std::vector<bench::SweepPoint> points;
+  for (const double level : {1.0, 2.0}) {
+    bench::SweepPoint p;
+    p.level = level;
+    p.summary = bench::summarize_run(records(300, 5 * level), std::vector<double>{99.9});
+    points.push_back(p);
+  }
+  const boost::json::object extra{{"sweep", bench::sweep_json(bench::parse_sweep("concurrency=1,2"), points,
+                                                              std::nullopt, bench::KneeRule{}, {}, {})}};
+  const RunDocument d = document_from_json(bench::summary_document({}, nullptr, extra), "tails");
+  const std::string md = markdown_report({d});
+  EXPECT_NE(md.find("| concurrency | req/s | output tok/s | TTFT p50 | TTFT p99 | TTFT p99.9 | TPOT p50 | TPOT p99 | "
+                    "TPOT p99.9 | failed | |\n|---|---|---|---|---|---|---|---|---|---|---|\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find(format_number(*points[1].summary.ttft_ms.at(99.9))), std::string::npos) << md;
+  const std::string html = html_report({d});
+  EXPECT_NE(html.find("<th>TTFT p99.9 (ms)</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>TPOT p99.9 (ms)</th>"), std::string::npos);
+}
+
 TEST(ReportTables, CsvHasAColumnForEachPercentileAnyRowHolds) {
   const std::string csv = csv_report({single_run_with("tails", 5, {99.9}), single_run("plain", 5)});
   std::vector<std::vector<std::string>> rows;
