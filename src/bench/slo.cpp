@@ -100,6 +100,7 @@ Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSu
                         const std::vector<Slo>& slos) {
   Goodput g;
   std::int64_t good_tokens = 0;
+  std::int64_t good_prompt_tokens = 0;
   std::vector<std::vector<double>> values(slos.size());
   std::vector<double> itl;
   for (const auto& r : records) {
@@ -136,6 +137,7 @@ Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSu
     if (good) {
       ++g.good;
       good_tokens += m.output_tokens;
+      good_prompt_tokens += r.usage ? r.usage->prompt_tokens : 0;
     }
   }
   const std::uint64_t total = summary.completed + summary.failed;
@@ -143,6 +145,7 @@ Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSu
   if (summary.duration_s > 0) {
     g.requests_per_s = static_cast<double>(g.good) / summary.duration_s;
     g.output_tokens_per_s = static_cast<double>(good_tokens) / summary.duration_s;
+    g.input_tokens_per_s = static_cast<double>(good_prompt_tokens) / summary.duration_s;
   }
   for (std::size_t i = 0; i < slos.size(); ++i) {
     const Slo& slo = slos[i];

@@ -1,8 +1,8 @@
 #pragma once
 // Service-level objectives and goodput. `--slo ttft_p99=500ms,tpot_p99=50ms,e2e_p99=2s` sets, for
 // each metric, a threshold and the percentile of requests that must meet it. A request is good
-// when it succeeded and meets every threshold; goodput is good requests (and their output tokens)
-// per second of the measured window, with failed requests in the denominator of the good share.
+// when it succeeded and meets every threshold; goodput is good requests (and their output and
+// prompt tokens) per second of the measured window, with failed requests in the denominator of the good share.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +30,7 @@ struct Goodput {
   double good_share = 0;  // good / (completed + failed)
   double requests_per_s = 0;
   double output_tokens_per_s = 0;
+  double input_tokens_per_s = 0;    // prompt tokens of the good requests: embeddings' good rate
   bool met = true;                  // every SLO's percentile is within its threshold (and nothing failed beyond it)
   std::vector<std::string> broken;  // "ttft_p99 612.3ms > 500ms"
 };

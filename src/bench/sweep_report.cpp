@@ -18,14 +18,15 @@ const char* kind_name(const SweepSpec& spec) {
 
 }  // namespace
 
-void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slos) {
+void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slos, bool prompts) {
   std::vector<std::string> names;
   names.reserve(slos.size());
   for (const Slo& slo : slos) {
     names.push_back(slo.to_string());
   }
-  fmt::print(out, "  goodput       {:.2f} req/s   {:.1f} output tok/s   {:.1f}% of requests met {}\n", g.requests_per_s,
-             g.output_tokens_per_s, g.good_share * 100, fmt::join(names, ", "));
+  fmt::print(out, "  goodput       {:.2f} req/s   {:.1f} {} tok/s   {:.1f}% of requests met {}\n", g.requests_per_s,
+             prompts ? g.input_tokens_per_s : g.output_tokens_per_s, prompts ? "input" : "output", g.good_share * 100,
+             fmt::join(names, ", "));
   if (g.met) {
     fmt::print(out, "  SLOs          met\n");
   } else {
@@ -126,6 +127,7 @@ boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos)
           {"good_share", g.good_share},
           {"requests_per_s", g.requests_per_s},
           {"output_tokens_per_s", g.output_tokens_per_s},
+          {"input_tokens_per_s", g.input_tokens_per_s},
           {"met", g.met},
           {"broken", std::move(broken)}};
 }

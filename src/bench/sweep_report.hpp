@@ -13,7 +13,8 @@
 
 namespace infergate::bench {
 
-void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos);
+// `prompts`: the run generated nothing (embeddings); its good rate is the input it took in.
+void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos, bool prompts = false);
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
                        const std::optional<Knee>& knee, const KneeRule& rule);
 // The rates --find-max-load measured (sorted), the answer marked.

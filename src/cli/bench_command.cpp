@@ -201,6 +201,16 @@ void run_bench(const BenchArgs& args) {
     pricing.hourly = args.hourly_cost;
   }
   const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
+  if (wopts.endpoint == openai::Endpoint::embeddings) {
+    for (const bench::Slo& slo : slos) {
+      if (slo.metric == bench::Slo::Metric::tpot || slo.metric == bench::Slo::Metric::itl) {
+        throw bench::BenchError(fmt::format(
+            "--slo {}: embeddings generate nothing, so there is no {}; set ttft or e2e (one and the same for an "
+            "answer that comes whole)",
+            slo.to_string(), slo.metric == bench::Slo::Metric::tpot ? "TPOT" : "ITL"));
+      }
+    }
+  }
   boost::json::object config = workload_config(args, wopts, load);
   config["label"] = args.label.empty() ? model : args.label;
   config["base_url"] = target.base.to_string();

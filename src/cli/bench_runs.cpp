@@ -115,7 +115,7 @@ void single_run(const Plan& plan) {
     bench::print_cost(stdout, plan.pricing, *m.cost);
   }
   if (m.goodput) {
-    bench::print_goodput(stdout, *m.goodput, plan.slos);
+    bench::print_goodput(stdout, *m.goodput, plan.slos, embeds(plan));
   }
   json::object extra = measured_json(plan, m);
   json::object series = bench::time_series_json(bench::time_series(m.result.records));

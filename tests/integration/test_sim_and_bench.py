@@ -539,6 +539,16 @@ class BenchAgainstSim(WorkDirTest):
         self.assertGreater(figures["input_tokens_per_s"]["mean"], 0)
         self.assertIn("steady_input_tokens_per_s", figures)
         self.assertFalse({"output_tokens_per_s", "tpot_ms_p50", "itl_ms_p50"} & figures.keys())
+        good = bench("--endpoint", "embeddings", "--requests", "10", "--input-tokens", "64", "--sim-speedup", "50",
+                     "--slo", "e2e_p99=10s", "--json", self.path("eg.json"))
+        self.assertEqual(good.returncode, 0, good.stderr)
+        self.assertRegex(good.stdout, r"goodput +[0-9.]+ req/s +[0-9.]+ input tok/s +100.0% of requests met")
+        goodput = read_json(self.path("eg.json"))["goodput"]
+        self.assertTrue(goodput["met"])
+        self.assertGreater(goodput["input_tokens_per_s"], 0)
+        no_tpot = bench("--endpoint", "embeddings", "--requests", "1", "--slo", "ttft_p99=1s,tpot_p99=50ms")
+        self.assertNotEqual(no_tpot.returncode, 0)
+        self.assertIn("--slo tpot_p99=50ms: embeddings generate nothing, so there is no TPOT", no_tpot.stderr)
         refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)

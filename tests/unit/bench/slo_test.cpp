@@ -53,6 +53,7 @@ TEST(Slo, GoodputCountsRequestsMeetingEverySloAndFailuresCountAgainst) {
   EXPECT_DOUBLE_EQ(g.good_share, 0.8);
   EXPECT_DOUBLE_EQ(g.requests_per_s, 8 / summary.duration_s);
   EXPECT_DOUBLE_EQ(g.output_tokens_per_s, 88 / summary.duration_s);
+  EXPECT_DOUBLE_EQ(g.input_tokens_per_s, 80 / summary.duration_s);  // ten prompt tokens each
   // p50 TTFT holds (100 ms, and 10% failed is within p50's half); 10% failed breaks tpot_p99.
   EXPECT_FALSE(g.met);
   ASSERT_EQ(g.broken.size(), 1u);
