@@ -19,6 +19,10 @@ namespace {
 constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens", "output_tokens",
                                            "prompts", "stream",   "turns",        "load"};
 
+// Workers of one run start within moments of each other; results a day apart are not one run (and
+// would stretch the merged time series over every second between them).
+constexpr double kMostSecondsApart = 86400;
+
 }  // namespace
 
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
@@ -137,35 +141,46 @@ json::object merge_documents(const std::vector<RunDocument>& documents) {
   }
   std::vector<double> in_flight;
   std::vector<double> tokens;
+  std::vector<double> input_tokens;
   for (const auto& d : documents) {
     if (!d.series) {
       continue;
     }
-    std::size_t shift = 0;
+    double shift_s = 0;
     if (const auto* at = d.config.if_contains("started_at_ms"); at && at->is_number() && have_origin) {
-      shift = static_cast<std::size_t>(std::lround((at->to_number<double>() - origin_ms) / 1000.0));
+      shift_s = std::round((at->to_number<double>() - origin_ms) / 1000.0);
     }
+    if (shift_s > kMostSecondsApart) {
+      throw std::runtime_error(
+          fmt::format("{} started {:g} s after {}; merge only workers of one run", d.path, shift_s, first.path));
+    }
+    const auto shift = static_cast<std::size_t>(shift_s);
     const std::size_t n = shift + d.series->t_s.size();
     in_flight.resize(std::max(in_flight.size(), n), 0);
     tokens.resize(std::max(tokens.size(), n), 0);
+    input_tokens.resize(std::max(input_tokens.size(), n), 0);
     for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
       in_flight[shift + i] += d.series->in_flight[i];
       tokens[shift + i] += d.series->output_tokens_per_s[i];
+      input_tokens[shift + i] += i < d.series->input_tokens_per_s.size() ? d.series->input_tokens_per_s[i] : 0;
     }
   }
   if (!in_flight.empty()) {
     json::array t;
     json::array flight;
     json::array out;
+    json::array in;
     for (std::size_t i = 0; i < in_flight.size(); ++i) {
       t.emplace_back(static_cast<double>(i));
       flight.emplace_back(in_flight[i]);
       out.emplace_back(tokens[i]);
+      in.emplace_back(input_tokens[i]);
     }
     extra["timeseries"] = json::object{{"interval_s", 1.0},
                                        {"t_s", std::move(t)},
                                        {"in_flight", std::move(flight)},
-                                       {"output_tokens", std::move(out)}};
+                                       {"output_tokens", std::move(out)},
+                                       {"input_tokens", std::move(in)}};
   }
   return bench::summary_document(config, &merged, extra);
 }

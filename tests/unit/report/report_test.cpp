@@ -288,6 +288,34 @@ TEST(ReportCompare, APromptOnlyRunsSteadyInputRateHasItsPerSecondInterval) {
   EXPECT_GT(rate.interval->high, rate.value);
 }
 
+// Workers' time series add second by second, input tokens too; results a day apart are not one run.
+TEST(ReportMerge, WorkersInputTokensAddSecondBySecond) {
+  auto worker = [](const std::string& path, double started_at_ms) {
+    const std::vector<bench::RequestRecord> answers = embedding_answers(190, 25);  // two seconds' worth
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    const boost::json::object extra{{"timeseries", bench::time_series_json(bench::time_series(answers))}};
+    RunDocument d =
+        document_from_json(bench::summary_document({{"started_at_ms", started_at_ms}}, &summary, extra), path);
+    d.path = path;
+    return d;
+  };
+  const RunDocument a = worker("a.json", 5000);
+  const RunDocument b = worker("b.json", 6000);  // a second later
+  const RunDocument merged = document_from_json(merge_documents({a, b}), "merged");
+  ASSERT_TRUE(merged.series.has_value());
+  const std::vector<double>& in = merged.series->input_tokens_per_s;
+  ASSERT_EQ(in.size(), 3u);
+  EXPECT_DOUBLE_EQ(in[0], a.series->input_tokens_per_s[0]);
+  EXPECT_DOUBLE_EQ(in[1], a.series->input_tokens_per_s[1] + b.series->input_tokens_per_s[0]);
+  EXPECT_DOUBLE_EQ(in[2], b.series->input_tokens_per_s[1]);
+  try {
+    merge_documents({a, worker("c.json", 5000 + 2 * 86400e3)});
+    ADD_FAILURE() << "runs two days apart merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json started 172800 s after a.json"), std::string::npos) << e.what();
+  }
+}
+
 // An embeddings sweep's own tables (Markdown, HTML) rate each level by input tok/s, without TPOT
 // columns or charts; the CSV gives every row its input rate.
 TEST(ReportTables, APromptOnlySweepShowsItsInputRateAndNoDecodeColumns) {
