@@ -1,10 +1,11 @@
 #include "bench/summary_json.hpp"
 
-#include <fmt/format.h>
 #include <boost/json/serialize.hpp>
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "core/json_fields.hpp"
 
 namespace infergate::bench {
 
@@ -70,26 +71,6 @@ json::object summary_json(const BenchSummary& s) {
                                   {"e2e_ms", s.e2e_hist.to_json()}}},
   };
 }
-
-namespace {
-
-const json::object& object_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (v == nullptr || !v->is_object()) {
-    throw std::runtime_error(fmt::format("'{}' is missing or not an object", key));
-  }
-  return v->get_object();
-}
-
-double number_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (v == nullptr || !v->is_number()) {
-    throw std::runtime_error(fmt::format("'{}' is missing or not a number", key));
-  }
-  return v->to_number<double>();
-}
-
-}  // namespace
 
 Stat stat_from_json(const json::value& value) {
   if (!value.is_object()) {

@@ -10,6 +10,7 @@
 
 #include "bench/summary_json.hpp"
 #include "core/json_error.hpp"
+#include "core/json_fields.hpp"
 #include "report/merge.hpp"
 
 namespace infergate::report {
@@ -72,7 +73,9 @@ Series read_series(const json::object& o) {
   s.t_s = numbers(o, "t_s");
   s.in_flight = numbers(o, "in_flight");
   const double interval =
-      o.contains("interval_s") && o.at("interval_s").is_number() ? o.at("interval_s").to_number<double>() : 1.0;
+      o.contains("interval_s") && o.at("interval_s").is_number() && o.at("interval_s").to_number<double>() > 0
+          ? o.at("interval_s").to_number<double>()
+          : 1.0;
   for (double tokens : numbers(o, "output_tokens")) {
     s.output_tokens_per_s.push_back(tokens / interval);
   }
@@ -90,21 +93,14 @@ Series read_series(const json::object& o) {
 }
 
 void read_levels(const json::object& holder, RunDocument& d) {
-  const auto* points = holder.if_contains("points");
-  if (points == nullptr || !points->is_array()) {
-    throw std::runtime_error("'points' is missing or not an array");
-  }
-  for (const auto& p : points->get_array()) {
-    if (!p.is_object()) {
-      throw std::runtime_error("a point must be an object");
-    }
-    const auto& o = p.get_object();
+  for (const auto& p : array_at(holder, "points")) {
+    const auto& o = as_object(p, "a point");
     Level level;
-    level.level = o.at("level").to_number<double>();
-    level.summary = bench::summary_from_json(o.at("summary"));
+    level.level = number_at(o, "level");
+    level.summary = bench::summary_from_json(object_at(o, "summary"));
     level.steady = steady_rates(o);
     if (const auto* goodput = o.if_contains("goodput"); goodput && goodput->is_object()) {
-      level.slo_met = goodput->get_object().at("met").as_bool();
+      level.slo_met = bool_at(goodput->get_object(), "met");
     }
     d.levels.push_back(std::move(level));
   }
@@ -160,7 +156,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
       d.knee_rule = rule->get_string();
     }
     if (const auto* knee = s.if_contains("knee"); knee && knee->is_object()) {
-      d.knee = level_index(d, knee->get_object().at("level").to_number<double>());
+      d.knee = level_index(d, number_at(knee->get_object(), "level"));
     }
     const std::size_t shown = d.knee.value_or(d.levels.size() - 1);
     d.summary = d.levels[shown].summary;
@@ -185,9 +181,10 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     std::vector<bench::BenchSummary> parts;
     SteadyRates steady_sum;
     std::size_t steady_count = 0;
-    for (const auto& run : r.at("runs").as_array()) {
-      parts.push_back(bench::summary_from_json(run.as_object().at("summary")));
-      if (auto rates = steady_rates(run.as_object())) {
+    for (const auto& run : array_at(r, "runs")) {
+      const auto& o = as_object(run, "a run");
+      parts.push_back(bench::summary_from_json(object_at(o, "summary")));
+      if (auto rates = steady_rates(o)) {
         steady_sum.output_tokens_per_s += rates->output_tokens_per_s;
         steady_sum.input_tokens_per_s += rates->input_tokens_per_s;
         ++steady_count;

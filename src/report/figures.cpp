@@ -39,7 +39,8 @@ void take_runs_figure(const RunDocument& d, std::string_view name, Figure& figur
   }
   const auto* mean = found->get_object().if_contains("mean");
   const auto* ci = found->get_object().if_contains("ci95");
-  if (mean == nullptr || !mean->is_number() || ci == nullptr || !ci->is_array() || ci->get_array().size() != 2) {
+  if (mean == nullptr || !mean->is_number() || ci == nullptr || !ci->is_array() || ci->get_array().size() != 2 ||
+      !ci->get_array()[0].is_number() || !ci->get_array()[1].is_number()) {
     return;
   }
   figure.value = mean->to_number<double>();
@@ -57,8 +58,13 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value, std::v
   if (rate.size() != d.series->t_s.size()) {
     return std::nullopt;
   }
-  const double start = steady->get_object().at("start_s").to_number<double>();
-  const double end = steady->get_object().at("end_s").to_number<double>();
+  const auto* start_s = steady->get_object().if_contains("start_s");
+  const auto* end_s = steady->get_object().if_contains("end_s");
+  if (start_s == nullptr || !start_s->is_number() || end_s == nullptr || !end_s->is_number()) {
+    return std::nullopt;
+  }
+  const double start = start_s->to_number<double>();
+  const double end = end_s->to_number<double>();
   std::vector<double> rates;
   for (std::size_t i = 0; i < d.series->t_s.size(); ++i) {
     if (d.series->t_s[i] >= start && d.series->t_s[i] + 1.0 <= end) {

@@ -201,6 +201,26 @@ class Report(WorkDirTest):
         r = report(self.path("ok.json"), "--label", "a,b")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("--label gave 2 names for 1 results", r.stderr)
+        # A damaged result names its file and field; a damaged steady state only costs its interval.
+        r = bench("--sim-speedup", "20", "--requests", "6", "--sweep", "concurrency=1,2", "--output-tokens", "4",
+                  "--json", self.path("sweep.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = read_json(self.path("sweep.json"))
+        doc["sweep"]["points"][0]["level"] = "one"
+        with open(self.path("level.json"), "w") as f:
+            json.dump(doc, f)
+        r = report(self.path("level.json"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("level.json: 'level' is missing or not a number", r.stderr)
+        self.assertNotIn("boost", r.stderr)
+        doc = read_json(self.path("ok.json"))
+        self.assertIsNotNone(doc["steady_state"])  # one stream: all but its first request
+        del doc["steady_state"]["start_s"]
+        doc["timeseries"]["interval_s"] = 0
+        with open(self.path("window.json"), "w") as f:
+            json.dump(doc, f)
+        r = report(self.path("window.json"), "--html", self.path("window.html"))
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 if __name__ == "__main__":
