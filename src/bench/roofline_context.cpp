@@ -27,7 +27,7 @@ RooflineFractions roofline_fractions(const RooflineContext& c, const BenchSummar
 void print_roofline(std::FILE* out, const RooflineContext& c, const BenchSummary& s) {
   const RooflineFractions f = roofline_fractions(c, s);
   if (prompt_only(s)) {  // nothing decoded: only the prefill ceiling bears on the run
-    fmt::print(out, "  roofline      {}: the prompt prefills in {:.2f} ms\n", c.profile, c.prefill_ms);
+    fmt::print(out, "  roofline      {}: a request's input prefills in {:.2f} ms\n", c.profile, c.prefill_ms);
   } else {
     fmt::print(out,
                "  roofline      {}: one stream decodes at most {:.1f} tok/s ({:.1f} at calibrated efficiency), "

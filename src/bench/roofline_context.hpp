@@ -17,7 +17,7 @@ struct RooflineContext {
   double decode_tps = 0;        // one stream, at the model's calibrated efficiency
   int batch = 1;                // the largest batch that fits
   double batch_tps = 0;         // output tokens/s of that batch
-  double prefill_ms = 0;        // the mean prompt, alone
+  double prefill_ms = 0;        // the mean request's prompt (embeddings: all its texts), alone
 };
 
 struct RooflineFractions {

@@ -352,7 +352,7 @@ class LoadRun {
         record.last_byte_ns = monotonic_ns();
         co_return;
       }
-      co_await read_response(record, *conn, conn->head());
+      co_await read_response(record, *conn, conn->head(), request.inputs);
       if (!conn->reusable()) {
         conn.reset();
       }
@@ -360,7 +360,9 @@ class LoadRun {
     }
   }
 
-  awaitable<void> read_response(RequestRecord& record, http::Connection& conn, const http::ResponseHead& head) {
+  // `inputs`: the texts an embeddings request sent, each owed a vector.
+  awaitable<void> read_response(RequestRecord& record, http::Connection& conn, const http::ResponseHead& head,
+                                int inputs) {
     record.http_status = head.status;
     const std::string what = target_.base.to_string();
     if (head.status != 200) {
@@ -377,6 +379,9 @@ class LoadRun {
         record.fail("malformed_response", fmt::format("the response body is {}", *error));
       } else if (reply.vectors == 0 || reply.dimensions == 0) {
         record.fail("no_output", "the answer holds no embedding");
+      } else if (reply.vectors != static_cast<std::size_t>(inputs)) {
+        record.fail("malformed_response",
+                    fmt::format("the answer holds {} embeddings for the {} inputs sent", reply.vectors, inputs));
       } else {
         record.first_token_ns = record.last_byte_ns;  // the whole answer comes at once, as with --no-stream
         record.usage = reply.usage;

@@ -70,7 +70,8 @@ bool takes_messages(openai::Endpoint endpoint) {
 
 std::string describe_lengths(const WorkloadOptions& options) {
   if (options.endpoint == openai::Endpoint::embeddings && options.prompts_file) {
-    return fmt::format("prompts from {} to embed", std::filesystem::path(*options.prompts_file).filename().string());
+    return fmt::format("prompts from {} to embed{}", std::filesystem::path(*options.prompts_file).filename().string(),
+                       options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "");
   }
   if (options.prompts_file) {
     return fmt::format("prompts from {}, output {} tokens where the file gives no length",
@@ -80,7 +81,8 @@ std::string describe_lengths(const WorkloadOptions& options) {
                                                                      options.prefix_tokens, options.prefix_groups)
                                                        : "";
   if (options.endpoint == openai::Endpoint::embeddings) {
-    return fmt::format("input {} tokens{} to embed", options.input.to_string(), prefix);
+    return fmt::format("input {} tokens{} to embed{}", options.input.to_string(), prefix,
+                       options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "");
   }
   return fmt::format("input {}{} / output {} tokens", options.input.to_string(), prefix, options.output.to_string());
 }
@@ -91,6 +93,9 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   }
   if (options_.turns > 1 && !takes_messages(options_.endpoint)) {
     throw std::runtime_error("multi-turn conversations need --endpoint chat or responses");
+  }
+  if (options_.batch < 1 || (options_.batch > 1 && options_.endpoint != openai::Endpoint::embeddings)) {
+    throw std::runtime_error("--batch N (texts per request) needs N >= 1 and --endpoint embeddings");
   }
   if (options_.prompts_file) {
     load(*options_.prompts_file);
@@ -230,6 +235,26 @@ int Workload::turns(std::uint64_t conversation) const {
   return std::max(1, std::min(options_.turns, static_cast<int>(file.turns.size())));
 }
 
+std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const {
+  Rng rng(mix64(options_.seed) ^ mix64(index + 1));
+  std::string text;
+  if (!prompts_.empty()) {
+    const Turn& t = prompts_[index % prompts_.size()].turns.front();
+    output_tokens = t.output_tokens.value_or(options_.output.sample(rng));
+    text = t.text;
+  } else {
+    const int words = options_.input.sample(rng);
+    output_tokens = options_.output.sample(rng);
+    text = synthetic_prompt(rng, words);
+  }
+  input_tokens += words_of(text);
+  if (!prefixes_.empty()) {
+    input_tokens += options_.prefix_tokens;
+    return prefixes_[index % prefixes_.size()] + " " + text;
+  }
+  return text;
+}
+
 PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
                                     const std::vector<std::string>& replies) const {
   PreparedRequest out;
@@ -280,14 +305,17 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
       }
     }
     body[messages_field] = std::move(messages);
-  } else {
-    std::string prompt = user_turn(0, &out.output_tokens);
-    out.input_tokens = words_of(prompt);
-    if (prefix != nullptr) {
-      prompt = *prefix + " " + prompt;
-      out.input_tokens += options_.prefix_tokens;
+  } else if (embeddings && options_.batch > 1) {
+    json::array inputs;
+    const auto batch = static_cast<std::uint64_t>(options_.batch);
+    for (std::uint64_t j = 0; j < batch; ++j) {
+      int ignored = 0;
+      inputs.emplace_back(single_text(conversation * batch + j, out.input_tokens, ignored));
     }
-    body[embeddings ? "input" : "prompt"] = prompt;
+    out.inputs = options_.batch;
+    body["input"] = std::move(inputs);
+  } else {
+    body[embeddings ? "input" : "prompt"] = single_text(conversation, out.input_tokens, out.output_tokens);
   }
   if (embeddings) {
     // Nothing is generated, so no lengths and no stream; vectors come as the openai SDKs ask for them.

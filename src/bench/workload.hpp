@@ -31,6 +31,9 @@ struct WorkloadOptions {
   // Multi-turn: each conversation has up to this many user turns (a ShareGPT conversation has as
   // many as it recorded); each turn carries the history, the server's own replies included.
   int turns = 1;
+  // Embeddings: texts per request, sent as an `input` array (as embedding clients batch them).
+  // Request i carries the texts requests i*batch .. i*batch+batch-1 would carry one by one.
+  int batch = 1;
   std::uint64_t seed = 1;
   // --extra-body: members added to every request (parse_extra_body refuses those set here).
   boost::json::object extra_body;
@@ -44,6 +47,7 @@ struct PreparedRequest {
   std::string body;
   int input_tokens = 0;   // requested: words of every message sent (the simulator's tokens)
   int output_tokens = 0;  // max_tokens asked for
+  int inputs = 1;         // texts to embed (--batch): the vectors the answer must hold
 };
 
 class Workload {
@@ -75,6 +79,9 @@ class Workload {
   void load_jsonl(const std::string& path, std::istream& in);
   void load_sharegpt(const std::string& path, std::istream& in);
   void add_sharegpt(const boost::json::value& entry, const std::string& where);
+  // The one text request `index` sends to completions or embeddings: the file's prompt or one
+  // drawn from the seed, after its shared prefix; adds its words to `input_tokens`.
+  [[nodiscard]] std::string single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const;
 
   WorkloadOptions options_;
   std::vector<FilePrompt> prompts_;

@@ -29,7 +29,7 @@ namespace infergate::cli {
 namespace {
 
 // The ceiling of the named model on the named hardware (or of the embedded simulator's profile,
-// scaled by its speedup), for the mean prompt and answer of the workload.
+// scaled by its speedup), for the mean request and answer of the workload.
 std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bool embedded_sim,
                                                        const bench::WorkloadOptions& workload) {
   if (args.model_profile.empty() != args.hardware.empty()) {
@@ -52,7 +52,8 @@ std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bo
   c.decode_tps = r.decode_tps * speedup;
   c.batch = r.batch;
   c.batch_tps = r.batch_tps * speedup;
-  c.prefill_ms = r.prefill_seconds * 1000 / speedup;
+  // A --batch request's texts are separate sequences: their prefills add.
+  c.prefill_ms = r.prefill_seconds * 1000 / speedup * workload.batch;
   return c;
 }
 
@@ -94,6 +95,9 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
         refuse(fmt::format("{} applies to generating endpoints; embeddings generate nothing and come whole", option));
       }
     }
+  }
+  if (given("--batch") && args.endpoint != "embeddings") {
+    refuse("--batch sends several texts to embed in one request: give --endpoint embeddings");
   }
   if (given("--rounds") && args.targets.empty()) {
     refuse("--rounds splits a side-by-side run into interleaved rounds: give --target");
@@ -141,6 +145,7 @@ void run_bench(const BenchArgs& args) {
   wopts.prefix_groups = args.prefix_groups;
   wopts.prefix_tokens = args.prefix_tokens;
   wopts.turns = args.turns;
+  wopts.batch = args.batch;
   if (!args.extra_body.empty()) {
     wopts.extra_body = bench::parse_extra_body(args.extra_body);
   }
@@ -323,6 +328,7 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
       {"prefix_groups", wopts.prefix_groups},
       {"prefix_tokens", wopts.prefix_tokens},
       {"turns", wopts.turns},
+      {"batch", wopts.batch},
       {"think_time_s", load.think_time_s},
       {"prompts", args.prompts.empty() ? boost::json::value(nullptr) : boost::json::value(args.prompts)},
       {"stream", wopts.stream},
@@ -392,6 +398,11 @@ void add_bench_command(CLI::App& app) {
                   "Multi-turn: user turns per conversation, each sent with the history and the server's replies "
                   "(a ShareGPT file's conversations give their own, up to this)")
       ->check(CLI::Range(1, 10'000))
+      ->capture_default_str();
+  cmd->add_option("--batch", a->batch,
+                  "Embeddings: texts per request, sent as an input array (as embedding clients batch them); each "
+                  "answer must hold as many vectors")
+      ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
   cmd->add_option("--think-time", a->think_time, "Multi-turn: seconds between an answer and the next turn")
       ->check(non_negative());

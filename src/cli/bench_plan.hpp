@@ -63,6 +63,7 @@ struct BenchArgs {
   int prefix_groups = 0;
   int prefix_tokens = 0;
   int turns = 1;
+  int batch = 1;  // --batch: texts per embeddings request
   double think_time = 0;
   std::string label;
   std::string markdown;

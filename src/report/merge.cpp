@@ -16,8 +16,8 @@ namespace json = boost::json;
 namespace {
 
 // The configuration fields that must agree for runs to be pooled.
-constexpr const char* kWorkloadFields[] = {"model",   "endpoint", "input_tokens", "output_tokens",
-                                           "prompts", "stream",   "turns",        "load"};
+constexpr const char* kWorkloadFields[] = {"model",  "endpoint", "input_tokens", "output_tokens", "prompts",
+                                           "stream", "turns",    "batch",        "load"};
 
 // Workers of one run start within moments of each other; results a day apart are not one run (and
 // would stretch the merged time series over every second between them).

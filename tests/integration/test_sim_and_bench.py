@@ -549,6 +549,16 @@ class BenchAgainstSim(WorkDirTest):
         no_tpot = bench("--endpoint", "embeddings", "--requests", "1", "--slo", "ttft_p99=1s,tpot_p99=50ms")
         self.assertNotEqual(no_tpot.returncode, 0)
         self.assertIn("--slo tpot_p99=50ms: embeddings generate nothing, so there is no TPOT", no_tpot.stderr)
+        batched = bench("--endpoint", "embeddings", "--batch", "4", "--requests", "10", "--concurrency", "2",
+                        "--input-tokens", "32", "--sim-speedup", "50", "--json", self.path("eb.json"))
+        self.assertEqual(batched.returncode, 0, batched.stderr)
+        self.assertIn("input 32 tokens to embed, 4 texts a request", batched.stdout)
+        doc = read_json(self.path("eb.json"))
+        self.assertEqual((doc["summary"]["completed"], doc["summary"]["prompt_tokens"], doc["config"]["batch"]),
+                         (10, 10 * 4 * 32, 4))
+        not_embeddings = bench("--batch", "2", "--requests", "1")
+        self.assertNotEqual(not_embeddings.returncode, 0)
+        self.assertIn("--batch sends several texts to embed in one request", not_embeddings.stderr)
         refused = bench("--endpoint", "embeddings", "--output-tokens", "5", "--requests", "1")
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)
@@ -737,6 +747,17 @@ class BenchFailures(unittest.TestCase):
         self.assertIn("expected a JSON object", runs[1].stderr)
         self.assertIn("Authorization is set from --api-key", runs[2].stderr)
         self.assertIn("control character", runs[3].stderr)
+
+    def test_an_embeddings_batch_answered_with_fewer_vectors_fails_as_malformed(self):
+        fake = FakeUpstream()
+        try:
+            r = bench("--base-url", fake.url + "/embed", "--endpoint", "embeddings", "--batch", "3", "--requests", "2",
+                      "--timeout", "10")
+        finally:
+            fake.close()
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("2 x malformed_response", r.stdout)
+        self.assertIn("the answer holds 1 embeddings for the 3 inputs sent", r.stdout)
 
     def run_against_fake(self, mode):
         fake = FakeUpstream()

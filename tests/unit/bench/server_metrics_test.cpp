@@ -108,7 +108,7 @@ TEST(RooflineContext, APromptOnlyRunIsSetAgainstThePrefillAlone) {
   s.ttft_ms.p50 = 100;
   const std::string text = printed(c, s);
   EXPECT_EQ(text,
-            "  roofline      m:bf16@h200: the prompt prefills in 50.00 ms\n"
+            "  roofline      m:bf16@h200: a request's input prefills in 50.00 ms\n"
             "                measured: TTFT p50 is 2.0x the prefill time\n");
 }
 

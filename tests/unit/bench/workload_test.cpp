@@ -163,6 +163,34 @@ TEST(Workload, MultiTurnNeedsChatOrResponses) {
   EXPECT_NO_THROW(Workload{o});
 }
 
+// --batch N: request i carries, as an input array, the texts requests iN .. iN+N-1 would carry
+// one by one, and owes N vectors.
+TEST(Workload, EmbeddingsBatchSendsTheTextsOfNSingleRequestsAsOneArray) {
+  WorkloadOptions o;
+  o.model = "m";
+  o.endpoint = openai::Endpoint::embeddings;
+  o.input = LengthDistribution::parse("uniform:10,40");
+  const Workload single(o);
+  o.batch = 3;
+  const Workload batched(o);
+  const PreparedRequest r = batched.make(1);
+  EXPECT_EQ(r.inputs, 3);
+  const json::array inputs = json::parse(r.body).as_object().at("input").as_array();
+  ASSERT_EQ(inputs.size(), 3u);
+  int tokens = 0;
+  for (std::uint64_t j = 0; j < 3; ++j) {
+    const PreparedRequest alone = single.make(3 + j);
+    EXPECT_EQ(inputs[j].as_string(), json::parse(alone.body).as_object().at("input").as_string());
+    tokens += alone.input_tokens;
+  }
+  EXPECT_EQ(r.input_tokens, tokens);
+  EXPECT_EQ(single.make(0).inputs, 1);
+  EXPECT_EQ(describe_lengths(o), "input uniform:10,40 tokens to embed, 3 texts a request");
+  WorkloadOptions chat;
+  chat.batch = 2;
+  EXPECT_THROW(Workload{chat}, std::runtime_error);  // only embeddings take several inputs
+}
+
 TEST(Workload, EmbeddingsSendOneTextToEmbedAndAskForNoOutput) {
   WorkloadOptions o;
   o.model = "m";
