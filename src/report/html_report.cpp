@@ -179,7 +179,7 @@ std::string levels_table(const RunDocument& d) {
     html += fmt::format("<tr{}><td>{:g}{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>",
                         d.knee == i ? " class=\"knee\"" : "", d.levels[i].level,
                         d.knee == i ? (d.kind == RunDocument::Kind::sweep ? " (knee)" : " (max load)") : "",
-                        format_number(s.requests_per_s), format_number(bench::token_throughput(s)), cells, s.failed,
+                        format_number(s.requests_per_s), format_number(columns.rate(s)), cells, s.failed,
                         d.levels[i].slo_met ? (*d.levels[i].slo_met ? "met" : "broken") : "–");
   }
   html += "</table>";

@@ -10,9 +10,13 @@ double LatencyColumn::of(const bench::BenchSummary& summary) const {
   return (summary.*stat).at(p).value_or(0);
 }
 
+double LevelColumns::rate(const bench::BenchSummary& summary) const {
+  return prompts ? bench::input_token_rate(summary) : summary.output_tokens_per_s;
+}
+
 LevelColumns level_columns(const RunDocument& d) {
   const bool prompts = bench::prompt_only(d.levels, &Level::summary);
-  LevelColumns columns{prompts ? "input tok/s" : "output tok/s", {}};
+  LevelColumns columns{prompts, prompts ? "input tok/s" : "output tok/s", {}};
   // Every level of one document was asked the same --percentiles.
   const std::vector<bench::Quantile> more =
       d.levels.empty() ? std::vector<bench::Quantile>{} : d.levels.front().summary.ttft_ms.more;

@@ -18,10 +18,13 @@ struct LatencyColumn {
 };
 
 struct LevelColumns {
+  bool prompts = false;    // the levels generated nothing (embeddings)
   std::string rate_title;  // "output tok/s", or "input tok/s" for levels that generated nothing
   // TTFT, then TPOT (not for levels that generated nothing), each at p50, p99 and the --percentiles
   // past p99 the levels hold.
   std::vector<LatencyColumn> latencies;
+
+  [[nodiscard]] double rate(const bench::BenchSummary& summary) const;
 };
 
 LevelColumns level_columns(const RunDocument& document);

@@ -209,7 +209,7 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
         cells += fmt::format(" {} |", format_number(c.of(s)));
       }
       md += fmt::format("| {:g} | {} | {} |{} {} | {} |\n", d.levels[i].level, format_number(s.requests_per_s),
-                        format_number(bench::token_throughput(s)), cells, s.failed, mark);
+                        format_number(columns.rate(s)), cells, s.failed, mark);
     }
     if (!d.knee_rule.empty()) {
       md += fmt::format("\n{}\n", d.knee_rule);
