@@ -29,6 +29,12 @@ std::string devices_cell(const sim::RooflineResult& r) {
   return r.fits ? fmt::format("{}", r.profile.devices) : fmt::format("{} (not {})", r.profile.devices, r.devices_asked);
 }
 
+// The prompt's tokens over its prefill time: what an endpoint that only prefills (embeddings)
+// takes in per second, one prompt at a time.
+double prefill_rate(const sim::RooflineResult& r, const sim::RooflineQuery& q) {
+  return r.prefill_seconds > 0 ? q.prompt_tokens / r.prefill_seconds : 0;
+}
+
 boost::json::object step_json(const sim::StepTime& t) {
   return {{"seconds", t.total},
           {"memory_s", t.memory},
@@ -65,6 +71,7 @@ boost::json::object to_json(const sim::RooflineResult& r, const sim::RooflineQue
           {"batch_bound", sim::to_string(r.batch_bound)},
           {"prompt_tokens", q.prompt_tokens},
           {"prefill_seconds", r.prefill_seconds},
+          {"prefill_tokens_per_s", prefill_rate(r, q)},
           {"prefill_step", step_json(r.prefill_step)}};
 }
 
@@ -110,17 +117,19 @@ void run_roofline(const RooflineArgs& args) {
     precision_width = std::max(precision_width, r.profile.precision->id.size());
     hardware_width = std::max(hardware_width, r.profile.hardware->id.size());
   }
-  fmt::print("{:<{}} {:<{}} {:<{}} {:>12} {:>9} {:>8} {:>6} {:>9} {:>9} {:<14} {:>6} {:>9} {:<14} {:>9} {:<9}\n",
+  fmt::print("{:<{}} {:<{}} {:<{}} {:>12} {:>9} {:>8} {:>6} {:>9} {:>9} {:<14} {:>6} {:>9} {:<14} {:>9} {:<9} {:>9}\n",
              "model", model_width, "prec", precision_width, "hardware", hardware_width, "devices", "weights",
-             "KV/token", "seqs", "ceiling", "1 stream", "bound", "batch", "tok/s", "bound", "prefill", "bound");
+             "KV/token", "seqs", "ceiling", "1 stream", "bound", "batch", "tok/s", "bound", "prefill", "bound",
+             "in tok/s");
   for (const auto& r : results) {
     fmt::print(
         "{:<{}} {:<{}} {:<{}} {:>12} {:>9} {:>8} {:>6} {:>9.1f} {:>9.1f} {:<14} {:>6} {:>9.0f} {:<14} {:>7.1f}ms "
-        "{:<9}\n",
+        "{:<9} {:>9.0f}\n",
         r.profile.model->id, model_width, r.profile.precision->id, precision_width, r.profile.hardware->id,
         hardware_width, devices_cell(r), sim::format_bytes(r.weight_bytes), sim::format_bytes(r.kv_bytes_per_token),
         r.max_sequences, r.ideal_decode_tps, r.decode_tps, sim::to_string(r.decode_step.bound()), r.batch, r.batch_tps,
-        sim::to_string(r.batch_bound), r.prefill_seconds * 1e3, sim::to_string(r.prefill_step.bound()));
+        sim::to_string(r.batch_bound), r.prefill_seconds * 1e3, sim::to_string(r.prefill_step.bound()),
+        prefill_rate(r, args.query));
   }
 }
 

@@ -29,6 +29,7 @@ class Roofline(unittest.TestCase):
         self.assertAlmostEqual(h100["weight_bytes"], 61.4e9)
         self.assertEqual(h100["decode_step"]["bound"], "bandwidth")
         self.assertEqual(h100["prefill_step"]["bound"], "compute")
+        self.assertAlmostEqual(h100["prefill_tokens_per_s"], h100["prompt_tokens"] / h100["prefill_seconds"])
         # Half the bytes per weight, about twice the single-stream ceiling.
         self.assertAlmostEqual(by[("fp8", "h200")]["ideal_decode_tokens_per_s"],
                                2 * by[("bf16", "h200")]["ideal_decode_tokens_per_s"], delta=0.01)
