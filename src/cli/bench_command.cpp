@@ -482,10 +482,11 @@ void add_bench_command(CLI::App& app) {
                   "roofline ceiling and the measured share of it");
   cmd->add_option("--hardware", a->hardware, "HW[xN] the endpoint runs on (e.g. h100x2), for --model-profile");
   cmd->add_option("--price", a->price,
-                  "Per-token prices, US dollars per million tokens: in=0.15,out=0.60 (cost per million output tokens)");
+                  "Per-token prices, US dollars per million tokens: in=0.15,out=0.60 (cost per million output "
+                  "tokens; input tokens for embeddings)");
   cmd->add_option("--hourly-cost", a->hourly_cost,
                   "US dollars per hour of the endpoint's hardware (cost per million output tokens at the steady-state "
-                  "rate)")
+                  "rate; input tokens for embeddings)")
       ->check(positive());
   cmd->callback([a, cmd] {
     refuse_options_without_effect(*a, *cmd);
