@@ -85,10 +85,17 @@ std::string escape_xml(std::string_view text) {
 }
 
 std::vector<double> nice_ticks(double low, double high, int target_count) {
+  if (!std::isfinite(low) || !std::isfinite(high)) {
+    return {std::isfinite(low) ? low : 0.0};
+  }
   if (!(high > low)) {
-    high = low + 1;
+    // Far from zero, adding 1 changes nothing: widen by the value's own scale.
+    high = low + std::max(1.0, std::abs(low) * 1e-9);
   }
   const double raw = (high - low) / target_count;
+  if (!std::isfinite(raw) || raw <= 0) {
+    return {low};
+  }
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
   for (double m : {1.0, 2.0, 5.0, 10.0}) {
@@ -142,14 +149,15 @@ std::string render_svg(const Chart& chart) {
   } else {
     x_low = std::min(0.0, x_low);
     if (x_high <= x_low) {
-      x_high = x_low + 1;
+      x_high = x_low + std::max(1.0, std::abs(x_low) * 1e-9);
     }
   }
   const std::vector<double> x_ticks = chart.log_x ? log_ticks(x_low, x_high) : nice_ticks(x_low, x_high);
   if (!chart.log_x) {
     x_high = std::max(x_high, x_ticks.back());
   }
-  const std::vector<double> y_ticks = nice_ticks(0, chart.y_max.value_or(y_high > 0 ? y_high * 1.05 : 1), 5);
+  const double headroom = std::min(y_high * 1.05, std::numeric_limits<double>::max());
+  const std::vector<double> y_ticks = nice_ticks(0, chart.y_max.value_or(y_high > 0 ? headroom : 1), 5);
   const double y_top = chart.y_max.value_or(y_ticks.back());
   const double plot_w = kWidth - kLeft - kRight;
   const double plot_h = kHeight - kTop - kBottom;

@@ -435,6 +435,19 @@ TEST(ReportSvg, RoundTicksEscapingAndDataMarks) {
   EXPECT_EQ(marks, 4u);  // the line and its three points
 }
 
+// Values at the edge of a double's range (from a damaged result) still draw, in bounded time.
+TEST(ReportSvg, ExtremeValuesStillDraw) {
+  const std::vector<double> far = nice_ticks(-1e308, -1e308);  // widened by the value's own scale
+  EXPECT_GE(far.size(), 2u);
+  EXPECT_LE(far.size(), 8u);
+  EXPECT_FALSE(nice_ticks(0, std::numeric_limits<double>::infinity()).empty());
+  for (const auto& [x, y] : {std::pair{-1e308, 5.0}, {5.0, 1.7e308}, {1e308, 1e308}}) {
+    Chart chart{"c", "T", "x", "y", false, {}, {}};
+    chart.series.push_back({"run", ChartSeries::Style::points, {{x, y}}, std::nullopt, {}});
+    EXPECT_NE(render_svg(chart).find("class=\"data"), std::string::npos) << x << " " << y;
+  }
+}
+
 // A log axis under a decade wide (concurrency 1 to 4) is labelled inside the plot only.
 TEST(ReportSvg, LogAxisTicksStayInsideThePlot) {
   Chart chart{"c", "T", "concurrency", "y", true, {}, {}};
