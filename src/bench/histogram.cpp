@@ -171,12 +171,20 @@ LogHistogram LogHistogram::from_json(const json::value& value) {
   if (std::abs(number("growth") - kGrowth) > 1e-12) {
     fail(fmt::format("bucket growth {} differs from {}", number("growth"), kGrowth));
   }
+  // A sample count: a whole number a uint64 holds (casting any other double is undefined).
+  auto whole = [&](std::string_view key) -> std::uint64_t {
+    const double v = number(key);
+    if (!(v >= 0 && v < 0x1p64) || v != std::floor(v)) {
+      fail(fmt::format("'{}' must be a whole number of samples", key));
+    }
+    return static_cast<std::uint64_t>(v);
+  };
   LogHistogram h;
-  h.count_ = static_cast<std::uint64_t>(number("count"));
+  h.count_ = whole("count");
   h.sum_ = number("sum");
   h.min_ = number("min");
   h.max_ = number("max");
-  h.zero_ = static_cast<std::uint64_t>(number("zero"));
+  h.zero_ = whole("zero");
   const auto* index = o.if_contains("index");
   const auto* counts = o.if_contains("counts");
   if (index == nullptr || counts == nullptr || !index->is_array() || !counts->is_array() ||
@@ -187,8 +195,8 @@ LogHistogram LogHistogram::from_json(const json::value& value) {
   for (std::size_t i = 0; i < index->get_array().size(); ++i) {
     const auto& at = index->get_array()[i];
     const auto& n = counts->get_array()[i];
-    if (!at.is_int64() || !(n.is_int64() || n.is_uint64())) {
-      fail("bucket indexes and counts must be integers");
+    if (!at.is_int64() || !((n.is_int64() && n.get_int64() >= 0) || n.is_uint64())) {
+      fail("bucket indexes must be integers and counts whole numbers");
     }
     const auto c = n.to_number<std::uint64_t>();
     h.counts_[static_cast<int>(at.get_int64())] += c;

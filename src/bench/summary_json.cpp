@@ -78,7 +78,7 @@ Stat stat_from_json(const json::value& value) {
   }
   const auto& o = value.get_object();
   Stat s;
-  s.count = static_cast<std::size_t>(number_at(o, "count"));
+  s.count = static_cast<std::size_t>(count_at(o, "count"));
   s.mean = number_at(o, "mean");
   s.min = number_at(o, "min");
   s.p50 = number_at(o, "p50");
@@ -101,18 +101,18 @@ BenchSummary summary_from_json(const json::value& value) {
   }
   const auto& o = value.get_object();
   BenchSummary s;
-  s.completed = static_cast<std::uint64_t>(number_at(o, "completed"));
-  s.failed = static_cast<std::uint64_t>(number_at(o, "failed"));
+  s.completed = static_cast<std::uint64_t>(count_at(o, "completed"));
+  s.failed = static_cast<std::uint64_t>(count_at(o, "failed"));
   s.duration_s = number_at(o, "duration_s");
   s.requests_per_s = number_at(o, "requests_per_s");
   s.output_tokens_per_s = number_at(o, "output_tokens_per_s");
   s.total_tokens_per_s = number_at(o, "total_tokens_per_s");
-  s.output_tokens = static_cast<std::int64_t>(number_at(o, "output_tokens"));
-  s.prompt_tokens = static_cast<std::int64_t>(number_at(o, "prompt_tokens"));
-  s.requested_input_tokens = static_cast<std::int64_t>(number_at(o, "requested_input_tokens"));
-  s.requested_output_tokens = static_cast<std::int64_t>(number_at(o, "requested_output_tokens"));
-  s.other_output_lengths = static_cast<std::uint64_t>(number_at(o, "other_output_lengths"));
-  s.text_events = static_cast<std::int64_t>(number_at(o, "text_events"));
+  s.output_tokens = count_at(o, "output_tokens");
+  s.prompt_tokens = count_at(o, "prompt_tokens");
+  s.requested_input_tokens = count_at(o, "requested_input_tokens");
+  s.requested_output_tokens = count_at(o, "requested_output_tokens");
+  s.other_output_lengths = static_cast<std::uint64_t>(count_at(o, "other_output_lengths"));
+  s.text_events = count_at(o, "text_events");
   if (const auto* source = o.if_contains("token_source"); source && source->is_string()) {
     s.token_source = source->get_string();
   }
@@ -129,7 +129,7 @@ BenchSummary summary_from_json(const json::value& value) {
   for (const auto& [cls, failure] : object_at(o, "failures")) {
     FailureClass f;
     if (failure.is_object()) {
-      f.count = static_cast<std::uint64_t>(number_at(failure.get_object(), "count"));
+      f.count = static_cast<std::uint64_t>(count_at(failure.get_object(), "count"));
       if (const auto* examples = failure.get_object().if_contains("examples"); examples && examples->is_array()) {
         for (const auto& e : examples->get_array()) {
           if (e.is_string()) {

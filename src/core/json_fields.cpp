@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace infergate {
@@ -38,6 +39,15 @@ double number_at(const json::object& o, std::string_view key) {
     missing(key, "a number");
   }
   return v->to_number<double>();
+}
+
+std::int64_t count_at(const json::object& o, std::string_view key) {
+  const double v = number_at(o, key);
+  // Casting a double outside the target's range is undefined: check before.
+  if (!(v >= 0 && v < 0x1p63) || v != std::floor(v)) {
+    throw std::runtime_error(fmt::format("'{}' must be a whole number from 0 up", key));
+  }
+  return static_cast<std::int64_t>(v);
 }
 
 bool bool_at(const json::object& o, std::string_view key) {

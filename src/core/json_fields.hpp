@@ -5,6 +5,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <string_view>
 
 namespace infergate {
@@ -12,6 +13,8 @@ namespace infergate {
 const boost::json::object& object_at(const boost::json::object& o, std::string_view key);
 const boost::json::array& array_at(const boost::json::object& o, std::string_view key);
 double number_at(const boost::json::object& o, std::string_view key);
+// A count (of requests, tokens, samples): a whole number from 0 to 2^63 - 1.
+std::int64_t count_at(const boost::json::object& o, std::string_view key);
 bool bool_at(const boost::json::object& o, std::string_view key);
 
 // `value` itself as an object; `what` names it in the error ("a point").

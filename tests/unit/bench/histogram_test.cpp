@@ -117,6 +117,20 @@ TEST(LogHistogram, JsonRoundTripAndRejectsInconsistentInput) {
   broken["growth"] = 1.02;
   EXPECT_THROW(LogHistogram::from_json(broken), std::runtime_error);
   EXPECT_THROW(LogHistogram::from_json(boost::json::value(3)), std::runtime_error);
+  // Counts that are no whole number of samples are refused by name, not cast or left to the parser.
+  for (const boost::json::value count : {boost::json::value(-1), boost::json::value(1e308), boost::json::value(2.5)}) {
+    broken = boost::json::parse(text).as_object();
+    broken["count"] = count;
+    EXPECT_THROW(LogHistogram::from_json(broken), std::runtime_error) << count;
+  }
+  broken = boost::json::parse(text).as_object();
+  broken["counts"].as_array()[0] = -1;
+  try {
+    LogHistogram::from_json(broken);
+    ADD_FAILURE() << "a negative bucket count was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("counts whole numbers"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
