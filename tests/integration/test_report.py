@@ -1,7 +1,9 @@
 """infergate report: comparing saved runs, merging workers exactly, and the Markdown and CSV it writes."""
+import copy
 import csv
 import json
 import os
+import random
 import subprocess
 import time
 import unittest
@@ -221,6 +223,46 @@ class Report(WorkDirTest):
             json.dump(doc, f)
         r = report(self.path("window.json"), "--html", self.path("window.html"))
         self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_damaged_results_get_a_message_never_a_crash_or_a_hang(self):
+        # Each result's fields, one to three at a time, given values of the wrong type or out of range.
+        sources = []
+        for name, args in (("one", ("--requests", "20", "--concurrency", "2", "--output-tokens", "4")),
+                           ("sweep", ("--requests", "6", "--sweep", "concurrency=1,2", "--output-tokens", "4")),
+                           ("runs", ("--requests", "4", "--runs", "2", "--output-tokens", "4")),
+                           ("embed", ("--requests", "20", "--concurrency", "2", "--endpoint", "embeddings"))):
+            r = bench("--sim-speedup", "50", "--input-tokens", "16", "--json", self.path(name + ".json"), *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            sources.append(read_json(self.path(name + ".json")))
+
+        def paths(value, path=()):
+            yield path
+            items = value.items() if isinstance(value, dict) else enumerate(value[:3]) if isinstance(value, list) else ()
+            for key, child in items:
+                yield from paths(child, path + (key,))
+
+        rng = random.Random(7)
+        for n in range(120):
+            doc = copy.deepcopy(rng.choice(sources))
+            where = [p for p in paths(doc) if p]
+            for _ in range(rng.randint(1, 3)):
+                path = rng.choice(where)
+                holder = doc
+                try:
+                    for key in path[:-1]:
+                        holder = holder[key]
+                    holder[path[-1]] = rng.choice([None, "x", -1, 0, 2.5, 1e308, -1e308, [], {}, True, [1, "a"]])
+                except (KeyError, IndexError, TypeError):
+                    pass  # an earlier change took this path away
+            with open(self.path("damaged.json"), "w") as f:
+                json.dump(doc, f)
+            args = (["--merge", self.path("merged.json")] if n % 4 == 3 else
+                    ["--html", self.path("d.html"), "--csv", self.path("d.csv"), "--markdown", self.path("d.md")])
+            files = [self.path("damaged.json")] * (2 if n % 4 == 3 else 1)
+            r = subprocess.run([BIN, "report", *files, *args], capture_output=True, text=True, timeout=20)
+            self.assertIn(r.returncode, (0, 1, 2), f"mutation {n}: {r.stderr[-500:]}")
+            self.assertNotIn("boost", r.stderr, f"mutation {n}")
+            self.assertNotIn("out of range", r.stderr, f"mutation {n}")
 
 
 if __name__ == "__main__":
