@@ -147,7 +147,7 @@ class LoadRun {
     }
     started_ns_ = start_line_ != nullptr ? start_line_->wait() : monotonic_ns();
     progress_timer();
-    if (load_.rate) {
+    if (load_.rate || load_.replay_speed) {
       co_await open_loop(result.records);
     } else {
       co_await closed_loop(Budget{load_.first_index, load_.requests, load_.duration_s}, result.records);
@@ -245,9 +245,9 @@ class LoadRun {
     }
   }
 
-  // Requests (or, multi-turn, conversations) are due on the arrival schedule whatever the server
-  // does; a late send shows up as scheduling lag and in TTFT, never as a silently shifted schedule
-  // (no coordinated omission).
+  // Requests (or, multi-turn, conversations) are due on the arrival schedule (or a replayed trace's
+  // times) whatever the server does; a late send shows up as scheduling lag and in TTFT, never as a
+  // silently shifted schedule (no coordinated omission).
   awaitable<void> open_loop(std::vector<RequestRecord>& out) {
     Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
     net::steady_timer timer(io_);
@@ -281,7 +281,12 @@ class LoadRun {
       ++in_flight;
       const std::uint64_t index = budget.base + budget.issued++;
       net::co_spawn(io_, task(budget.base + budget.conversations++, index, due), net::detached);
-      schedule_s += load_.arrival->next_gap(rng);
+      if (load_.replay_speed) {
+        const std::vector<TraceRequest>& trace = workload_.trace();
+        schedule_s = trace[(budget.base + budget.conversations) % trace.size()].at_s / *load_.replay_speed;
+      } else {
+        schedule_s += load_.arrival->next_gap(rng);
+      }
       due = start + static_cast<std::int64_t>(ramped_time(schedule_s, load_.ramp_up_s) * 1e9);
     }
     while (in_flight > 0) {
@@ -645,6 +650,9 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
                    const std::function<void(const Progress&)>& on_progress) {
   if (load.rate && !load.arrival) {
     throw BenchError("an open-loop run needs an arrival process");
+  }
+  if (load.replay_speed && (workload.trace().empty() || !(*load.replay_speed > 0) || load.threads > 1)) {
+    throw BenchError("a replay needs a trace, a speed above 0 and one sender thread");
   }
   if (load.requests == 0 && !(load.duration_s > 0)) {
     throw BenchError("give --requests N or --duration S");

@@ -35,7 +35,10 @@ struct LoadOptions {
   std::optional<double> rate;  // open loop: requests per second (concurrency becomes a cap)
   std::optional<ArrivalProcess> arrival;
   std::optional<int> max_concurrency;  // open loop cap; unlimited when absent
-  std::uint64_t requests = 100;        // 0: run for duration_s instead
+  // --replay: an open loop on the workload's trace, each request due at its own time divided by
+  // this speed (2: twice as fast). Needs a workload with a trace.
+  std::optional<double> replay_speed;
+  std::uint64_t requests = 100;  // 0: run for duration_s instead
   double duration_s = 0;
   int warmup = 0;  // requests run and discarded before measuring
   double ramp_up_s = 0;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/json_error.hpp"
+#include "core/text_file.hpp"
 #include "core/text_tokens.hpp"
 
 namespace infergate::bench {
@@ -69,6 +70,13 @@ bool takes_messages(openai::Endpoint endpoint) {
 }  // namespace
 
 std::string describe_lengths(const WorkloadOptions& options) {
+  if (options.trace_file) {
+    const std::string name = std::filesystem::path(*options.trace_file).filename().string();
+    return options.endpoint == openai::Endpoint::embeddings
+               ? fmt::format("the requests of {} to embed", name)
+               : fmt::format("the requests of {}, output {} tokens where it gives no length", name,
+                             options.output.to_string());
+  }
   if (options.endpoint == openai::Endpoint::embeddings && options.prompts_file) {
     return fmt::format("prompts from {} to embed{}", std::filesystem::path(*options.prompts_file).filename().string(),
                        options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "");
@@ -99,6 +107,13 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
   }
   if (options_.prompts_file) {
     load(*options_.prompts_file);
+  }
+  if (options_.trace_file) {
+    if (options_.prompts_file || options_.prefix_groups > 0 || options_.turns > 1 || options_.batch > 1) {
+      throw std::runtime_error(
+          "a replayed trace gives each request's prompt: leave out --prompts, --prefix-groups, --turns and --batch");
+    }
+    trace_ = load_trace(*options_.trace_file);
   }
   if (options_.prefix_groups > 0) {
     if (options_.prompts_file) {
@@ -132,13 +147,7 @@ void Workload::load(const std::string& path) {
 }
 
 void Workload::load_jsonl(const std::string& path, std::istream& in) {
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) {
-      continue;
-    }
+  for_each_filled_line(in, [&](const std::string& line, int number) {
     const std::string where = fmt::format("{}:{}", path, number);
     auto fail = [&](std::string_view why) { throw std::runtime_error(fmt::format("{}: {}", where, why)); };
     boost::system::error_code ec;
@@ -151,7 +160,7 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
     const auto& object = v.get_object();
     if (object.contains("conversations")) {
       add_sharegpt(v, where);
-      continue;
+      return;
     }
     FilePrompt prompt;
     std::optional<int> output_tokens;
@@ -177,7 +186,7 @@ void Workload::load_jsonl(const std::string& path, std::istream& in) {
       fail("a line needs a string 'prompt', an array 'messages' or an array 'conversations'");
     }
     prompts_.push_back(std::move(prompt));
-  }
+  });
 }
 
 void Workload::load_sharegpt(const std::string& path, std::istream& in) {
@@ -235,6 +244,33 @@ int Workload::turns(std::uint64_t conversation) const {
   return std::max(1, std::min(options_.turns, static_cast<int>(file.turns.size())));
 }
 
+std::string Workload::traced_text(std::uint64_t index, int& input_tokens, int& output_tokens) const {
+  const TraceRequest& t = trace_[index % trace_.size()];
+  Rng rng(mix64(options_.seed) ^ mix64(index + 1));
+  output_tokens = t.output_tokens.value_or(options_.output.sample(rng));
+  if (t.text) {
+    input_tokens += words_of(*t.text);
+    return *t.text;
+  }
+  std::string text;
+  int words = 0;
+  for (const std::uint64_t id : t.hash_ids) {
+    if (words >= t.input_tokens) {
+      break;
+    }
+    // A block's text depends on its id alone, so every request naming it sends the same words.
+    Rng block(mix64(options_.seed) ^ mix64(0xb10c0000ULL + id));
+    const int take = std::min(kTraceBlockTokens, t.input_tokens - words);
+    text += (text.empty() ? "" : " ") + synthetic_prompt(block, take);
+    words += take;
+  }
+  if (words < t.input_tokens) {
+    text += (text.empty() ? "" : " ") + synthetic_prompt(rng, t.input_tokens - words);
+  }
+  input_tokens += t.input_tokens;
+  return text;
+}
+
 std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const {
   Rng rng(mix64(options_.seed) ^ mix64(index + 1));
   std::string text;
@@ -280,7 +316,14 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   // The Responses API takes a conversation's messages, system ones included, as its input items.
   const std::string_view messages_field = responses ? "input" : "messages";
   const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
-  if (file != nullptr && file->messages.is_array()) {
+  if (!trace_.empty()) {
+    std::string text = traced_text(conversation, out.input_tokens, out.output_tokens);
+    if (takes_messages(options_.endpoint)) {
+      body[messages_field] = json::array{json::object{{"role", "user"}, {"content", std::move(text)}}};
+    } else {
+      body[embeddings ? "input" : "prompt"] = text;
+    }
+  } else if (file != nullptr && file->messages.is_array()) {
     body[messages_field] = file->messages;
     out.input_tokens = file->messages_words;
     Rng rng(mix64(options_.seed) ^ mix64(conversation + 1));

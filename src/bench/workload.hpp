@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/distribution.hpp"
+#include "bench/trace_file.hpp"
 #include "openai/completion_request.hpp"
 
 namespace infergate::bench {
@@ -22,6 +23,8 @@ struct WorkloadOptions {
   LengthDistribution input = LengthDistribution::fixed(512);  // each user turn
   LengthDistribution output = LengthDistribution::fixed(128);
   std::optional<std::string> prompts_file;
+  // --replay: a request trace (bench/trace_file.hpp) whose requests, in order, are those sent.
+  std::optional<std::string> trace_file;
   bool stream = true;
   bool ignore_eos = true;  // also sends min_tokens = max_tokens so lengths are exactly as asked
   // Shared prefixes: request i starts with prefix i mod prefix_groups (a system message in chat)
@@ -63,6 +66,8 @@ class Workload {
                                           const std::vector<std::string>& replies) const;
   [[nodiscard]] PreparedRequest make(std::uint64_t index) const { return make_turn(index, 0, {}); }
   [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
+  // A replayed trace's requests: how many, and when request `index` is due (seconds from the first).
+  [[nodiscard]] const std::vector<TraceRequest>& trace() const { return trace_; }
   [[nodiscard]] const WorkloadOptions& options() const { return options_; }
 
  private:
@@ -82,10 +87,14 @@ class Workload {
   // The one text request `index` sends to completions or embeddings: the file's prompt or one
   // drawn from the seed, after its shared prefix; adds its words to `input_tokens`.
   [[nodiscard]] std::string single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const;
+  // The prompt of the trace's request `index`: its own text, or its blocks' shared text and then
+  // words of its own up to its input length.
+  [[nodiscard]] std::string traced_text(std::uint64_t index, int& input_tokens, int& output_tokens) const;
 
   WorkloadOptions options_;
   std::vector<FilePrompt> prompts_;
   std::vector<std::string> prefixes_;
+  std::vector<TraceRequest> trace_;
 };
 
 }  // namespace infergate::bench

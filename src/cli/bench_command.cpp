@@ -20,6 +20,7 @@
 #include "cli/embedded_sim.hpp"
 #include "cli/number_checks.hpp"
 #include "core/output_file.hpp"
+#include "core/text_tokens.hpp"
 #include "openai/api_base.hpp"
 #include "sim/profile.hpp"
 #include "sim/roofline.hpp"
@@ -31,7 +32,8 @@ namespace {
 // The ceiling of the named model on the named hardware (or of the embedded simulator's profile,
 // scaled by its speedup), for the mean request and answer of the workload.
 std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bool embedded_sim,
-                                                       const bench::WorkloadOptions& workload) {
+                                                       const bench::Workload& sent) {
+  const bench::WorkloadOptions& workload = sent.options();
   if (args.model_profile.empty() != args.hardware.empty()) {
     throw bench::BenchError(
         "--model-profile and --hardware go together (e.g. --model-profile llama-3.1-8b:fp8 "
@@ -43,8 +45,20 @@ std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bo
   const std::string text = args.model_profile.empty() ? args.sim_profile : args.model_profile + "@" + args.hardware;
   const double speedup = args.model_profile.empty() ? args.sim_speedup : 1.0;
   sim::RooflineQuery query;
-  query.prompt_tokens = std::max(1, static_cast<int>(workload.input.mean()));
-  query.context = query.prompt_tokens + std::max(1, static_cast<int>(workload.output.mean()));
+  double prompt = workload.input.mean();
+  double answer = workload.output.mean();
+  if (!sent.trace().empty()) {  // a replayed trace's own lengths
+    double prompts = 0;
+    double answers = 0;
+    for (const bench::TraceRequest& t : sent.trace()) {
+      prompts += t.text ? static_cast<double>(count_words(*t.text)) : t.input_tokens;
+      answers += t.output_tokens.value_or(static_cast<int>(workload.output.mean()));
+    }
+    prompt = prompts / static_cast<double>(sent.trace().size());
+    answer = answers / static_cast<double>(sent.trace().size());
+  }
+  query.prompt_tokens = std::max(1, static_cast<int>(prompt));
+  query.context = query.prompt_tokens + std::max(1, static_cast<int>(answer));
   const sim::RooflineResult r = sim::roofline(sim::parse_profile(text), query);
   bench::RooflineContext c;
   c.profile = speedup == 1.0 ? text : fmt::format("{} at {:g}x speed", text, speedup);
@@ -71,7 +85,7 @@ boost::json::array header_names(const BenchArgs& args) {
 // otherwise read figures measured without it.
 void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
   const auto given = [&cmd](const char* name) { return cmd.count(name) > 0; };
-  const bool open_loop = args.rate > 0 || args.find_max_load || args.sweep.starts_with("rate=");
+  const bool open_loop = args.rate > 0 || args.find_max_load || args.sweep.starts_with("rate=") || !args.replay.empty();
   const auto refuse = [](const std::string& message) { throw bench::BenchError(message); };
   if (given("--concurrency") && open_loop) {
     refuse(
@@ -98,6 +112,20 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
   }
   if (given("--batch") && args.endpoint != "embeddings") {
     refuse("--batch sends several texts to embed in one request: give --endpoint embeddings");
+  }
+  if (!args.replay.empty()) {
+    for (const char* option :
+         {"--rate", "--concurrency", "--duration", "--arrival", "--ramp-up", "--sweep", "--find-max-load", "--prompts",
+          "--prefix-groups", "--turns", "--batch", "--input-tokens", "--target"}) {
+      if (given(option)) {
+        refuse(fmt::format("{} does not go with --replay: the trace gives each request's time and prompt", option));
+      }
+    }
+    if (args.threads != 1 || args.workers > 1) {
+      refuse("--replay sends the trace from one sender, in its order: leave out --threads and --workers");
+    }
+  } else if (given("--replay-speed")) {
+    refuse("--replay-speed applies to --replay");
   }
   if (given("--rounds") && args.targets.empty()) {
     refuse("--rounds splits a side-by-side run into interleaved rounds: give --target");
@@ -146,6 +174,9 @@ void run_bench(const BenchArgs& args) {
   wopts.prefix_tokens = args.prefix_tokens;
   wopts.turns = args.turns;
   wopts.batch = args.batch;
+  if (!args.replay.empty()) {
+    wopts.trace_file = args.replay;
+  }
   if (!args.extra_body.empty()) {
     wopts.extra_body = bench::parse_extra_body(args.extra_body);
   }
@@ -158,6 +189,9 @@ void run_bench(const BenchArgs& args) {
     if (args.max_concurrency > 0) {
       load.max_concurrency = args.max_concurrency;
     }
+  }
+  if (!args.replay.empty()) {
+    load.replay_speed = args.replay_speed;
   }
   load.duration_s = args.duration;
   load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : 100);
@@ -200,6 +234,14 @@ void run_bench(const BenchArgs& args) {
   const std::string model = choose_model(target, args.model);
   wopts.model = model;
   const bench::Workload workload(wopts);
+  if (load.replay_speed) {
+    const std::uint64_t traced = workload.trace().size();
+    if (args.requests > traced) {
+      throw bench::BenchError(fmt::format("--requests {}: {} holds {} requests; replay them all or fewer",
+                                          args.requests, args.replay, traced));
+    }
+    load.requests = args.requests > 0 ? args.requests : traced;
+  }
 
   bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
   if (args.hourly_cost > 0) {
@@ -221,7 +263,7 @@ void run_bench(const BenchArgs& args) {
   config["base_url"] = target.base.to_string();
   config["model"] = model;
   config["simulator"] = sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr);
-  const std::optional<bench::RooflineContext> roofline = roofline_context(args, sim.has_value(), wopts);
+  const std::optional<bench::RooflineContext> roofline = roofline_context(args, sim.has_value(), workload);
   if (roofline) {
     config["roofline"] = bench::roofline_json(*roofline);
   }
@@ -310,7 +352,11 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
            .count()},
       {"endpoint", args.endpoint},
-      {"load", load.rate ? "open" : "closed"},
+      {"load", load.replay_speed ? "replay"
+               : load.rate       ? "open"
+                                 : "closed"},
+      {"replay", args.replay.empty() ? boost::json::value(nullptr) : boost::json::value(args.replay)},
+      {"replay_speed", load.replay_speed ? boost::json::value(*load.replay_speed) : boost::json::value(nullptr)},
       {"concurrency", load.concurrency},
       {"rate", load.rate ? boost::json::value(*load.rate) : boost::json::value(nullptr)},
       {"arrival", load.arrival ? boost::json::value(load.arrival->to_string()) : boost::json::value(nullptr)},
@@ -403,6 +449,15 @@ void add_bench_command(CLI::App& app) {
                   "Embeddings: texts per request, sent as an input array (as embedding clients batch them); each "
                   "answer must hold as many vectors")
       ->check(CLI::Range(1, 100'000))
+      ->capture_default_str();
+  cmd->add_option("--replay", a->replay,
+                  "A request trace to replay, each request sent at its own time: JSONL of {\"timestamp\": ms, "
+                  "\"input_length\", \"output_length\", \"hash_ids\"} (Mooncake's format, as AIPerf reads it) or "
+                  "\"text_input\" for the prompt itself")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--replay-speed", a->replay_speed,
+                  "--replay: how much faster than traced to send (2: at half the gaps)")
+      ->check(positive())
       ->capture_default_str();
   cmd->add_option("--think-time", a->think_time, "Multi-turn: seconds between an answer and the next turn")
       ->check(non_negative());

@@ -63,7 +63,9 @@ struct BenchArgs {
   int prefix_groups = 0;
   int prefix_tokens = 0;
   int turns = 1;
-  int batch = 1;  // --batch: texts per embeddings request
+  int batch = 1;            // --batch: texts per embeddings request
+  std::string replay;       // --replay: a request trace to send at its own times
+  double replay_speed = 1;  // --replay-speed
   double think_time = 0;
   std::string label;
   std::string markdown;

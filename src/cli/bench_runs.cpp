@@ -79,6 +79,10 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
 }
 
 std::string load_shape(const bench::LoadOptions& load) {
+  if (load.replay_speed) {
+    return *load.replay_speed == 1 ? std::string("replayed at its own times")
+                                   : fmt::format("replayed at {:g}x speed", *load.replay_speed);
+  }
   return load.rate ? fmt::format("rate {} req/s ({})", *load.rate, load.arrival->to_string())
                    : fmt::format("concurrency {}", load.concurrency);
 }

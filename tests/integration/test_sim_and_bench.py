@@ -563,6 +563,30 @@ class BenchAgainstSim(WorkDirTest):
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("--output-tokens applies to generating endpoints", refused.stderr)
 
+    def test_a_trace_is_replayed_at_its_own_times(self):
+        trace = self.path("trace.jsonl")
+        stamps = [5000 + 100 * i for i in range(10)] + [7000, 7050]  # a pause, then two close together
+        with open(trace, "w") as f:
+            for i, ms in enumerate(reversed(stamps)):  # out of order: sent in the order of the times
+                f.write(json.dumps({"timestamp": ms, "input_length": 40, "output_length": 3, "hash_ids": [i % 2]}) + "\n")
+        r = bench("--replay", trace, "--replay-speed", "2", "--sim-speedup", "20", "--json", self.path("r.json"),
+                  "--records", self.path("r.jsonl"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("replayed at 2x speed, the requests of trace.jsonl", r.stdout)
+        doc = read_json(self.path("r.json"))
+        self.assertEqual((doc["summary"]["completed"], doc["summary"]["output_tokens"]), (12, 36))
+        self.assertEqual((doc["config"]["load"], doc["config"]["replay_speed"]), ("replay", 2))
+        with open(self.path("r.jsonl")) as f:
+            records = sorted((json.loads(line) for line in f), key=lambda rec: rec["index"])
+        due_ms = [(rec["due_ns"] - records[0]["due_ns"]) / 1e6 for rec in records]
+        for due, ms in zip(due_ms, stamps):
+            self.assertAlmostEqual(due, (ms - stamps[0]) / 2, delta=0.5)
+        for option in (("--rate", "5"), ("--concurrency", "4"), ("--prompts", trace), ("--threads", "2")):
+            refused = bench("--replay", trace, *option)
+            self.assertNotEqual(refused.returncode, 0, option)
+        too_many = bench("--replay", trace, "--requests", "13")
+        self.assertIn("trace.jsonl holds 12 requests; replay them all or fewer", too_many.stderr)
+
     def test_embedded_simulator_is_the_default_target(self):
         r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))
         self.assertEqual(r.returncode, 0, r.stderr)

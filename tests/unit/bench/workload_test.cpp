@@ -163,6 +163,50 @@ TEST(Workload, MultiTurnNeedsChatOrResponses) {
   EXPECT_NO_THROW(Workload{o});
 }
 
+// A replayed trace's requests are sent as traced: blocks named by the same hash id carry the same
+// text (the prefix their prompts shared), the rest is each request's own.
+TEST(Workload, ATracesRequestsShareTheTextOfTheirBlocks) {
+  const std::string path = ::testing::TempDir() + "replay.jsonl";
+  std::ofstream(path) << R"({"timestamp": 0, "input_length": 600, "output_length": 7, "hash_ids": [1, 2]})"
+                      << "\n"
+                      << R"({"timestamp": 40, "input_length": 520, "hash_ids": [1, 9]})"
+                      << "\n"
+                      << R"({"timestamp": 90, "text_input": "as it was written"})"
+                      << "\n";
+  WorkloadOptions o;
+  o.model = "m";
+  o.output = LengthDistribution::fixed(11);
+  o.trace_file = path;
+  const Workload w(o);
+  std::remove(path.c_str());
+  ASSERT_EQ(w.trace().size(), 3u);
+  auto prompt = [&](std::uint64_t i) {
+    const PreparedRequest r = w.make(i);
+    return std::string(
+        json::parse(r.body).as_object().at("messages").as_array()[0].as_object().at("content").as_string());
+  };
+  const PreparedRequest first = w.make(0);
+  EXPECT_EQ(first.input_tokens, 600);
+  EXPECT_EQ(first.output_tokens, 7);
+  EXPECT_EQ(w.make(1).output_tokens, 11);  // --output-tokens where the trace gives none
+  EXPECT_EQ(count_words(prompt(0)), 600u);
+  EXPECT_EQ(count_words(prompt(1)), 520u);
+  auto first_words = [](const std::string& text, std::size_t n) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      at = text.find(' ', at + 1);
+    }
+    return text.substr(0, at);
+  };
+  EXPECT_EQ(first_words(prompt(0), kTraceBlockTokens), first_words(prompt(1), kTraceBlockTokens));  // block 1
+  EXPECT_NE(first_words(prompt(0), kTraceBlockTokens + 8), first_words(prompt(1), kTraceBlockTokens + 8));
+  EXPECT_EQ(prompt(2), "as it was written");
+  EXPECT_EQ(w.make(2).input_tokens, 4);
+  EXPECT_EQ(describe_lengths(o), "the requests of replay.jsonl, output 11 tokens where it gives no length");
+  o.turns = 2;
+  EXPECT_THROW(Workload{o}, std::runtime_error);  // the trace gives each request, one turn each
+}
+
 // --batch N: request i carries, as an input array, the texts requests iN .. iN+N-1 would carry
 // one by one, and owes N vectors.
 TEST(Workload, EmbeddingsBatchSendsTheTextsOfNSingleRequestsAsOneArray) {
