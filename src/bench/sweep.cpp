@@ -16,10 +16,13 @@ SweepSpec parse_sweep(std::string_view text) {
   }
   const std::size_t eq = text.find('=');
   const std::string_view kind = text.substr(0, eq);
-  if (eq == std::string_view::npos || (kind != "concurrency" && kind != "rate")) {
-    throw std::invalid_argument(fmt::format("--sweep '{}': use concurrency=1,2,4,..., rate=R1,R2,... or auto", text));
+  if (eq == std::string_view::npos || (kind != "concurrency" && kind != "rate" && kind != "speed")) {
+    throw std::invalid_argument(
+        fmt::format("--sweep '{}': use concurrency=1,2,4,..., rate=R1,R2,..., speed=S1,S2,... or auto", text));
   }
-  spec.kind = kind == "rate" ? SweepSpec::Kind::rate : SweepSpec::Kind::concurrency;
+  spec.kind = kind == "rate"    ? SweepSpec::Kind::rate
+              : kind == "speed" ? SweepSpec::Kind::speed
+                                : SweepSpec::Kind::concurrency;
   std::string_view list = text.substr(eq + 1);
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
@@ -27,10 +30,11 @@ SweepSpec parse_sweep(std::string_view text) {
     list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
     double value = 0;
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-    const bool whole = spec.kind == SweepSpec::Kind::rate || value == std::floor(value);
+    const bool whole = spec.kind != SweepSpec::Kind::concurrency || value == std::floor(value);
     if (ec != std::errc{} || end != item.data() + item.size() || value <= 0 || !whole) {
-      throw std::invalid_argument(fmt::format("--sweep: '{}' is not a positive {}", item,
-                                              spec.kind == SweepSpec::Kind::rate ? "rate" : "whole concurrency"));
+      throw std::invalid_argument(
+          fmt::format("--sweep: '{}' is not a positive {}", item,
+                      spec.kind == SweepSpec::Kind::concurrency ? "whole concurrency" : kind_name(spec.kind)));
     }
     spec.levels.push_back(value);
   }
@@ -40,6 +44,18 @@ SweepSpec parse_sweep(std::string_view text) {
   std::sort(spec.levels.begin(), spec.levels.end());
   spec.levels.erase(std::unique(spec.levels.begin(), spec.levels.end()), spec.levels.end());
   return spec;
+}
+
+const char* kind_name(SweepSpec::Kind kind) {
+  switch (kind) {
+    case SweepSpec::Kind::rate:
+      return "rate";
+    case SweepSpec::Kind::speed:
+      return "speed";
+    case SweepSpec::Kind::concurrency:
+      break;
+  }
+  return "concurrency";
 }
 
 std::string KneeRule::describe(bool prompts) const {

@@ -1,7 +1,7 @@
 #pragma once
-// Load sweeps and the knee. `--sweep concurrency=1,2,4,8` or `--sweep rate=2,4,8` runs the same
-// workload at each level; `--sweep auto` starts with one stream and doubles until throughput stops
-// rising or an SLO breaks, then measures halfway between the last two levels.
+// Load sweeps and the knee. `--sweep concurrency=1,2,4,8`, `--sweep rate=2,4,8` or, replaying a
+// trace, `--sweep speed=1,2,4` runs the same workload at each level; `--sweep auto` starts with one stream and doubles
+// until throughput stops rising or an SLO breaks, then measures halfway between the last two levels.
 //
 // The knee (printed with the result): the last level before the first step up whose throughput
 // gain is under `gain` (default 10%) while p99 TTFT or p99 TPOT still rises by more than
@@ -19,7 +19,7 @@
 namespace infergate::bench {
 
 struct SweepSpec {
-  enum class Kind { concurrency, rate };
+  enum class Kind { concurrency, rate, speed };  // speed: a replayed trace's, 2 = twice as fast
   Kind kind = Kind::concurrency;
   std::vector<double> levels;  // empty: auto
   [[nodiscard]] bool automatic() const { return levels.empty(); }
@@ -27,6 +27,8 @@ struct SweepSpec {
 
 // Throws std::invalid_argument naming the problem.
 SweepSpec parse_sweep(std::string_view text);
+// "concurrency", "rate" or "speed": the level's name in tables and the JSON.
+const char* kind_name(SweepSpec::Kind kind);
 
 struct SweepPoint {
   double level = 0;

@@ -10,14 +10,6 @@
 
 namespace infergate::bench {
 
-namespace {
-
-const char* kind_name(const SweepSpec& spec) {
-  return spec.kind == SweepSpec::Kind::rate ? "rate" : "concurrency";
-}
-
-}  // namespace
-
 void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slos, bool prompts) {
   std::vector<std::string> names;
   names.reserve(slos.size());
@@ -85,10 +77,10 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
 
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
                        const std::optional<Knee>& knee, const KneeRule& rule) {
-  fmt::print(out, "\nsweep over {}\n", kind_name(spec));
-  print_levels(out, kind_name(spec), points, knee ? std::optional(knee->index) : std::nullopt, "   <- knee");
+  fmt::print(out, "\nsweep over {}\n", kind_name(spec.kind));
+  print_levels(out, kind_name(spec.kind), points, knee ? std::optional(knee->index) : std::nullopt, "   <- knee");
   if (knee) {
-    fmt::print(out, "  knee at {} {:g} ({})\n", kind_name(spec), points[knee->index].level, knee->reason);
+    fmt::print(out, "  knee at {} {:g} ({})\n", kind_name(spec.kind), points[knee->index].level, knee->reason);
   } else {
     fmt::print(out, "  no knee: throughput was still rising at the highest load measured\n");
   }
@@ -96,21 +88,23 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
 }
 
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
-                    std::optional<double> failing) {
+                    std::optional<double> failing, SweepSpec::Kind kind) {
   std::optional<std::size_t> marked;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (passing && points[i].level == *passing) {
       marked = i;
     }
   }
-  fmt::print(out, "\nsearch for the highest rate meeting every SLO\n");
-  print_levels(out, "rate", points, marked, "   <- max load");
+  const bool speed = kind == SweepSpec::Kind::speed;
+  const char* unit = speed ? "x speed" : " req/s";
+  fmt::print(out, "\nsearch for the highest {} meeting every SLO\n", speed ? "replay speed" : "rate");
+  print_levels(out, kind_name(kind), points, marked, "   <- max load");
   if (passing && failing) {
-    fmt::print(out, "  max load: {:g} req/s meets every SLO; {:g} req/s does not\n", *passing, *failing);
+    fmt::print(out, "  max load: {:g}{} meets every SLO; {:g}{} does not\n", *passing, unit, *failing, unit);
   } else if (passing) {
-    fmt::print(out, "  max load: at least {:g} req/s (every rate tried met the SLOs)\n", *passing);
+    fmt::print(out, "  max load: at least {:g}{} (every {} tried met the SLOs)\n", *passing, unit, kind_name(kind));
   } else {
-    fmt::print(out, "  max load: none found: even {:g} req/s breaks an SLO\n", failing.value_or(0));
+    fmt::print(out, "  max load: none found: even {:g}{} breaks an SLO\n", failing.value_or(0), unit);
   }
 }
 
@@ -157,16 +151,19 @@ boost::json::value optional_json(std::optional<double> v) {
 }  // namespace
 
 boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
-                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing) {
-  return {{"rate", optional_json(passing)},
-          {"failing_rate", optional_json(failing)},
+                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing,
+                                  SweepSpec::Kind kind) {
+  const std::string name = kind_name(kind);
+  return {{"kind", name},
+          {name, optional_json(passing)},
+          {"failing_" + name, optional_json(failing)},
           {"points", points_json(points, slos, pricing)}};
 }
 
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos,
                                const Pricing& pricing) {
-  boost::json::object out{{"kind", kind_name(spec)},
+  boost::json::object out{{"kind", kind_name(spec.kind)},
                           {"points", points_json(points, slos, pricing)},
                           {"knee_rule", rule.describe(prompt_only(points, &SweepPoint::summary))}};
   if (knee) {

@@ -17,16 +17,18 @@ namespace infergate::bench {
 void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos, bool prompts = false);
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
                        const std::optional<Knee>& knee, const KneeRule& rule);
-// The rates --find-max-load measured (sorted), the answer marked.
+// The rates --find-max-load measured (sorted), the answer marked; `kind` speed: the replay speeds.
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
-                    std::optional<double> failing);
+                    std::optional<double> failing, SweepSpec::Kind kind = SweepSpec::Kind::rate);
 
 boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
 // {"kind", "points": [{"level", "summary", "goodput", "steady_state", "cost"}], "knee": {...} or null,
 // "knee_rule"}.
-// {"rate": highest passing or null, "failing_rate": lowest failing or null, "points": [...]}.
+// {"kind": "rate", "rate": highest passing or null, "failing_rate": lowest failing or null,
+// "points": [...]}; for replay speeds "kind": "speed" and "speed", "failing_speed".
 boost::json::object max_load_json(const std::vector<SweepPoint>& points, std::optional<double> passing,
-                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing);
+                                  std::optional<double> failing, const std::vector<Slo>& slos, const Pricing& pricing,
+                                  SweepSpec::Kind kind = SweepSpec::Kind::rate);
 boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                                const std::optional<Knee>& knee, const KneeRule& rule, const std::vector<Slo>& slos,
                                const Pricing& pricing);

@@ -114,18 +114,23 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
     refuse("--batch sends several texts to embed in one request: give --endpoint embeddings");
   }
   if (!args.replay.empty()) {
-    for (const char* option :
-         {"--rate", "--concurrency", "--duration", "--arrival", "--ramp-up", "--sweep", "--find-max-load", "--prompts",
-          "--prefix-groups", "--turns", "--batch", "--input-tokens", "--target"}) {
+    for (const char* option : {"--rate", "--concurrency", "--duration", "--arrival", "--ramp-up", "--prompts",
+                               "--prefix-groups", "--turns", "--batch", "--input-tokens", "--target"}) {
       if (given(option)) {
         refuse(fmt::format("{} does not go with --replay: the trace gives each request's time and prompt", option));
       }
     }
+    if (!args.sweep.empty() && !args.sweep.starts_with("speed=")) {
+      refuse("a replayed trace is swept by its speed: --sweep speed=1,2,4,...");
+    }
+    if (!args.sweep.empty() && given("--replay-speed")) {
+      refuse("--replay-speed sets one speed; --sweep speed=... sets each level's");
+    }
     if (args.threads != 1 || args.workers > 1) {
       refuse("--replay sends the trace from one sender, in its order: leave out --threads and --workers");
     }
-  } else if (given("--replay-speed")) {
-    refuse("--replay-speed applies to --replay");
+  } else if (given("--replay-speed") || args.sweep.starts_with("speed=")) {
+    refuse("--replay-speed and --sweep speed=... apply to --replay (a trace to send at its own times)");
   }
   if (given("--rounds") && args.targets.empty()) {
     refuse("--rounds splits a side-by-side run into interleaved rounds: give --target");
@@ -456,7 +461,8 @@ void add_bench_command(CLI::App& app) {
                   "\"text_input\" for the prompt itself")
       ->check(CLI::ExistingFile);
   cmd->add_option("--replay-speed", a->replay_speed,
-                  "--replay: how much faster than traced to send (2: at half the gaps)")
+                  "--replay: how much faster than traced to send (2: at half the gaps); with --find-max-load, the "
+                  "speed the search starts from")
       ->check(positive())
       ->capture_default_str();
   cmd->add_option("--think-time", a->think_time, "Multi-turn: seconds between an answer and the next turn")
@@ -503,8 +509,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-busy-poll", a->no_busy_poll,
                 "Sleep between events instead of spinning (saves a core, adds wake-up latency to timings)");
   cmd->add_option("--sweep", a->sweep,
-                  "concurrency=1,2,4,..., rate=R1,R2,... or auto (double from one stream until the knee or a "
-                  "broken SLO, then fill in)");
+                  "concurrency=1,2,4,..., rate=R1,R2,..., speed=S1,S2,... (with --replay) or auto (double from one "
+                  "stream until the knee or a broken SLO, then fill in)");
   cmd->add_option("--slo", a->slo, "e.g. ttft_p99=500ms,tpot_p99=50ms,e2e_p99=10s: goodput and whether they hold");
   cmd->add_option("--knee-gain", a->knee_gain, "Knee: throughput gain below which a step up counts as flat")
       ->check(CLI::Range(0.0, 10.0))
@@ -517,7 +523,8 @@ void add_bench_command(CLI::App& app) {
       ->check(positive())
       ->capture_default_str();
   cmd->add_flag("--find-max-load", a->find_max_load,
-                "The highest --rate (open loop) that meets every --slo: doubling from --rate (or 1), then bisection");
+                "The highest --rate (open loop), or with --replay the highest --replay-speed, that meets every --slo: "
+                "doubling from it (or 1), then bisection");
   cmd->add_option("--max-load-precision", a->max_load_precision,
                   "--find-max-load stops when the failing rate is within this fraction of the passing one")
       ->check(CLI::Range(0.01, 10.0))

@@ -29,13 +29,16 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     load.concurrency = static_cast<int>(level);
     load.rate.reset();
     load.arrival.reset();
-  } else {
+  } else if (kind == bench::SweepSpec::Kind::rate) {
     load.rate = level;
     load.arrival = bench::ArrivalProcess::parse(args.arrival, level);
+  } else {
+    load.replay_speed = level;  // the trace, as many of its requests as the plan replays
   }
-  load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
-  fmt::print(stderr, "measuring {} {:g} ({} requests)\n", kind == bench::SweepSpec::Kind::rate ? "rate" : "concurrency",
-             level, load.requests);
+  if (kind != bench::SweepSpec::Kind::speed) {
+    load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
+  }
+  fmt::print(stderr, "measuring {} {:g} ({} requests)\n", bench::kind_name(kind), level, load.requests);
   const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
   if (result.interrupted_by != 0) {
     fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
@@ -56,22 +59,25 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
   return 0;
 }
 
-// The highest rate that meets every SLO: doubling, then bisection. Prints the rates measured and
-// returns the JSON of the search.
+// The highest rate (or, replaying a trace, speed) that meets every SLO: doubling, then bisection.
+// Prints the levels measured and returns the JSON of the search.
 boost::json::object find_max_load(const Plan& plan, int& interrupted_by) {
   const BenchArgs& args = plan.args;
-  bench::MaxLoadSearch search(args.rate > 0 ? args.rate : 1.0, args.max_load_precision, args.max_load_ceiling);
+  const auto kind = plan.load.replay_speed ? bench::SweepSpec::Kind::speed : bench::SweepSpec::Kind::rate;
+  const double start = plan.load.replay_speed ? *plan.load.replay_speed : args.rate > 0 ? args.rate : 1.0;
+  bench::MaxLoadSearch search(start, args.max_load_precision, args.max_load_ceiling);
   std::vector<bench::SweepPoint> points;
   while (auto rate = search.next()) {
-    if (const int stopped = measure_level(plan, bench::SweepSpec::Kind::rate, *rate, points)) {
+    if (const int stopped = measure_level(plan, kind, *rate, points)) {
       interrupted_by = stopped;
       break;
     }
     const auto it = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.level == *rate; });
     search.record(*rate, it->goodput->met);
   }
-  bench::print_max_load(stdout, points, search.passing(), search.failing());
-  boost::json::object out = bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing);
+  bench::print_max_load(stdout, points, search.passing(), search.failing(), kind);
+  boost::json::object out =
+      bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing, kind);
   if (interrupted_by != 0) {
     out["interrupted"] = signal_name(interrupted_by);
   }

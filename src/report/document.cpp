@@ -166,15 +166,18 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     const auto& s = search->get_object();
     d.kind = RunDocument::Kind::max_load;
     read_levels(s, d);
-    d.level_kind = "rate";
+    // "rate", or "speed" for a replayed trace's (older results name no kind: rates).
+    const auto* kind = s.if_contains("kind");
+    d.level_kind = kind && kind->is_string() && kind->get_string() == "speed" ? "speed" : "rate";
     std::optional<std::size_t> shown;
-    if (const auto* rate = s.if_contains("rate"); rate && rate->is_number()) {
-      shown = level_index(d, rate->to_number<double>());
+    if (const auto* found = s.if_contains(d.level_kind); found && found->is_number()) {
+      shown = level_index(d, found->to_number<double>());
     }
     d.knee = shown;
     d.summary = d.levels[shown.value_or(0)].summary;
     d.steady = d.levels[shown.value_or(0)].steady;
-    d.summary_of = shown ? fmt::format("rate {:g} (the max load)", d.levels[*shown].level) : "the lowest rate";
+    d.summary_of = shown ? fmt::format("{} {:g} (the max load)", d.level_kind, d.levels[*shown].level)
+                         : fmt::format("the lowest {}", d.level_kind);
   } else if (const auto* runs = o.if_contains("runs"); runs && runs->is_object()) {
     const auto& r = runs->get_object();
     d.kind = RunDocument::Kind::runs;

@@ -337,7 +337,9 @@ std::string html_report(const std::vector<RunDocument>& documents) {
   }
   html += "<h2>Charts</h2><div class=\"charts\">";
   if (!load.series.empty()) {
-    load.x_label = level_kind == "rate" ? "offered load (requests/s)" : "concurrency (requests in flight)";
+    load.x_label = level_kind == "rate"    ? "offered load (requests/s)"
+                   : level_kind == "speed" ? "replay speed (x the trace's)"
+                                           : "concurrency (requests in flight)";
     load.log_x = true;
     html += figure(load,
                    "Each sweep's throughput at each load level; the ring marks its knee (the rule is under "

@@ -586,6 +586,22 @@ class BenchAgainstSim(WorkDirTest):
             self.assertNotEqual(refused.returncode, 0, option)
         too_many = bench("--replay", trace, "--requests", "13")
         self.assertIn("trace.jsonl holds 12 requests; replay them all or fewer", too_many.stderr)
+        # How much faster than traced the endpoint keeps up: swept, and searched against an SLO.
+        swept = bench("--replay", trace, "--sweep", "speed=1,4", "--sim-speedup", "20", "--json", self.path("s.json"))
+        self.assertEqual(swept.returncode, 0, swept.stderr)
+        self.assertIn("sweep over speed", swept.stdout)
+        self.assertEqual([p["level"] for p in read_json(self.path("s.json"))["sweep"]["points"]], [1, 4])
+        searched = bench("--replay", trace, "--find-max-load", "--slo", "e2e_p99=10s", "--max-load-ceiling", "8",
+                         "--sim-speedup", "20", "--json", self.path("m.json"))
+        self.assertEqual(searched.returncode, 0, searched.stderr)
+        self.assertIn("search for the highest replay speed meeting every SLO", searched.stdout)
+        found = read_json(self.path("m.json"))["max_load"]
+        self.assertEqual((found["kind"], found["speed"]), ("speed", 8))
+        for args, why in ((("--replay", trace, "--sweep", "rate=1,2"), "swept by its speed"),
+                          (("--sweep", "speed=1,2"), "apply to --replay")):
+            refused = bench(*args)
+            self.assertNotEqual(refused.returncode, 0)
+            self.assertIn(why, refused.stderr)
 
     def test_embedded_simulator_is_the_default_target(self):
         r = bench("--requests", "4", "--sim-speedup", "50", "--output-tokens", "4", "--json", self.path("s.json"))

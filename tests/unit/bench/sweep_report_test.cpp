@@ -47,6 +47,26 @@ TEST(SweepTable, PromptOnlyLevelsShowTheirInputRateAndNoTpot) {
   EXPECT_NE(generated.find("p99 TTFT or p99 TPOT rises"), std::string::npos) << generated;
 }
 
+// A replayed trace's max-load search is by speed: its table, its answer and its JSON say so.
+TEST(MaxLoadTable, ASearchOfReplaySpeedsNamesThemSpeeds) {
+  const std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  print_max_load(out, points, 1.0, 2.0, SweepSpec::Kind::speed);
+  std::fclose(out);
+  const std::string printed(text, size);
+  std::free(text);
+  EXPECT_NE(printed.find("search for the highest replay speed meeting every SLO"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("        speed     req/s"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("max load: 1x speed meets every SLO; 2x speed does not"), std::string::npos) << printed;
+  const boost::json::object json = max_load_json(points, 1.0, 2.0, {}, {}, SweepSpec::Kind::speed);
+  EXPECT_EQ(json.at("kind").as_string(), "speed");
+  EXPECT_DOUBLE_EQ(json.at("speed").as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(json.at("failing_speed").as_double(), 2.0);
+  EXPECT_EQ(max_load_json(points, 1.0, std::nullopt, {}, {}).at("kind").as_string(), "rate");
+}
+
 // --percentiles past p99 are columns after each latency's p99, as in the run's own table.
 TEST(SweepTable, MorePercentilesFollowEachLatencysP99) {
   std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};

@@ -28,6 +28,11 @@ TEST(Sweep, ParsesLevelsSortedAndUnique) {
   EXPECT_THROW(parse_sweep("concurrency=0"), std::invalid_argument);
   EXPECT_THROW(parse_sweep("qps=1"), std::invalid_argument);
   EXPECT_THROW(parse_sweep("rate="), std::invalid_argument);
+  const SweepSpec s = parse_sweep("speed=4,0.5");  // a replayed trace's
+  EXPECT_EQ(s.kind, SweepSpec::Kind::speed);
+  EXPECT_EQ(s.levels, (std::vector<double>{0.5, 4}));
+  EXPECT_STREQ(kind_name(s.kind), "speed");
+  EXPECT_THROW(parse_sweep("speed=0"), std::invalid_argument);
 }
 
 TEST(Sweep, TheKneeIsTheLastLevelBeforeThroughputGoesFlatWhileLatencyClimbs) {

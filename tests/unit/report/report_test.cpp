@@ -345,6 +345,25 @@ TEST(ReportTables, APromptOnlySweepShowsItsInputRateAndNoDecodeColumns) {
   EXPECT_NE(csv.find(fmt::format(",{},", bench::input_token_rate(points[0].summary))), std::string::npos) << csv;
 }
 
+// A max-load search over a replayed trace's speeds reads back as levels of speed, its answer marked.
+TEST(ReportDocument, AMaxLoadSearchOfReplaySpeedsReadsBackBySpeed) {
+  std::vector<bench::SweepPoint> points;
+  for (const double speed : {1.0, 2.0, 4.0}) {
+    bench::SweepPoint p;
+    p.level = speed;
+    p.summary = bench::summarize_run(records(50, 5 * speed));
+    points.push_back(p);
+  }
+  const boost::json::object extra{
+      {"max_load", bench::max_load_json(points, 2.0, 4.0, {}, {}, bench::SweepSpec::Kind::speed)}};
+  const RunDocument d = document_from_json(bench::summary_document({}, nullptr, extra), "replay");
+  EXPECT_EQ(d.kind, RunDocument::Kind::max_load);
+  EXPECT_EQ(d.level_kind, "speed");
+  EXPECT_EQ(d.knee, 1u);
+  EXPECT_EQ(d.summary_of, "speed 2 (the max load)");
+  EXPECT_NE(html_report({d}).find("replay speed (x the trace"), std::string::npos);
+}
+
 // A sweep measured with --percentiles 99.9 shows those tails in its per-level tables too.
 TEST(ReportTables, ASweepsLevelTablesShowItsMorePercentiles) {
   std::vector<bench::SweepPoint> points;
