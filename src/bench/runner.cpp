@@ -252,9 +252,14 @@ class LoadRun {
     Rng rng(mix64(load_.seed) ^ 0xa5a5a5a5ULL);
     net::steady_timer timer(io_);
     const std::int64_t start = started_ns_ + static_cast<std::int64_t>(load_.start_delay_s * 1e9);
-    double schedule_s = 0;  // on the full-rate schedule
-    std::int64_t due = start;
     Budget budget{load_.first_index, load_.requests, load_.duration_s};
+    // A replayed request's time in the trace, at the replay's speed.
+    auto traced_s = [&](std::uint64_t number) {
+      const std::vector<TraceRequest>& trace = workload_.trace();
+      return trace[number % trace.size()].at_s / *load_.replay_speed;
+    };
+    double schedule_s = load_.replay_speed ? traced_s(budget.base) : 0;  // on the full-rate schedule
+    std::int64_t due = start + static_cast<std::int64_t>(schedule_s * 1e9);
     int in_flight = 0;
     auto task = [&](std::uint64_t number, std::uint64_t index, std::int64_t first_due) -> awaitable<void> {
       std::unique_ptr<http::Connection> conn;
@@ -279,11 +284,11 @@ class LoadRun {
         break;  // conversations already running spent it
       }
       ++in_flight;
-      const std::uint64_t index = budget.base + budget.issued++;
-      net::co_spawn(io_, task(budget.base + budget.conversations++, index, due), net::detached);
+      const std::uint64_t stride = load_.index_stride;
+      const std::uint64_t index = budget.base + stride * budget.issued++;
+      net::co_spawn(io_, task(budget.base + stride * budget.conversations++, index, due), net::detached);
       if (load_.replay_speed) {
-        const std::vector<TraceRequest>& trace = workload_.trace();
-        schedule_s = trace[(budget.base + budget.conversations) % trace.size()].at_s / *load_.replay_speed;
+        schedule_s = traced_s(budget.base + stride * budget.conversations);
       } else {
         schedule_s += load_.arrival->next_gap(rng);
       }
@@ -642,6 +647,11 @@ LoadOptions load_share(const LoadOptions& load, int count, int index) {
     part.start_delay_s = load.start_delay_s + static_cast<double>(index) / *load.rate;
   }
   part.seed = load.seed + static_cast<std::uint64_t>(index) * 0x9e3779b97f4a7c15ULL;
+  if (load.replay_speed) {
+    part.first_index = load.first_index + static_cast<std::uint64_t>(index);
+    part.index_stride = load.index_stride * static_cast<std::uint64_t>(count);
+    return part;
+  }
   part.first_index = load.first_index + (static_cast<std::uint64_t>(index) << 40);
   return part;
 }
@@ -651,8 +661,8 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
   if (load.rate && !load.arrival) {
     throw BenchError("an open-loop run needs an arrival process");
   }
-  if (load.replay_speed && (workload.trace().empty() || !(*load.replay_speed > 0) || load.threads > 1)) {
-    throw BenchError("a replay needs a trace, a speed above 0 and one sender thread");
+  if (load.replay_speed && (workload.trace().empty() || !(*load.replay_speed > 0))) {
+    throw BenchError("a replay needs a trace and a speed above 0");
   }
   if (load.requests == 0 && !(load.duration_s > 0)) {
     throw BenchError("give --requests N or --duration S");
@@ -668,7 +678,7 @@ RunResult run_load(const Target& target, const Workload& workload, const LoadOpt
   for (int k = 0; k < threads; ++k) {
     LoadOptions share = load_share(load, threads, k);
     // More threads than streams or requests: the extra ones have nothing to send.
-    if ((load.requests == 0 || share.requests > 0) && (load.rate || share.concurrency > 0)) {
+    if ((load.requests == 0 || share.requests > 0) && (load.rate || load.replay_speed || share.concurrency > 0)) {
       shares.push_back(share);
     }
   }

@@ -46,9 +46,11 @@ struct LoadOptions {
                             // evenly over it; open loop: the rate rises from 0
   std::uint64_t seed = 1;
   std::uint64_t first_index = 0;  // of the first measured request: a later part of a run sends new prompts
-  double start_delay_s = 0;       // open loop: the first arrival's offset (senders sharing a rate interleave)
-  int threads = 1;                // event loops, one per thread, each sending its share of the load
-  bool busy_poll = true;          // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
+  // A replay's sender k of n sends the trace's requests k, k + n, k + 2n, ... (first_index k).
+  std::uint64_t index_stride = 1;
+  double start_delay_s = 0;  // open loop: the first arrival's offset (senders sharing a rate interleave)
+  int threads = 1;           // event loops, one per thread, each sending its share of the load
+  bool busy_poll = true;     // spin on the event loop instead of sleeping: one core at 100%, exact timestamps
 };
 
 // A problem that stops the run before it starts (unreachable server, rejected key, no model).
@@ -81,7 +83,7 @@ BenchSummary summarize_result(const RunResult& result, std::span<const double> m
 
 // One sender's share of `load` when `count` of them send it together: concurrency, requests, the
 // rate and the warmup divided as evenly as they go, distinct prompts and seeds, and open-loop
-// arrivals offset so constant ones interleave.
+// arrivals offset so constant ones interleave; a replayed trace dealt out request by request.
 LoadOptions load_share(const LoadOptions& load, int count, int index);
 
 // Runs warmup, then the measured load, on load.threads event loops; calls `on_progress` about

@@ -126,8 +126,8 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
     if (!args.sweep.empty() && given("--replay-speed")) {
       refuse("--replay-speed sets one speed; --sweep speed=... sets each level's");
     }
-    if (args.threads != 1 || args.workers > 1) {
-      refuse("--replay sends the trace from one sender, in its order: leave out --threads and --workers");
+    if (args.workers > 1) {
+      refuse("--replay's senders share one start: deal the trace over --threads, not --workers");
     }
   } else if (given("--replay-speed") || args.sweep.starts_with("speed=")) {
     refuse("--replay-speed and --sweep speed=... apply to --replay (a trace to send at its own times)");

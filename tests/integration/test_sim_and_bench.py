@@ -569,19 +569,21 @@ class BenchAgainstSim(WorkDirTest):
         with open(trace, "w") as f:
             for i, ms in enumerate(reversed(stamps)):  # out of order: sent in the order of the times
                 f.write(json.dumps({"timestamp": ms, "input_length": 40, "output_length": 3, "hash_ids": [i % 2]}) + "\n")
-        r = bench("--replay", trace, "--replay-speed", "2", "--sim-speedup", "20", "--json", self.path("r.json"),
-                  "--records", self.path("r.jsonl"))
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("replayed at 2x speed, the requests of trace.jsonl", r.stdout)
-        doc = read_json(self.path("r.json"))
-        self.assertEqual((doc["summary"]["completed"], doc["summary"]["output_tokens"]), (12, 36))
-        self.assertEqual((doc["config"]["load"], doc["config"]["replay_speed"]), ("replay", 2))
-        with open(self.path("r.jsonl")) as f:
-            records = sorted((json.loads(line) for line in f), key=lambda rec: rec["index"])
-        due_ms = [(rec["due_ns"] - records[0]["due_ns"]) / 1e6 for rec in records]
-        for due, ms in zip(due_ms, stamps):
-            self.assertAlmostEqual(due, (ms - stamps[0]) / 2, delta=0.5)
-        for option in (("--rate", "5"), ("--concurrency", "4"), ("--prompts", trace), ("--threads", "2")):
+        for threads in ("1", "2"):  # two senders deal the trace out between them, each request at its time
+            r = bench("--replay", trace, "--replay-speed", "2", "--sim-speedup", "20", "--threads", threads,
+                      "--json", self.path("r.json"), "--records", self.path("r.jsonl"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("replayed at 2x speed, the requests of trace.jsonl", r.stdout)
+            doc = read_json(self.path("r.json"))
+            self.assertEqual((doc["summary"]["completed"], doc["summary"]["output_tokens"]), (12, 36))
+            self.assertEqual((doc["config"]["load"], doc["config"]["replay_speed"]), ("replay", 2))
+            with open(self.path("r.jsonl")) as f:
+                records = sorted((json.loads(line) for line in f), key=lambda rec: rec["index"])
+            self.assertEqual([rec["index"] for rec in records], list(range(12)))
+            due_ms = [(rec["due_ns"] - records[0]["due_ns"]) / 1e6 for rec in records]
+            for due, ms in zip(due_ms, stamps):
+                self.assertAlmostEqual(due, (ms - stamps[0]) / 2, delta=0.5)
+        for option in (("--rate", "5"), ("--concurrency", "4"), ("--prompts", trace), ("--workers", "2")):
             refused = bench("--replay", trace, *option)
             self.assertNotEqual(refused.returncode, 0, option)
         too_many = bench("--replay", trace, "--requests", "13")
