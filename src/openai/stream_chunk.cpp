@@ -19,6 +19,30 @@ std::size_t string_size(const json::object& object, std::string_view key) {
   return v != nullptr && v->is_string() ? v->get_string().size() : 0;
 }
 
+std::string_view string_view_of(const json::object& object, std::string_view key) {
+  const auto* v = object.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
+}
+
+// A tool call's generated text: the function's name and its arguments, as far as they have come.
+std::size_t function_call_size(const json::object& call) {
+  return string_size(call, "name") + string_size(call, "arguments");
+}
+
+// The text of a chat message's or delta's tool calls (an agent's turn may generate nothing else).
+std::size_t tool_calls_size(const json::object& part) {
+  std::size_t size = 0;
+  if (const auto* calls = part.if_contains("tool_calls"); calls && calls->is_array()) {
+    for (const auto& call : calls->get_array()) {
+      const auto* function = call.is_object() ? call.get_object().if_contains("function") : nullptr;
+      if (function != nullptr && function->is_object()) {
+        size += function_call_size(function->get_object());
+      }
+    }
+  }
+  return size;
+}
+
 std::int64_t int_field(const json::object& object, std::string_view key) {
   const auto* v = object.if_contains(key);
   if (v == nullptr) {
@@ -95,6 +119,10 @@ void read_response(const json::object& response, ChunkView& out, std::string* co
     return;
   }
   for (const auto& item : output->get_array()) {
+    if (item.is_object() && string_view_of(item.get_object(), "type") == "function_call") {
+      out.text_bytes += function_call_size(item.get_object());
+      continue;
+    }
     const auto* parts = item.is_object() ? item.get_object().if_contains("content") : nullptr;
     if (parts == nullptr || !parts->is_array()) {
       continue;
@@ -171,7 +199,8 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
       append_string(c, "text", content);
       if (const auto* part = c.if_contains(streamed ? "delta" : "message"); part && part->is_object()) {
         const auto& p = part->get_object();
-        out.text_bytes += string_size(p, "content") + string_size(p, "reasoning_content") + string_size(p, "reasoning");
+        out.text_bytes += string_size(p, "content") + string_size(p, "reasoning_content") +
+                          string_size(p, "reasoning") + tool_calls_size(p);
         append_string(p, "content", content);
       }
       if (const auto* finish = c.if_contains("finish_reason"); finish && finish->is_string()) {

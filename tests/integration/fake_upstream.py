@@ -17,6 +17,7 @@
           closing the connection
 /strict   refuses a request naming ignore_eos with 400, as OpenAI's API does; streams properly otherwise
 /echo     streams properly, keeping each request it was sent (method, path, headers, body) in requests
+/tools    streams an answer that is only a tool call (its name, then its arguments in pieces), with usage
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
@@ -126,6 +127,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         events = [CHUNK, CHUNK]
+        if mode == "tools":
+            call = '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,%s}]},"finish_reason":null}]}'
+            events = ["data: " + call % '"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}'
+                      + "\n\n"]
+            events += ["data: " + call % ('"function":{"arguments":%s}' % json.dumps(piece)) + "\n\n"
+                       for piece in ('{"city":', ' "Paris"', "}")]
+            events.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n')
+            events.append('data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":12}}\n\n')
+            events.append("data: [DONE]\n\n")
         if mode == "malformed":
             events.append("data: {not json at all\n\n")
         if mode == "badbytes":

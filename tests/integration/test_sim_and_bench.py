@@ -801,6 +801,20 @@ class BenchFailures(unittest.TestCase):
         self.assertIn("2 x malformed_response", r.stdout)
         self.assertIn("the answer holds 1 embeddings for the 3 inputs sent", r.stdout)
 
+    def test_an_answer_that_is_only_a_tool_call_is_measured(self):
+        # An agent's turn: no content at all, a function's name and then its arguments in pieces.
+        fake = FakeUpstream()
+        summary = os.path.join(tempfile.mkdtemp(), "tools.json")
+        try:
+            r = bench("--base-url", fake.url + "/tools", "--requests", "3", "--timeout", "10", "--output-tokens", "12",
+                      "--json", summary)
+        finally:
+            fake.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        s = read_json(summary)["summary"]
+        self.assertEqual((s["completed"], s["failed"], s["output_tokens"], s["text_events"]), (3, 0, 36, 12))
+        self.assertGreater(s["tpot_ms"]["count"], 0)
+
     def run_against_fake(self, mode):
         fake = FakeUpstream()
         try:

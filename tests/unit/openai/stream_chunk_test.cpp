@@ -31,6 +31,30 @@ TEST(StreamChunk, ReasoningAndCompletionTextCount) {
   EXPECT_EQ(v.finish_reason, "length");
 }
 
+// An agent's turn may generate only a tool call: its name and arguments are the generated text,
+// streamed or whole, in either API.
+TEST(StreamChunk, ToolCallsAreGeneratedText) {
+  ChunkView v;
+  ASSERT_FALSE(parse_stream_chunk(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]})",
+      v));
+  EXPECT_EQ(v.text_bytes, 11u);
+  ASSERT_FALSE(parse_stream_chunk(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]})", v));
+  EXPECT_EQ(v.text_bytes, 8u);
+  ASSERT_FALSE(parse_completion_response(
+      R"({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]})",
+      v));
+  EXPECT_EQ(v.text_bytes, 3u);
+  EXPECT_EQ(v.finish_reason, "tool_calls");
+  ASSERT_FALSE(parse_response_object(
+      R"({"status":"completed","output":[{"type":"function_call","name":"f","arguments":"{\"a\":1}","call_id":"c"}],"usage":{"input_tokens":5,"output_tokens":4}})",
+      v));
+  EXPECT_EQ(v.text_bytes, 8u);
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.function_call_arguments.delta","delta":"{\"a\""})", v));
+  EXPECT_EQ(v.text_bytes, 4u);
+}
+
 TEST(StreamChunk, UsageAndTrace) {
   ChunkView v;
   ASSERT_FALSE(parse_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34},
