@@ -17,13 +17,14 @@ namespace json = boost::json;
 
 namespace {
 
-// A positive whole number that fits an int, else nothing.
-std::optional<int> positive_int(const json::value& v) {
-  if (v.is_int64() && v.get_int64() > 0 && v.get_int64() <= 100'000'000) {
+// The longest prompt or answer a trace may ask for: ten million tokens, past any model's context,
+// and a bound on the text made up for it.
+constexpr std::int64_t kMostTokens = 10'000'000;
+
+// A whole number of tokens from 1 to kMostTokens, else nothing.
+std::optional<int> token_count(const json::value& v) {
+  if (v.is_int64() && v.get_int64() > 0 && v.get_int64() <= kMostTokens) {
     return static_cast<int>(v.get_int64());
-  }
-  if (v.is_uint64() && v.get_uint64() <= 100'000'000) {
-    return static_cast<int>(v.get_uint64());
   }
   return std::nullopt;
 }
@@ -60,18 +61,18 @@ std::vector<TraceRequest> load_trace(const std::string& path) {
       }
     }
     if (const auto* length = o.if_contains("input_length")) {
-      const auto tokens = positive_int(*length);
+      const auto tokens = token_count(*length);
       if (!tokens) {
-        fail("'input_length' must be a whole number of tokens, 1 or more");
+        fail("'input_length' must be a whole number of tokens, from 1 to 10,000,000");
       }
       r.input_tokens = *tokens;
     } else if (!r.text) {
       fail("a request needs 'input_length' (tokens) or 'text_input' (the prompt)");
     }
     if (const auto* length = o.if_contains("output_length")) {
-      r.output_tokens = positive_int(*length);
+      r.output_tokens = token_count(*length);
       if (!r.output_tokens) {
-        fail("'output_length' must be a whole number of tokens, 1 or more");
+        fail("'output_length' must be a whole number of tokens, from 1 to 10,000,000");
       }
     }
     if (const auto* ids = o.if_contains("hash_ids")) {

@@ -61,6 +61,8 @@ TEST(TraceFile, AProblemNamesTheLineAndField) {
             std::string::npos);
   EXPECT_NE(trace_error(R"({"timestamp": 0, "input_length": 3, "output_length": 2.5})").find("'output_length'"),
             std::string::npos);
+  EXPECT_NE(trace_error(R"({"timestamp": 0, "input_length": 10000001})").find("from 1 to 10,000,000"),
+            std::string::npos);  // a bound on the text made up for it
   EXPECT_NE(trace_error(R"({"timestamp": 0, "input_length": 3, "hash_ids": [1, -1]})").find("'hash_ids' must hold"),
             std::string::npos);
   EXPECT_NE(trace_error(R"({"timestamp": 0, "text_input": "a b", "hash_ids": [1]})").find("has its own text"),
