@@ -40,6 +40,55 @@ constexpr http::OwnedHeader kOwned[] = {
 constexpr std::string_view kShortPrompt = "Reply with the single word OK.";
 constexpr int kNaturalStopLimit = 1024;
 
+// The request of the tool-call check: one function, named in tool_choice, so that a server that
+// calls tools at all must call it (vLLM answers a named choice without an automatic tool parser).
+boost::json::object tool_call_request(const std::string& model) {
+  const boost::json::object city{{"type", "string"}};
+  const boost::json::object function{
+      {"name", "get_weather"},
+      {"description", "The weather in a city"},
+      {"parameters", boost::json::object{{"type", "object"},
+                                         {"properties", boost::json::object{{"city", city}}},
+                                         {"required", boost::json::array{"city"}}}}};
+  return {{"model", model},
+          {"messages", boost::json::array{boost::json::object{
+                           {"role", "user"}, {"content", "What is the weather in Paris? Use the get_weather tool."}}}},
+          {"max_tokens", 64},
+          {"tools", boost::json::array{boost::json::object{{"type", "function"}, {"function", function}}}},
+          {"tool_choice",
+           boost::json::object{{"type", "function"}, {"function", boost::json::object{{"name", "get_weather"}}}}}};
+}
+
+// "get_weather({"city": "Paris"})" of the first tool call in a chat completion; nothing when it
+// holds none. `finish` gets the choice's finish_reason.
+std::optional<std::string> first_tool_call(std::string_view body, std::string& finish) {
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(body, ec);
+  const auto* choices = !ec && v.is_object() ? v.get_object().if_contains("choices") : nullptr;
+  if (choices == nullptr || !choices->is_array() || choices->get_array().empty() ||
+      !choices->get_array()[0].is_object()) {
+    return std::nullopt;
+  }
+  const auto& choice = choices->get_array()[0].get_object();
+  if (const auto* reason = choice.if_contains("finish_reason"); reason && reason->is_string()) {
+    finish = reason->get_string();
+  }
+  const auto* message = choice.if_contains("message");
+  const auto* calls = message && message->is_object() ? message->get_object().if_contains("tool_calls") : nullptr;
+  if (calls == nullptr || !calls->is_array() || calls->get_array().empty() || !calls->get_array()[0].is_object()) {
+    return std::nullopt;
+  }
+  const auto* function = calls->get_array()[0].get_object().if_contains("function");
+  if (function == nullptr || !function->is_object()) {
+    return std::nullopt;
+  }
+  auto text = [&](std::string_view key) {
+    const auto* s = function->get_object().if_contains(key);
+    return s && s->is_string() ? std::string(s->get_string()) : std::string();
+  };
+  return fmt::format("{}({})", text("name"), text("arguments"));
+}
+
 double ms_since(std::int64_t start_ns) {
   return static_cast<double>(monotonic_ns() - start_ns) / 1e6;
 }
@@ -71,6 +120,7 @@ class Checker {
     if (passed) {
       co_await ignore_eos();
       co_await responses_api();
+      co_await tool_calls();
       co_await embeddings();
     }
     co_return std::move(out_);
@@ -422,6 +472,41 @@ class Checker {
           fmt::format("not served ({} for POST {}/responses): measure Chat Completions", answer.status, o_.url.path));
     } else {
       add(Verdict::warn, check, "could not tell: " + answer.problem);
+    }
+  }
+
+  // Whether the model calls tools, which an agent's turns need (bench measures them with the same
+  // tools in --extra-body). Never a failure: many servers and models do not.
+  awaitable<void> tool_calls() {
+    const std::string check = "tool calls";
+    const std::string target = o_.url.path + std::string(openai::endpoint_path(openai::Endpoint::chat));
+    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(),
+                                         boost::json::serialize(tool_call_request(o_.model)), o_.timeout, o_.tls);
+    if (!response) {
+      add(Verdict::warn, check, "could not tell: " + response.error().ec.message());
+      co_return;
+    }
+    const int status = response->head.status;
+    if (status == 400 || status == 422) {
+      add(Verdict::info, check,
+          fmt::format("not taken ({}: {})", status, openai::error_message_from_body(response->body)),
+          "vLLM calls tools with --enable-auto-tool-choice and the model's --tool-call-parser");
+      co_return;
+    }
+    if (status != 200) {
+      add(Verdict::warn, check,
+          fmt::format("could not tell: {}: {}", status, openai::error_message_from_body(response->body)));
+      co_return;
+    }
+    std::string finish;
+    if (const auto call = first_tool_call(response->body, finish)) {
+      add(Verdict::ok, check,
+          fmt::format("served: the model called {}; bench measures such turns given the same tools (--extra-body)",
+                      *call));
+    } else {
+      add(Verdict::info, check,
+          fmt::format("the answer held no tool call (finish_reason {}): this server or model ignores 'tools'",
+                      finish.empty() ? "none" : finish));
     }
   }
 

@@ -17,7 +17,8 @@
           closing the connection
 /strict   refuses a request naming ignore_eos with 400, as OpenAI's API does; streams properly otherwise
 /echo     streams properly, keeping each request it was sent (method, path, headers, body) in requests
-/tools    streams an answer that is only a tool call (its name, then its arguments in pieces), with usage
+/tools    answers with a tool call alone: streamed (its name, then its arguments in pieces, with usage),
+          or whole when the request does not ask for a stream
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
@@ -118,6 +119,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(event.encode())
                 self.wfile.flush()
             self.close_connection = True
+            return
+        if mode == "tools" and not json.loads(body or b"{}").get("stream"):
+            self.send_json(200, json.dumps({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                    "name": "get_weather", "arguments": '{"city": "Paris"}'}}]}}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 12}}).encode())
             return
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')

@@ -133,6 +133,9 @@ class Endpoint(unittest.TestCase):
         self.assertIn("first token after", checks["one-token stream"]["detail"])
         self.assertIn("honoured", checks["ignore_eos"]["detail"])
         self.assertIn("served: 5376-dimensional vectors (6 prompt tokens)", checks["embeddings"]["detail"])
+        # The simulator generates text whatever tools it is given: a note, not a failure.
+        self.assertEqual(checks["tool calls"]["verdict"], "info", checks["tool calls"])
+        self.assertIn("the answer held no tool call (finish_reason length)", checks["tool calls"]["detail"])
 
     def test_missing_wrong_and_right_key(self):
         sim = self.sim("--api-key", "sk-right")
@@ -200,6 +203,17 @@ class Endpoint(unittest.TestCase):
         stream = by_check(findings)["one-token stream"]
         self.assertIn("an event passed 8388608 bytes without its end", stream["detail"])
         self.assertIn("blank line", stream["fix"])
+
+    def test_a_server_that_calls_tools_says_which_call(self):
+        from fake_upstream import FakeUpstream
+        fake = FakeUpstream()
+        try:
+            run, findings = doctor("--base-url", fake.url + "/tools/v1", "--timeout", "5")
+        finally:
+            fake.close()
+        tools = by_check(findings)["tool calls"]
+        self.assertEqual(tools["verdict"], "ok", findings)
+        self.assertIn('served: the model called get_weather({"city": "Paris"})', tools["detail"])
 
     def test_headers_go_with_every_checks_request_and_those_it_sets_are_refused(self):
         from fake_upstream import FakeUpstream
