@@ -80,6 +80,12 @@ double token_throughput(const BenchSummary& summary);
 // Prompt tokens/s: the total rate less the output rate.
 double input_token_rate(const BenchSummary& summary);
 
+// The rate a table or chart of runs gives each of them: input tokens/s when the runs together are
+// prompt-only (see above), else output tokens/s, so that every row follows its column's title.
+inline double measured_rate(const BenchSummary& summary, bool prompts) {
+  return prompts ? input_token_rate(summary) : summary.output_tokens_per_s;
+}
+
 // `more`: the percentiles beyond the standard four (--percentiles) every statistic gets.
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more = {});
 

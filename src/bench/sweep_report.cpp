@@ -67,9 +67,8 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
       dollars = per_million ? fmt::format(" {:>8.4f}", *per_million) : fmt::format(" {:>8}", "-");
     }
     fmt::print(out, "  {:>11g} {:>9.2f} {:>11.1f}{}{} {:>7}{}{}{}{}\n", p.level, s.requests_per_s,
-               prompts ? input_token_rate(s) : s.output_tokens_per_s, cells(s.ttft_ms, 1),
-               prompts ? "" : cells(s.tpot_ms, 2), s.failed, dollars, goodput, marked == i ? marker : "",
-               s.client && s.client->bound ? "   (client-bound)" : "");
+               measured_rate(s, prompts), cells(s.ttft_ms, 1), prompts ? "" : cells(s.tpot_ms, 2), s.failed, dollars,
+               goodput, marked == i ? marker : "", s.client && s.client->bound ? "   (client-bound)" : "");
   }
 }
 

@@ -70,6 +70,7 @@ bool takes_messages(openai::Endpoint endpoint) {
 }  // namespace
 
 std::string describe_lengths(const WorkloadOptions& options) {
+  const std::string batch = options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "";
   if (options.trace_file) {
     const std::string name = std::filesystem::path(*options.trace_file).filename().string();
     return options.endpoint == openai::Endpoint::embeddings
@@ -79,7 +80,7 @@ std::string describe_lengths(const WorkloadOptions& options) {
   }
   if (options.endpoint == openai::Endpoint::embeddings && options.prompts_file) {
     return fmt::format("prompts from {} to embed{}", std::filesystem::path(*options.prompts_file).filename().string(),
-                       options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "");
+                       batch);
   }
   if (options.prompts_file) {
     return fmt::format("prompts from {}, output {} tokens where the file gives no length",
@@ -89,8 +90,7 @@ std::string describe_lengths(const WorkloadOptions& options) {
                                                                      options.prefix_tokens, options.prefix_groups)
                                                        : "";
   if (options.endpoint == openai::Endpoint::embeddings) {
-    return fmt::format("input {} tokens{} to embed{}", options.input.to_string(), prefix,
-                       options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "");
+    return fmt::format("input {} tokens{} to embed{}", options.input.to_string(), prefix, batch);
   }
   return fmt::format("input {}{} / output {} tokens", options.input.to_string(), prefix, options.output.to_string());
 }

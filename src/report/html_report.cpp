@@ -245,9 +245,7 @@ std::string html_report(const std::vector<RunDocument>& documents) {
   // TPOT and ITL charts they have no samples for.
   const bool prompts = bench::prompt_only(documents, &RunDocument::summary);
   const char* rate_unit = prompts ? "input tokens/s" : "output tokens/s";
-  auto throughput = [prompts](const bench::BenchSummary& s) {
-    return prompts ? bench::input_token_rate(s) : s.output_tokens_per_s;
-  };
+  auto throughput = [prompts](const bench::BenchSummary& s) { return bench::measured_rate(s, prompts); };
   Chart load{"throughput-vs-load",
              prompts ? "Input throughput against load" : "Output throughput against load",
              "",

@@ -11,7 +11,7 @@ double LatencyColumn::of(const bench::BenchSummary& summary) const {
 }
 
 double LevelColumns::rate(const bench::BenchSummary& summary) const {
-  return prompts ? bench::input_token_rate(summary) : summary.output_tokens_per_s;
+  return bench::measured_rate(summary, prompts);
 }
 
 LevelColumns level_columns(const RunDocument& d) {
