@@ -86,7 +86,13 @@ std::optional<std::string> first_tool_call(std::string_view body, std::string& f
     const auto* s = function->get_object().if_contains(key);
     return s && s->is_string() ? std::string(s->get_string()) : std::string();
   };
-  return fmt::format("{}({})", text("name"), text("arguments"));
+  // A model may write long arguments, or be cut short by max_tokens: the check's line shows their start.
+  constexpr std::size_t kShown = 60;
+  std::string arguments = text("arguments");
+  if (arguments.size() > kShown) {
+    arguments = fmt::format("{}... ({} bytes)", valid_utf8(arguments, kShown), arguments.size());
+  }
+  return fmt::format("{}({})", text("name"), arguments);
 }
 
 double ms_since(std::int64_t start_ns) {

@@ -296,6 +296,10 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
       (error = read_bool(object, "ignore_eos", out.ignore_eos)) || (error = check_sampling_fields(object))) {
     return error;
   }
+  if (endpoint != Endpoint::completions &&
+      (error = read_forced_tool_call(object, endpoint == Endpoint::responses, out.tool_call))) {
+    return error;
+  }
   if (n && *n != 1) {
     return invalid_request("only n=1 is supported", "n");
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "openai/api_error.hpp"
+#include "openai/tool_choice.hpp"
 
 namespace infergate::openai {
 
@@ -48,6 +49,8 @@ struct CompletionRequest {
   // For each full block of kPrefixBlockWords prompt words, a hash of the prompt up to its end (the
   // roles of the messages included): equal prompt prefixes give equal leading hashes.
   std::vector<std::uint64_t> prefix_blocks;
+  // The function a chat or Responses API request makes the model call (tool_choice.hpp).
+  std::optional<ForcedToolCall> tool_call;
 };
 
 // Fills `out` and returns nothing, or returns the error to send.

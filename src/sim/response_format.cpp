@@ -1,6 +1,8 @@
 #include "sim/response_format.hpp"
 
 #include <fmt/format.h>
+#include <boost/json/serialize.hpp>
+#include <boost/json/string.hpp>
 
 #include <iterator>
 
@@ -30,6 +32,22 @@ std::string message_id(const ResponseAnswer& a) {
   return fmt::format("msg{}", a.id.substr(a.id.find('-')));
 }
 
+std::string function_call_id(const ResponseAnswer& a) {
+  return fmt::format("fc{}", a.id.substr(a.id.find('-')));
+}
+
+void append_function_call(std::string& out, const ResponseAnswer& a, Stage stage) {
+  const ToolCallAnswer& call = *a.tool_call;
+  fmt::format_to(std::back_inserter(out),
+                 R"({{"type":"function_call","id":"{}","call_id":"{}","name":{},"arguments":")", function_call_id(a),
+                 call.call_id, boost::json::serialize(boost::json::string(call.call.name)));
+  if (stage == Stage::done) {
+    append_arguments(out, call, 0, call.output_tokens);
+  }
+  fmt::format_to(std::back_inserter(out), R"(","status":"{}"}})",
+                 stage == Stage::done ? final_status(a) : "in_progress");
+}
+
 void append_text_part(std::string& out, const ResponseAnswer& a) {
   out += R"({"type":"output_text","text":")";
   append_output(a.seed, 0, a.output_tokens, out);
@@ -54,7 +72,9 @@ void append_response(std::string& out, const ResponseAnswer& a, Stage stage) {
       R"("model":{},"output":[)",
       a.id, a.created_at, done ? final_status(a) : "in_progress",
       done && a.incomplete ? R"({"reason":"max_output_tokens"})" : "null", a.model_json);
-  if (done) {
+  if (done && a.tool_call != nullptr) {
+    append_function_call(out, a, Stage::done);
+  } else if (done) {
     append_message(out, a, Stage::done);
   }
   out += R"(],"usage":)";
@@ -83,6 +103,9 @@ void append_start_events(std::string& out, const ResponseAnswer& answer, int& se
   out += R"(,"response":)";
   append_response(out, answer, Stage::in_progress);
   end_event(out);
+  if (answer.tool_call != nullptr) {
+    return;
+  }
   begin_event(out, "response.output_item.added", sequence);
   out += R"(,"output_index":0,"item":)";
   append_message(out, answer, Stage::in_progress);
@@ -96,6 +119,20 @@ void append_start_events(std::string& out, const ResponseAnswer& answer, int& se
 }
 
 void append_delta_event(std::string& out, const ResponseAnswer& answer, int& sequence, int first, int count) {
+  if (answer.tool_call != nullptr) {
+    if (first == 0) {
+      begin_event(out, "response.output_item.added", sequence);
+      out += R"(,"output_index":0,"item":)";
+      append_function_call(out, answer, Stage::in_progress);
+      end_event(out);
+    }
+    begin_event(out, "response.function_call_arguments.delta", sequence);
+    fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"delta":")", function_call_id(answer));
+    append_arguments(out, *answer.tool_call, first, count);
+    out += '"';
+    end_event(out);
+    return;
+  }
   begin_event(out, "response.output_text.delta", sequence);
   fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"content_index":0,"delta":")",
                  message_id(answer));
@@ -105,19 +142,34 @@ void append_delta_event(std::string& out, const ResponseAnswer& answer, int& seq
 }
 
 void append_end_events(std::string& out, const ResponseAnswer& answer, int& sequence) {
-  const std::string item = message_id(answer);
-  begin_event(out, "response.output_text.done", sequence);
-  fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"content_index":0,"text":")", item);
-  append_output(answer.seed, 0, answer.output_tokens, out);
+  const bool call = answer.tool_call != nullptr;
+  if (call) {
+    begin_event(out, "response.function_call_arguments.done", sequence);
+    fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"arguments":")",
+                   function_call_id(answer));
+    append_arguments(out, *answer.tool_call, 0, answer.output_tokens);
+  } else {
+    begin_event(out, "response.output_text.done", sequence);
+    fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"content_index":0,"text":")",
+                   message_id(answer));
+    append_output(answer.seed, 0, answer.output_tokens, out);
+  }
   out += '"';
   end_event(out);
-  begin_event(out, "response.content_part.done", sequence);
-  fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"content_index":0,"part":)", item);
-  append_text_part(out, answer);
-  end_event(out);
+  if (!call) {
+    begin_event(out, "response.content_part.done", sequence);
+    fmt::format_to(std::back_inserter(out), R"(,"item_id":"{}","output_index":0,"content_index":0,"part":)",
+                   message_id(answer));
+    append_text_part(out, answer);
+    end_event(out);
+  }
   begin_event(out, "response.output_item.done", sequence);
   out += R"(,"output_index":0,"item":)";
-  append_message(out, answer, Stage::done);
+  if (call) {
+    append_function_call(out, answer, Stage::done);
+  } else {
+    append_message(out, answer, Stage::done);
+  }
   end_event(out);
   begin_event(out, answer.incomplete ? "response.incomplete" : "response.completed", sequence);
   out += R"(,"response":)";

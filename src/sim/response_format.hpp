@@ -2,9 +2,13 @@
 // How the simulator words an answer of the Responses API (POST /v1/responses): the response
 // object, and its stream of typed events (created, the output item and its text part added, the
 // text deltas, their ends, then completed or incomplete with the usage), as OpenAI's API sends them.
+// A forced tool call's answer is a function_call item, added with its first token, whose arguments
+// stream as deltas.
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "sim/tool_call_format.hpp"
 
 namespace infergate::sim {
 
@@ -19,6 +23,7 @@ struct ResponseAnswer {
   bool usage = true;        // false: "usage" is null (a fault that leaves it out)
   // Members added at the end of the whole response, or of the stream's last event: ",\"name\":...".
   std::string_view extra;
+  const ToolCallAnswer* tool_call = nullptr;  // the call that answers, in place of a message
 };
 
 // The whole response of a request that did not stream.

@@ -26,6 +26,7 @@
 #include "sim/response_format.hpp"
 #include "sim/sim_metrics.hpp"
 #include "sim/text_generator.hpp"
+#include "sim/tool_call_format.hpp"
 
 namespace infergate::sim {
 
@@ -129,6 +130,7 @@ struct Generation {
   std::string_view finish_reason;
   bool trace = false;
   std::string id;
+  std::string call_id;  // of its forced tool call
   std::int64_t created = 0;
   std::int64_t first_token_ns = 0;
   std::int64_t last_token_ns = 0;
@@ -400,6 +402,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
                          : kind == openai::Endpoint::completions ? "cmpl"
                                                                  : "resp",
                          ++request_counter);
+    gen.call_id = fmt::format("call_sim_{}", request_counter);
     gen.created = static_cast<std::int64_t>(std::time(nullptr));
 
     Sink sink(co_await net::this_coro::executor);
@@ -513,16 +516,19 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
     const bool responses = gen.request.endpoint == openai::Endpoint::responses;
     int sequence = 0;  // of the Responses API's events
+    const std::optional<ToolCallAnswer> call = tool_answer_of(gen);
     std::string event;
     if (responses) {
-      append_start_events(event, response_answer(gen, ""), sequence);
+      append_start_events(event, response_answer(gen, "", call), sequence);
       if (co_await ex.write_chunk(event)) {
         co_return;
       }
     }
     if (chat) {
       begin_event(event, gen);
-      event += R"("delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})";
+      event += gen.request.tool_call ? R"("delta":{"role":"assistant","content":null},)"
+                                     : R"("delta":{"role":"assistant","content":""},)";
+      event += R"("logprobs":null,"finish_reason":null}]})";
       event += "\n\n";
       if (co_await ex.write_chunk(event)) {
         co_return;
@@ -565,7 +571,13 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       const int tokens = fault.stall_between.count() > 0 ? std::min(ready, options.tokens_per_chunk) : ready;
       if (responses) {
         event.clear();
-        append_delta_event(event, response_answer(gen, ""), sequence, written, tokens);
+        append_delta_event(event, response_answer(gen, "", call), sequence, written, tokens);
+      } else if (chat && call) {
+        begin_event(event, gen);
+        event += R"("delta":{)";
+        append_tool_call_delta(event, *call, written, tokens);
+        event += R"(},"logprobs":null,"finish_reason":null}]})";
+        event += "\n\n";
       } else {
         begin_event(event, gen);
         event += chat ? R"("delta":{"content":")" : R"("text":")";
@@ -588,7 +600,7 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
       std::string trace;
       append_trace(trace, gen, ex.received_ns());
       event.clear();
-      append_end_events(event, response_answer(gen, trace), sequence);
+      append_end_events(event, response_answer(gen, trace, call), sequence);
       co_await ex.write_chunk(event, true);
       co_return;
     }
@@ -630,7 +642,17 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
   }
 
-  static ResponseAnswer response_answer(const Generation& gen, std::string_view extra) {
+  static ToolCallAnswer tool_answer(const Generation& gen) {
+    return ToolCallAnswer{*gen.request.tool_call, gen.call_id, gen.request.prompt_hash, gen.output_tokens,
+                          gen.finish_reason != "length"};
+  }
+
+  static std::optional<ToolCallAnswer> tool_answer_of(const Generation& gen) {
+    return gen.request.tool_call ? std::optional<ToolCallAnswer>(tool_answer(gen)) : std::nullopt;
+  }
+
+  static ResponseAnswer response_answer(const Generation& gen, std::string_view extra,
+                                        const std::optional<ToolCallAnswer>& call) {
     return ResponseAnswer{gen.id,
                           gen.created,
                           gen.endpoint->json_name,
@@ -639,23 +661,30 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
                           gen.output_tokens,
                           gen.finish_reason == "length",
                           !gen.fault.no_usage,
-                          extra};
+                          extra,
+                          call ? &*call : nullptr};
   }
 
   std::string whole_response(const Generation& gen) const {
     if (gen.request.endpoint == openai::Endpoint::responses) {
       std::string trace;
       append_trace(trace, gen, 0);
-      return response_json(response_answer(gen, trace));
+      return response_json(response_answer(gen, trace, tool_answer_of(gen)));
     }
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
     std::string body;
     fmt::format_to(std::back_inserter(body),
                    R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{{"index":0,)", gen.id,
                    chat ? "chat.completion" : "text_completion", gen.created, gen.endpoint->json_name);
-    body += chat ? R"("message":{"role":"assistant","content":")" : R"("text":")";
-    append_output(gen.request.prompt_hash, 0, gen.output_tokens, body);
-    body += chat ? R"("},)" : R"(",)";
+    if (chat && gen.request.tool_call) {
+      body += R"("message":{"role":"assistant","content":null,)";
+      append_tool_calls(body, tool_answer(gen));
+      body += "},";
+    } else {
+      body += chat ? R"("message":{"role":"assistant","content":")" : R"("text":")";
+      append_output(gen.request.prompt_hash, 0, gen.output_tokens, body);
+      body += chat ? R"("},)" : R"(",)";
+    }
     fmt::format_to(std::back_inserter(body), R"("logprobs":null,"finish_reason":"{}"}}])", gen.finish_reason);
     if (!gen.fault.no_usage) {
       append_usage(body, gen);
@@ -682,8 +711,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     const std::int64_t target =
         request.ignore_eos ? max_tokens : std::clamp<std::int64_t>(natural, request.min_tokens, max_tokens);
     gen.output_tokens = static_cast<int>(std::max<std::int64_t>(1, target));
-    gen.finish_reason =
-        (request.ignore_eos || natural >= max_tokens) && gen.output_tokens == max_tokens ? "length" : "stop";
+    const bool at_length = (request.ignore_eos || natural >= max_tokens) && gen.output_tokens == max_tokens;
+    gen.finish_reason = at_length ? "length" : request.tool_call ? "tool_calls" : "stop";
     if (!gen.endpoint->engine.fits(gen.prompt_tokens, gen.output_tokens)) {
       return openai::invalid_request(
           fmt::format("{} prompt + {} output tokens need more KV cache than this deployment has ({:.1f} GB); "

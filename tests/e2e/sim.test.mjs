@@ -92,6 +92,81 @@ test('streamed chat completion: text, finish reason and a final usage chunk', as
   assert.equal(usage.prompt_tokens, 2);
 });
 
+const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+
+test('a forced tool call, whole and streamed, as the SDK assembles it', async () => {
+  const request = {
+    model: 'gemma-4-31b',
+    messages: [{ role: 'user', content: 'what is the weather in Paris' }],
+    tools: [weatherTool],
+    tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    max_tokens: 1024,  // past the simulator's natural length: the call ends on its own
+  };
+  const whole = await client().chat.completions.create(request);
+  const message = whole.choices[0].message;
+  assert.equal(whole.choices[0].finish_reason, 'tool_calls');
+  assert.equal(message.content, null);
+  assert.equal(message.tool_calls.length, 1);
+  assert.equal(message.tool_calls[0].function.name, 'get_weather');
+  const args = JSON.parse(message.tool_calls[0].function.arguments);
+  assert.deepEqual(Object.keys(args), ['city']);
+  assert.equal(args.city.trim().split(/\s+/).length, whole.usage.completion_tokens);
+  // The SDK's stream helper puts the call back together from its deltas.
+  const stream = client().chat.completions.stream({ ...request, stream_options: { include_usage: true } });
+  let pieces = 0;
+  stream.on('tool_calls.function.arguments.delta', () => { pieces += 1; });
+  const final = await stream.finalChatCompletion();
+  assert.equal(final.choices[0].finish_reason, 'tool_calls');
+  assert.deepEqual(final.choices[0].message.tool_calls[0].function, message.tool_calls[0].function);
+  assert.equal(pieces, whole.usage.completion_tokens);
+  // Cut short by max_tokens, the arguments stop mid-way, as a model's do.
+  const cut = await client().chat.completions.create({ ...request, max_tokens: 3 });
+  assert.equal(cut.choices[0].finish_reason, 'length');
+  assert.ok(message.tool_calls[0].function.arguments.startsWith(cut.choices[0].message.tool_calls[0].function.arguments));
+  assert.throws(() => JSON.parse(cut.choices[0].message.tool_calls[0].function.arguments), SyntaxError);
+  // "auto" is the model's choice: the simulator answers in text.
+  const auto = await client().chat.completions.create({ ...request, tool_choice: 'auto' });
+  assert.equal(auto.choices[0].message.tool_calls, undefined);
+  assert.equal(typeof auto.choices[0].message.content, 'string');
+});
+
+test('a forced tool call in the Responses API is a function_call item', async () => {
+  const request = {
+    model: 'gemma-4-31b',
+    input: 'what is the weather in Paris',
+    tools: [{ type: 'function', name: 'get_weather', parameters: weatherTool.function.parameters }],
+    tool_choice: 'required',
+  };
+  const whole = await client().responses.create(request);
+  const call = whole.output.find((item) => item.type === 'function_call');
+  assert.equal(call.name, 'get_weather');
+  assert.ok(JSON.parse(call.arguments).city.length > 0);
+  const stream = client().responses.stream(request);
+  let deltas = '';
+  stream.on('response.function_call_arguments.delta', (event) => { deltas += event.delta; });
+  const final = await stream.finalResponse();
+  assert.equal(deltas, call.arguments);
+  assert.equal(final.output[0].arguments, call.arguments);
+});
+
+test('a tool_choice naming no tool surfaces as BadRequestError', async () => {
+  await assert.rejects(
+    client().chat.completions.create({
+      model: 'gemma-4-31b',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [weatherTool],
+      tool_choice: { type: 'function', function: { name: 'get_news' } },
+    }),
+    (err) => err instanceof OpenAI.BadRequestError && err.param === 'tool_choice' && /get_news/.test(err.message),
+  );
+});
+
 test('streamed legacy completion', async () => {
   const stream = await client().completions.create({ model: 'gemma-4-31b', prompt: 'one two', max_tokens: 3, stream: true });
   let text = '';
