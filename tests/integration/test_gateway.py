@@ -145,6 +145,25 @@ class GatewayOverTwoSims(unittest.TestCase):
         self.assertEqual([(line["prompt_tokens"], line["completion_tokens"]) for line in lines()],
                          [(upstream["prompt_tokens"], 4)] * 5)
 
+    def test_a_streamed_turn_that_only_calls_a_tool_is_timed(self):
+        # An agent's turn: the answer is a tool call alone, and its name and arguments are the
+        # generated text that the first token and the time per token are measured by.
+        tools = [{"type": "function", "function": {"name": "get_weather",
+                                                   "parameters": {"properties": {"city": {"type": "string"}}}}}]
+        body = dict(CHAT, stream=True, max_tokens=6, tools=tools, tool_choice="required",
+                    messages=[{"role": "user", "content": "weather in Paris"}])
+        self.gw.post_with_headers("/v1/chat/completions", dict(body, stream=False), {"X-Request-Id": "whole-call"})
+        stream = self.gw.stream("/v1/chat/completions", body, headers={"X-Request-Id": "streamed-call"})
+        self.assertEqual(stream.count('"arguments":'), 6)
+        self.assertNotIn('"content":" ', stream)
+        lines = access_log_lines(self.log)
+        self.assertTrue(wait_for(lambda: {"whole-call", "streamed-call"} <= {line["request_id"] for line in lines()}))
+        line = next(line for line in lines() if line["request_id"] == "streamed-call")
+        self.assertEqual(line["completion_tokens"], 6)
+        self.assertIsNotNone(line["ttft_ms"], line)
+        self.assertIsNotNone(line["tpot_ms"], line)
+        self.assertLess(line["ttft_ms"], line["duration_ms"])
+
     def aborted(self):
         return sum(s.metrics()["vllm:request_aborted_total"] for s in self.sims)
 

@@ -77,6 +77,28 @@ TEST(SseRelay, TimesTheFirstAndLastTextEvents) {
   EXPECT_EQ(r.relay.last_token_ns(), 200);
 }
 
+TEST(SseRelay, ATurnThatOnlyCallsAToolIsTimedByTheCallsChunks) {
+  // The call's first chunk names the function; its arguments follow; no content at all.
+  const std::string role = R"(data: {"choices":[{"index":0,"delta":{"role":"assistant","content":null}}]})"
+                           "\n\n";
+  const std::string named = R"(data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1",)"
+                            R"("type":"function","function":{"name":"get_weather","arguments":""}}]}}]})"
+                            "\n\n";
+  const std::string argument = R"(data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,)"
+                               R"("function":{"arguments":"{\"city\":\"Paris\"}"}}]}}]})"
+                               "\n\n";
+  const std::string finish = R"(data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})"
+                             "\n\n";
+  const std::string stream = role + named + argument + finish + kUsage + kDone;
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    const Relayed r = relay_split(stream, cut, true);
+    ASSERT_EQ(r.out, role + named + argument + finish + kDone) << "cut at " << cut;
+    EXPECT_EQ(r.relay.text_events(), 2) << "cut at " << cut;
+    EXPECT_EQ(r.relay.first_token_ns(), cut >= (role + named).size() ? 100 : 200) << "cut at " << cut;
+    EXPECT_EQ(r.relay.last_token_ns(), cut >= (role + named + argument).size() ? 100 : 200) << "cut at " << cut;
+  }
+}
+
 TEST(SseRelay, UsageOnTheLastChoiceChunkIsKeptAndRead) {
   // Some servers put usage on a chunk that still has choices: nothing can be dropped then.
   const std::string last =

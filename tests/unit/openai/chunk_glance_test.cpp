@@ -31,6 +31,13 @@ TEST(ChunkGlance, AgreesWithTheFullParse) {
            Case{R"({"choices":[{"delta":{"content":" hi"}}],"usage":null})", true, false},
            Case{R"({"choices":[{"delta":{"content":" hi"}}],"usage": null,"x_groq":null})", true, false},
            Case{R"({"error":null,"choices":[{"delta":{}}]})", false, false},
+           // A tool call: its first chunk names the function, the rest carry its arguments.
+           Case{R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function",)"
+                R"("function":{"name":"get_weather","arguments":""}}]}}]})",
+                true, false},
+           Case{R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city"}}]}}]})", true,
+                false},
+           Case{R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":""}}]}}]})", false, false},
        }) {
     const ChunkGlance g = glance_stream_chunk(c.data);
     EXPECT_EQ(g.text, c.text) << c.data;
@@ -55,7 +62,9 @@ std::string random_event(std::mt19937& rng) {
       "model", "a\\\"usage", "object", "role", "system_fingerprint", "Usage", "xcontent", "ERROR", "t", "", "contents",
       "g", "caf\xc3\xa9", "\xf4\xe5\xf2\xf1\xe7",
       // endings of a key of interest on a longer key
-      "xtext", "_content", "xreasoning", "my_reasoning_content", "gate_trace", "not_x_groq"};
+      "xtext", "_content", "xreasoning", "my_reasoning_content", "gate_trace", "not_x_groq",
+      // a tool call's keys, and keys that end as they do
+      "name", "arguments", "tool_calls", "choices", "xname", "my_arguments", "names", "guments", "Name"};
   static const std::vector<std::string> values = {R"("")",        R"(" hi")",          "null",    "1",  R"("a\"b:")",
                                                   R"({"k":"v"})", R"("\"usage\":1")",  R"(":")",  "[]", R"("content")",
                                                   R"("x":")",     "\"\xe2\x80\x9dt\"", "\"\xf4\""};
