@@ -35,7 +35,7 @@ struct RequestRecord {
   std::vector<TextEvent> text_events;
   std::optional<openai::Usage> usage;
   std::optional<openai::ServerTrace> trace;
-  std::string reply;  // the answer's text, kept for multi-turn conversations only
+  openai::Reply reply;  // the answer's text and tool calls, kept for multi-turn conversations only
 
   [[nodiscard]] bool ok() const { return error_class.empty(); }
   void fail(std::string error_class_, std::string message) {

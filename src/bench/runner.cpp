@@ -180,7 +180,7 @@ class LoadRun {
                                std::unique_ptr<http::Connection>& conn, Budget& budget,
                                std::vector<RequestRecord>& out) {
     const int turns = workload_.turns(number);
-    std::vector<std::string> replies;
+    std::vector<openai::Reply> replies;
     for (int turn = 0; turn < turns; ++turn) {
       RequestRecord record;
       if (turn == 0) {
@@ -476,7 +476,7 @@ class LoadRun {
   [[nodiscard]] bool embeddings() const { return workload_.options().endpoint == openai::Endpoint::embeddings; }
 
   // The answer's text is kept only when a later turn sends it back.
-  std::string* reply_sink(RequestRecord& record) const { return workload_.multi_turn() ? &record.reply : nullptr; }
+  openai::Reply* reply_sink(RequestRecord& record) const { return workload_.multi_turn() ? &record.reply : nullptr; }
 
   static void take_chunk(RequestRecord& record, const openai::ChunkView& view, std::int64_t now) {
     if (view.text_bytes > 0) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "bench/reply_messages.hpp"
 #include "core/json_error.hpp"
 #include "core/text_file.hpp"
 #include "core/text_tokens.hpp"
@@ -292,7 +293,7 @@ std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& o
 }
 
 PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
-                                    const std::vector<std::string>& replies) const {
+                                    const std::vector<openai::Reply>& replies) const {
   PreparedRequest out;
   const FilePrompt* file = prompts_.empty() ? nullptr : &prompts_[conversation % prompts_.size()];
   // The user's words of turn k: from the file, or drawn from the seed (turn 0 as a single request).
@@ -337,12 +338,15 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     for (int k = 0; k <= turn; ++k) {
       int output_tokens = 0;
       std::string text = user_turn(k, &output_tokens);
-      out.input_tokens += words_of(text);
-      messages.push_back(json::object{{"role", "user"}, {"content", std::move(text)}});
+      const openai::Reply* before = k > 0 ? &replies.at(static_cast<std::size_t>(k - 1)) : nullptr;
+      if (before != nullptr && !before->tool_calls.empty()) {
+        out.input_tokens += append_tool_results(messages, *before, std::move(text), responses, k - 1);
+      } else {
+        out.input_tokens += words_of(text);
+        messages.push_back(json::object{{"role", "user"}, {"content", std::move(text)}});
+      }
       if (k < turn) {
-        const std::string& reply = replies.at(static_cast<std::size_t>(k));
-        out.input_tokens += words_of(reply);
-        messages.push_back(json::object{{"role", "assistant"}, {"content", reply}});
+        out.input_tokens += append_reply(messages, replies.at(static_cast<std::size_t>(k)), responses, k);
       } else {
         out.output_tokens = output_tokens;
       }

@@ -14,6 +14,7 @@
 #include "bench/distribution.hpp"
 #include "bench/trace_file.hpp"
 #include "openai/completion_request.hpp"
+#include "openai/stream_chunk.hpp"
 
 namespace infergate::bench {
 
@@ -61,9 +62,11 @@ class Workload {
 
   // Turns in `conversation` (1 unless multi-turn).
   [[nodiscard]] int turns(std::uint64_t conversation) const;
-  // `replies` holds the server's answers to the conversation's earlier turns, one per turn.
+  // `replies` holds the server's answers to the conversation's earlier turns, one per turn. A turn
+  // after an answer that called tools brings the calls' results in place of the user's words
+  // (reply_messages.hpp).
   [[nodiscard]] PreparedRequest make_turn(std::uint64_t conversation, int turn,
-                                          const std::vector<std::string>& replies) const;
+                                          const std::vector<openai::Reply>& replies) const;
   [[nodiscard]] PreparedRequest make(std::uint64_t index) const { return make_turn(index, 0, {}); }
   [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
   // A replayed trace's requests: how many, and when request `index` is due (seconds from the first).

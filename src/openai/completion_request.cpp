@@ -69,6 +69,28 @@ std::optional<ApiError> read_content(const json::value* content, const std::stri
   return std::nullopt;
 }
 
+// A function call's name and arguments, as a model reads them back: text of the prompt.
+void add_function_text(const json::object& function, PromptDigest& digest) {
+  for (const char* key : {"name", "arguments"}) {
+    if (const auto* text = function.if_contains(key); text && text->is_string()) {
+      digest.add_text(text->get_string());
+    }
+  }
+}
+
+// An assistant message's tool calls, each a function's name and arguments.
+void add_tool_call_text(const json::value* calls, PromptDigest& digest) {
+  if (calls == nullptr || !calls->is_array()) {
+    return;
+  }
+  for (const auto& call : calls->get_array()) {
+    const auto* function = call.is_object() ? call.get_object().if_contains("function") : nullptr;
+    if (function != nullptr && function->is_object()) {
+      add_function_text(function->get_object(), digest);
+    }
+  }
+}
+
 std::optional<ApiError> read_messages(const json::value* messages, PromptDigest& digest) {
   if (messages == nullptr) {
     return invalid_request("'messages' is required", "messages");
@@ -94,10 +116,11 @@ std::optional<ApiError> read_messages(const json::value* messages, PromptDigest&
       return wrong_type(field + ".role", "a string", *role);
     }
     digest.add_marker(role->get_string());
-    // Assistant messages with tool calls carry no content.
+    // Assistant messages with tool calls may carry no content; the calls are prompt text.
     if (auto error = read_content(object.if_contains("content"), field, digest)) {
       return error;
     }
+    add_tool_call_text(object.if_contains("tool_calls"), digest);
   }
   return std::nullopt;
 }
@@ -173,6 +196,7 @@ std::optional<ApiError> read_input(const json::object& body, PromptDigest& diges
     if (const auto* output = object.if_contains("output"); output && output->is_string()) {
       digest.add_text(output->get_string());
     }
+    add_function_text(object, digest);  // a function_call item of an earlier answer
     if (auto error = read_content(object.if_contains("content"), field, digest)) {
       return error;
     }

@@ -94,6 +94,67 @@ void append_string(const json::object& object, std::string_view key, std::string
   }
 }
 
+std::string* text_of(Reply* reply) {
+  return reply != nullptr ? &reply->text : nullptr;
+}
+
+// The call at `index` of the reply, made when it is the first word of it.
+ReplyToolCall& call_at(Reply& reply, std::size_t index) {
+  if (index >= reply.tool_calls.size()) {
+    reply.tool_calls.resize(index + 1);
+  }
+  return reply.tool_calls[index];
+}
+
+// A chat message's or delta's tool calls into the reply: a delta's index names its call (its
+// first names the call's id and function, the rest add arguments); a whole message's are in order.
+void add_tool_calls(const json::object& part, Reply* reply) {
+  const auto* calls = reply != nullptr ? part.if_contains("tool_calls") : nullptr;
+  if (calls == nullptr || !calls->is_array()) {
+    return;
+  }
+  std::size_t position = 0;
+  for (const auto& item : calls->get_array()) {
+    const json::object* call = item.if_object();
+    const std::size_t at = position++;
+    if (call == nullptr) {
+      continue;
+    }
+    const auto* index = call->if_contains("index");
+    // An index past any real answer's calls is no call's: it must not size the list.
+    constexpr std::int64_t kMostCalls = 128;
+    const std::int64_t named = index != nullptr && index->is_int64() ? index->get_int64() : -1;
+    if (index != nullptr && (named < 0 || named >= kMostCalls)) {
+      continue;
+    }
+    ReplyToolCall& out = call_at(*reply, index != nullptr ? static_cast<std::size_t>(named) : at);
+    if (const std::string_view id = string_view_of(*call, "id"); !id.empty()) {
+      out.id = id;
+    }
+    if (const auto* function = call->if_contains("function"); function && function->is_object()) {
+      if (const std::string_view name = string_view_of(function->get_object(), "name"); !name.empty()) {
+        out.name = name;
+      }
+      append_string(function->get_object(), "arguments", &out.arguments);
+    }
+  }
+}
+
+// A response's function_call items into the reply, each whole.
+void add_function_calls(const json::value* output, Reply* reply) {
+  if (reply == nullptr || output == nullptr || !output->is_array()) {
+    return;
+  }
+  for (const auto& item : output->get_array()) {
+    if (item.is_object() && string_view_of(item.get_object(), "type") == "function_call") {
+      const auto& call = item.get_object();
+      reply->tool_calls.push_back(ReplyToolCall{std::string(string_view_of(call, "call_id")),
+                                                std::string(string_view_of(call, "name")),
+                                                std::string(string_view_of(call, "arguments"))});
+    }
+  }
+}
+
 // An error object's message, or the whole of it.
 std::string error_text(const json::value& error) {
   if (error.is_object()) {
@@ -104,8 +165,9 @@ std::string error_text(const json::value& error) {
 }
 
 // A response object of the Responses API (whole, or in a stream's last event): its output text,
-// usage, and how it ended, as a finish_reason.
-void read_response(const json::object& response, ChunkView& out, std::string* content, bool with_text) {
+// usage, and how it ended, as a finish_reason; with `reply`, its function calls (and, `with_text`,
+// its text).
+void read_response(const json::object& response, ChunkView& out, Reply* reply, bool with_text) {
   if (const auto* status = response.if_contains("status"); status && status->is_string()) {
     const std::string_view s = status->get_string();
     out.finish_reason = s == "completed" ? "stop" : s == "incomplete" ? "length" : std::string(s);
@@ -115,6 +177,7 @@ void read_response(const json::object& response, ChunkView& out, std::string* co
   }
   read_usage(response, out);
   const auto* output = response.if_contains("output");
+  add_function_calls(output, reply);
   if (!with_text || output == nullptr || !output->is_array()) {
     return;
   }
@@ -130,25 +193,25 @@ void read_response(const json::object& response, ChunkView& out, std::string* co
     for (const auto& part : parts->get_array()) {
       if (part.is_object()) {
         out.text_bytes += string_size(part.get_object(), "text");
-        append_string(part.get_object(), "text", content);
+        append_string(part.get_object(), "text", text_of(reply));
       }
     }
   }
 }
 
 // One event of the Responses API's stream, by its "type".
-void read_response_event(const json::object& event, ChunkView& out, std::string* content) {
+void read_response_event(const json::object& event, ChunkView& out, Reply* reply) {
   const auto* type_field = event.if_contains("type");
   const std::string_view type =
       type_field != nullptr && type_field->is_string() ? std::string_view(type_field->get_string()) : "";
   if (type.starts_with("response.") && type.ends_with(".delta")) {
     out.text_bytes += string_size(event, "delta");
     if (type == "response.output_text.delta") {
-      append_string(event, "delta", content);
+      append_string(event, "delta", text_of(reply));
     }
   } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
     if (const auto* response = event.if_contains("response"); response && response->is_object()) {
-      read_response(response->get_object(), out, nullptr, false);
+      read_response(response->get_object(), out, reply, false);
     }
     if (type == "response.failed" && !out.error) {
       out.error = "the response failed";
@@ -160,7 +223,7 @@ void read_response_event(const json::object& event, ChunkView& out, std::string*
 
 enum class Shape { chunk, whole, response_event, whole_response };
 
-std::optional<std::string> read_object(std::string_view text, Shape shape, ChunkView& out, std::string* content) {
+std::optional<std::string> read_object(std::string_view text, Shape shape, ChunkView& out, Reply* reply) {
   out = ChunkView{};
   // Chunks are small: parse into a stack buffer instead of the heap (this runs once per token).
   unsigned char scratch[4096];
@@ -180,11 +243,11 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
   }
   read_trace(object, out);
   if (shape == Shape::response_event) {
-    read_response_event(object, out, content);
+    read_response_event(object, out, reply);
     return std::nullopt;
   }
   if (shape == Shape::whole_response) {
-    read_response(object, out, content, true);
+    read_response(object, out, reply, true);
     return std::nullopt;
   }
   const bool streamed = shape == Shape::chunk;
@@ -196,12 +259,13 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
       }
       const auto& c = choice.get_object();
       out.text_bytes += string_size(c, "text");
-      append_string(c, "text", content);
+      append_string(c, "text", text_of(reply));
       if (const auto* part = c.if_contains(streamed ? "delta" : "message"); part && part->is_object()) {
         const auto& p = part->get_object();
         out.text_bytes += string_size(p, "content") + string_size(p, "reasoning_content") +
                           string_size(p, "reasoning") + tool_calls_size(p);
-        append_string(p, "content", content);
+        append_string(p, "content", text_of(reply));
+        add_tool_calls(p, reply);
       }
       if (const auto* finish = c.if_contains("finish_reason"); finish && finish->is_string()) {
         out.finish_reason = std::string(finish->get_string());
@@ -219,20 +283,20 @@ Usage usage_from_object(const json::object& usage) {
                count_field(usage, {"completion_tokens", "output_tokens"})};
 }
 
-std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content) {
-  return read_object(data, Shape::chunk, out, content);
+std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, Reply* reply) {
+  return read_object(data, Shape::chunk, out, reply);
 }
 
-std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out, std::string* content) {
-  return read_object(body, Shape::whole, out, content);
+std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out, Reply* reply) {
+  return read_object(body, Shape::whole, out, reply);
 }
 
-std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out, std::string* content) {
-  return read_object(data, Shape::response_event, out, content);
+std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out, Reply* reply) {
+  return read_object(data, Shape::response_event, out, reply);
 }
 
-std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, std::string* content) {
-  return read_object(body, Shape::whole_response, out, content);
+std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, Reply* reply) {
+  return read_object(body, Shape::whole_response, out, reply);
 }
 
 }  // namespace infergate::openai

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace infergate::openai {
 
@@ -37,21 +38,33 @@ struct ChunkView {
   std::optional<std::string> error;  // the server sent an error object instead of a chunk
 };
 
-// Returns a description of the problem when `data` is not a JSON object. With `content`, the
-// answer's text (chat content or completion text, not reasoning) is appended to it.
-std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, std::string* content = nullptr);
+// A tool call an answer made, as a client sends it back in the conversation's next turn.
+struct ReplyToolCall {
+  std::string id;  // the Responses API's call_id
+  std::string name;
+  std::string arguments;  // JSON text, as generated
+};
+
+// What an answer said: its text (chat content or completion text, not reasoning) and the tool
+// calls it made, each streamed delta added to the call its index names.
+struct Reply {
+  std::string text;
+  std::vector<ReplyToolCall> tool_calls;
+};
+
+// Returns a description of the problem when `data` is not a JSON object. With `reply`, the
+// answer's text and tool calls are added to it.
+std::optional<std::string> parse_stream_chunk(std::string_view data, ChunkView& out, Reply* reply = nullptr);
 
 // Same extraction from a non-streamed chat.completion or text_completion body.
-std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out,
-                                                     std::string* content = nullptr);
+std::optional<std::string> parse_completion_response(std::string_view body, ChunkView& out, Reply* reply = nullptr);
 
 // The same of the Responses API (POST /v1/responses): one event of its stream, known by its
 // "type" (a delta of generated output is text; the last event's response gives the usage, and its
 // status a finish_reason: "stop" when completed, "length" when incomplete; response.failed and
 // error events are errors), and a whole response object. Usage counts input_tokens and
-// output_tokens.
-std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out,
-                                                       std::string* content = nullptr);
-std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, std::string* content = nullptr);
+// output_tokens. A stream's function calls are taken whole from its last event.
+std::optional<std::string> parse_response_stream_event(std::string_view data, ChunkView& out, Reply* reply = nullptr);
+std::optional<std::string> parse_response_object(std::string_view body, ChunkView& out, Reply* reply = nullptr);
 
 }  // namespace infergate::openai

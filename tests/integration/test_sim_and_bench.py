@@ -297,6 +297,39 @@ class BenchAgainstSim(WorkDirTest):
         # Later turns find their history in the server's prefix cache.
         self.assertGreater(metrics["vllm:prefix_cache_hits_total"], 0)
 
+    def test_an_agents_loop_sends_each_tool_calls_result_as_its_next_turn(self):
+        # Made to call a tool each turn, the server's calls go back in the history with their
+        # results (the next turn's words), in Chat Completions and the Responses API.
+        chat_tools = [{"type": "function", "function": {"name": "search", "parameters": {"properties": {"query": {}}}}}]
+        response_tools = [{"type": "function", "name": "search", "parameters": {"properties": {"query": {}}}}]
+        sim = Sim("--speedup", "20")
+        try:
+            runs = {}
+            for endpoint, tools in (("chat", chat_tools), ("responses", response_tools)):
+                records = self.path("agent-%s.jsonl" % endpoint)
+                r = bench("--base-url", sim.url, "--endpoint", endpoint, "--turns", "3", "--requests", "6",
+                          "--input-tokens", "20", "--output-tokens", "8", "--records", records,
+                          "--extra-body", json.dumps({"tools": tools, "tool_choice": "required"}))
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                runs[endpoint] = read_jsonl(records)
+            metrics = sim.metrics()
+        finally:
+            sim.close()
+        for endpoint, records in runs.items():
+            by_conversation = {}
+            for rec in records:
+                self.assertEqual(rec["status"], "ok", (endpoint, rec))
+                # The calls sent back are prompt text: the client counts what the server reads.
+                self.assertEqual(rec["usage"]["prompt_tokens"], rec["requested_input_tokens"], endpoint)
+                by_conversation.setdefault(rec["conversation"], []).append(rec)
+            self.assertEqual(len(by_conversation), 2, endpoint)
+            for turns in by_conversation.values():
+                turns.sort(key=lambda rec: rec["turn"])
+                # Each call is its name (1 word) and arguments {"query":" w0 ... w7"} (9 words);
+                # its result is the next turn's 20 words.
+                self.assertEqual([rec["requested_input_tokens"] for rec in turns], [20, 50, 80], endpoint)
+        self.assertGreater(metrics["vllm:prefix_cache_hits_total"], 0)
+
     def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
         path = self.path("sharegpt.json")
         with open(path, "w") as f:

@@ -12,6 +12,15 @@
 namespace infergate::bench {
 namespace {
 
+// Answers of text alone, one per earlier turn.
+std::vector<openai::Reply> text_replies(std::initializer_list<const char*> texts) {
+  std::vector<openai::Reply> replies;
+  for (const char* text : texts) {
+    replies.push_back(openai::Reply{text, {}});
+  }
+  return replies;
+}
+
 namespace json = boost::json;
 
 TEST(Workload, SyntheticPromptHasTheRequestedWordsAndAsksForExactOutput) {
@@ -41,7 +50,8 @@ TEST(Workload, ExtraBodyMembersGoIntoEveryRequestOfEveryEndpoint) {
     o.turns = endpoint == openai::Endpoint::completions ? 1 : 2;  // completions has no conversation
     o.extra_body = json::parse(R"({"temperature":0,"chat_template_kwargs":{"enable_thinking":false}})").as_object();
     const Workload w(o);
-    for (const PreparedRequest& r : {w.make(0), w.multi_turn() ? w.make_turn(1, 1, {"an answer"}) : w.make(1)}) {
+    for (const PreparedRequest& r :
+         {w.make(0), w.multi_turn() ? w.make_turn(1, 1, text_replies({"an answer"})) : w.make(1)}) {
       const json::object body = json::parse(r.body).as_object();
       EXPECT_EQ(body.at("temperature").as_int64(), 0);
       EXPECT_FALSE(body.at("chat_template_kwargs").as_object().at("enable_thinking").as_bool());
@@ -128,18 +138,24 @@ json::array messages_of(const PreparedRequest& r) {
   return json::parse(r.body).as_object().at("messages").as_array();
 }
 
-TEST(Workload, EachTurnCarriesTheHistoryWithTheServersReplies) {
+// Conversations of three turns, each of ten words asking for five.
+WorkloadOptions three_turns_of_ten_words() {
   WorkloadOptions o;
   o.model = "m";
   o.input = LengthDistribution::fixed(10);
   o.output = LengthDistribution::fixed(5);
   o.turns = 3;
+  return o;
+}
+
+TEST(Workload, EachTurnCarriesTheHistoryWithTheServersReplies) {
+  WorkloadOptions o = three_turns_of_ten_words();
   const Workload w(o);
   EXPECT_TRUE(w.multi_turn());
   EXPECT_EQ(w.turns(7), 3);
   const PreparedRequest first = w.make_turn(7, 0, {});
   EXPECT_EQ(first.body, w.make(7).body);  // turn 0 is the single request
-  const PreparedRequest third = w.make_turn(7, 2, {"one two three", "four five"});
+  const PreparedRequest third = w.make_turn(7, 2, text_replies({"one two three", "four five"}));
   const json::array m = messages_of(third);
   ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m[0], messages_of(first)[0]);
@@ -150,6 +166,51 @@ TEST(Workload, EachTurnCarriesTheHistoryWithTheServersReplies) {
   EXPECT_NE(m[4], m[2]);  // a new question each turn
   EXPECT_EQ(third.input_tokens, 3 * 10 + 3 + 2);
   EXPECT_EQ(third.output_tokens, 5);
+}
+
+TEST(Workload, AnAnswerThatCalledToolsIsFollowedByTheirResultsAsAnAgentSendsThem) {
+  WorkloadOptions o = three_turns_of_ten_words();
+  // The first answer calls two tools (the second without an id), the second answers in text.
+  std::vector<openai::Reply> replies(2);
+  replies[0].tool_calls = {{"call_a", "get_weather", R"({"city": "Paris"})"}, {"", "get_time", "{}"}};
+  replies[1].text = "sunny at noon";
+  const Workload chat(o);
+  const PreparedRequest third = chat.make_turn(7, 2, replies);
+  const json::array m = messages_of(third);
+  ASSERT_EQ(m.size(), 6u);  // user, assistant's calls, two results, assistant, user
+  EXPECT_EQ(m[1].at("role"), "assistant");
+  EXPECT_TRUE(m[1].at("content").is_null());
+  const json::array& calls = m[1].at("tool_calls").as_array();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].at("id"), "call_a");
+  EXPECT_EQ(calls[0].at("type"), "function");
+  EXPECT_EQ(calls[0].at("function").at("name"), "get_weather");
+  EXPECT_EQ(calls[0].at("function").at("arguments"), R"({"city": "Paris"})");
+  EXPECT_EQ(calls[1].at("id"), "call_0_1");  // named by its turn and place
+  EXPECT_EQ(m[2].at("role"), "tool");
+  EXPECT_EQ(m[2].at("tool_call_id"), "call_a");
+  // The turn's words are the first call's result, in place of a user's message.
+  const json::array second_turn = messages_of(chat.make_turn(7, 1, text_replies({"x"})));
+  EXPECT_EQ(m[2].at("content"), second_turn[2].at("content"));
+  EXPECT_EQ(m[3].at("tool_call_id"), "call_0_1");
+  EXPECT_EQ(m[3].at("content"), "done");
+  EXPECT_EQ(m[4].at("content"), "sunny at noon");
+  EXPECT_EQ(m[5].at("role"), "user");
+  // Words: three turns of 10, each call's name and arguments (1 + 2, 1 + 1), "done", the answer.
+  EXPECT_EQ(third.input_tokens, 3 * 10 + 3 + 2 + 1 + 3);
+
+  o.endpoint = openai::Endpoint::responses;
+  const Workload responses(o);
+  const json::array items = json::parse(responses.make_turn(7, 2, replies).body).at("input").as_array();
+  ASSERT_EQ(items.size(), 7u);
+  EXPECT_EQ(items[1].at("type"), "function_call");
+  EXPECT_EQ(items[1].at("call_id"), "call_a");
+  EXPECT_EQ(items[1].at("name"), "get_weather");
+  EXPECT_EQ(items[2].at("type"), "function_call");
+  EXPECT_EQ(items[3].at("type"), "function_call_output");
+  EXPECT_EQ(items[3].at("call_id"), "call_a");
+  EXPECT_EQ(items[4].at("call_id"), "call_0_1");
+  EXPECT_EQ(items[5].at("content"), "sunny at noon");
 }
 
 TEST(Workload, MultiTurnNeedsChatOrResponses) {
@@ -278,7 +339,7 @@ TEST(Workload, TheResponsesApiTakesTheConversationAsInputAndItsOwnLimit) {
   o.turns = 2;
   o.stream = true;
   const Workload w(o);
-  const json::object body = json::parse(w.make_turn(3, 1, {"one two"}).body).as_object();
+  const json::object body = json::parse(w.make_turn(3, 1, text_replies({"one two"})).body).as_object();
   const json::array& input = body.at("input").as_array();
   ASSERT_EQ(input.size(), 3u);
   EXPECT_EQ(input[1].as_object().at("role").as_string(), "assistant");
@@ -322,7 +383,7 @@ TEST(Workload, ShareGptConversationsGiveTurnsAndAnswerLengths) {
   const Workload multi(o);
   EXPECT_EQ(multi.turns(0), 2);  // as many as it recorded
   EXPECT_EQ(multi.turns(1), 1);
-  const PreparedRequest second = multi.make_turn(0, 1, {"purr"});
+  const PreparedRequest second = multi.make_turn(0, 1, text_replies({"purr"}));
   EXPECT_EQ(messages_of(second)[2].as_object().at("content").as_string(), "and a dog");
   EXPECT_EQ(second.output_tokens, 3);
   EXPECT_EQ(second.input_tokens, 4 + 1 + 3);

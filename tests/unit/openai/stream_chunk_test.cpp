@@ -93,19 +93,19 @@ TEST(StreamChunk, WholeResponseReadsTheMessage) {
 
 TEST(StreamChunk, CollectsTheAnswersTextButNotReasoning) {
   ChunkView v;
-  std::string content;
+  Reply content;
   ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"content":"Hel"}}]})", v, &content));
   ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"reasoning_content":"hmm"}}]})", v, &content));
   ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"content":"lo"}}]})", v, &content));
-  EXPECT_EQ(content, "Hello");
-  std::string text;
+  EXPECT_EQ(content.text, "Hello");
+  Reply text;
   ASSERT_FALSE(parse_completion_response(R"({"choices":[{"text":"plain"}]})", v, &text));
-  EXPECT_EQ(text, "plain");
+  EXPECT_EQ(text.text, "plain");
 }
 
 TEST(StreamChunk, TheResponsesApisDeltasAreTextAndItsAnswerTextIsKept) {
   ChunkView v;
-  std::string content;
+  Reply content;
   ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.created","response":{"status":"in_progress"}})", v));
   EXPECT_EQ(v.text_bytes, 0u);
   EXPECT_FALSE(v.finish_reason);  // in progress is not an end
@@ -116,7 +116,56 @@ TEST(StreamChunk, TheResponsesApisDeltasAreTextAndItsAnswerTextIsKept) {
   ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.delta","delta":"lo"})", v, &content));
   ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.done","text":"Hello"})", v, &content));
   EXPECT_EQ(v.text_bytes, 0u);
-  EXPECT_EQ(content, "Hello");
+  EXPECT_EQ(content.text, "Hello");
+}
+
+TEST(StreamChunk, AnAnswersToolCallsAreKeptForTheNextTurn) {
+  ChunkView v;
+  Reply streamed;
+  // Two calls streamed by index: each first names its call, the rest add arguments.
+  for (const char* chunk : {
+           R"({"choices":[{"delta":{"role":"assistant","content":null}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function",)"
+           R"("function":{"name":"get_weather","arguments":""}}]}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":"}}]}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"index":1,"id":"call_b","function":{"name":"get_time",)"
+           R"("arguments":"{}"}}]}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Paris\"}"}}]}}]})",
+           R"({"choices":[{"delta":{"tool_calls":[{"index":999999999,"function":{"arguments":"x"}}]}}]})",
+       }) {
+    ASSERT_FALSE(parse_stream_chunk(chunk, v, &streamed)) << chunk;
+  }
+  ASSERT_EQ(streamed.tool_calls.size(), 2u);  // an index past any answer's calls is no call
+  EXPECT_EQ(streamed.tool_calls[0].id, "call_a");
+  EXPECT_EQ(streamed.tool_calls[0].name, "get_weather");
+  EXPECT_EQ(streamed.tool_calls[0].arguments, R"({"city":"Paris"})");
+  EXPECT_EQ(streamed.tool_calls[1].name, "get_time");
+  EXPECT_EQ(streamed.text, "");
+
+  Reply whole;
+  ASSERT_FALSE(parse_completion_response(
+      R"({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_c","type":"function",)"
+      R"("function":{"name":"lookup","arguments":"{\"q\":1}"}}]},"finish_reason":"tool_calls"}]})",
+      v, &whole));
+  ASSERT_EQ(whole.tool_calls.size(), 1u);
+  EXPECT_EQ(whole.tool_calls[0].id, "call_c");
+  EXPECT_EQ(whole.tool_calls[0].arguments, R"({"q":1})");
+
+  // The Responses API's calls come whole: from the response, or from a stream's last event.
+  const std::string output =
+      R"("output":[{"type":"function_call","id":"fc_1","call_id":"call_d","name":"lookup","arguments":"{}"}])";
+  Reply response;
+  ASSERT_FALSE(parse_response_object(R"({"status":"completed",)" + output + "}", v, &response));
+  ASSERT_EQ(response.tool_calls.size(), 1u);
+  EXPECT_EQ(response.tool_calls[0].id, "call_d");
+  Reply events;
+  ASSERT_FALSE(parse_response_stream_event(
+      R"({"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{}"})", v, &events));
+  EXPECT_TRUE(events.tool_calls.empty());
+  ASSERT_FALSE(parse_response_stream_event(
+      R"({"type":"response.completed","response":{"status":"completed",)" + output + "}}", v, &events));
+  ASSERT_EQ(events.tool_calls.size(), 1u);
+  EXPECT_EQ(events.tool_calls[0].name, "lookup");
 }
 
 TEST(StreamChunk, TheResponsesApisLastEventGivesTheUsageAndHowItEnded) {
@@ -147,13 +196,13 @@ TEST(StreamChunk, TheResponsesApisLastEventGivesTheUsageAndHowItEnded) {
 
 TEST(StreamChunk, AWholeResponseObjectReadsItsOutputText) {
   ChunkView v;
-  std::string text;
+  Reply text;
   ASSERT_FALSE(parse_response_object(
       R"({"object":"response","status":"incomplete","error":null,"output":[{"type":"reasoning","summary":[]},)"
       R"({"type":"message","content":[{"type":"output_text","text":"four","annotations":[]},{"type":"output_text","text":" five"}]}],)"
       R"("usage":{"input_tokens":3,"output_tokens":2}})",
       v, &text));
-  EXPECT_EQ(text, "four five");
+  EXPECT_EQ(text.text, "four five");
   EXPECT_EQ(v.text_bytes, 9u);
   EXPECT_EQ(v.finish_reason, "length");
   EXPECT_FALSE(v.error);
