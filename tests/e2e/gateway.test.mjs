@@ -99,6 +99,33 @@ test('openai: responses.create through the gateway, whole and streamed, its usag
     (err) => err instanceof OpenAI.BadRequestError && err.param === 'previous_response_id');
 });
 
+test('openai: an agent turn through the gateway: a streamed tool call and its result sent back', async () => {
+  const tools = [{
+    type: 'function',
+    function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  }];
+  const messages = [{ role: 'user', content: 'what is the weather in Paris' }];
+  const stream = openai().chat.completions.stream({
+    model: 'gemma-4-31b', messages, tools, tool_choice: 'required', max_tokens: 1024,
+    stream_options: { include_usage: true },
+  });
+  const first = await stream.finalChatCompletion();
+  const call = first.choices[0].message.tool_calls[0];
+  assert.equal(first.choices[0].finish_reason, 'tool_calls');
+  assert.equal(call.function.name, 'get_weather');
+  assert.ok(JSON.parse(call.function.arguments).city.length > 0);
+  // The loop's next turn: the call and its result in the history; "auto" lets the model answer in text.
+  const second = await openai().chat.completions.create({
+    model: 'gemma-4-31b',
+    messages: [...messages, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'sunny, 21 C' }],
+    tools,
+    tool_choice: 'auto',
+    max_tokens: 8,
+  });
+  assert.equal(typeof second.choices[0].message.content, 'string');
+  assert.ok(second.usage.prompt_tokens > first.usage.prompt_tokens + first.usage.completion_tokens);
+});
+
 test('openai: a Responses stream cut upstream ends with a typed error event on which the SDK raises', async () => {
   const broken = await start('sim', ['--speedup', '50', '--fault-reset-rate', '1', '--fault-reset-after', '2']);
   const front = await start('serve', ['--upstream', broken.url, '--threads', '1']);
