@@ -39,6 +39,9 @@ std::string record_json(const RequestRecord& r) {
     o["tpot_ms"] = m.tpot_ms ? json::value(*m.tpot_ms) : json::value(nullptr);
     o["output_tokens"] = m.output_tokens;
     o["token_source"] = m.tokens_from_usage ? "usage" : "events";
+    if (r.called_tool) {
+      o["called_tool"] = true;
+    }
   }
   if (r.usage) {
     o["usage"] =

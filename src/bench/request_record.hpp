@@ -33,6 +33,7 @@ struct RequestRecord {
   int requested_output_tokens = 0;
   std::uint32_t events = 0;  // every SSE event with data, text or not
   std::vector<TextEvent> text_events;
+  bool called_tool = false;  // some of its text was a tool call (an agent's turn)
   std::optional<openai::Usage> usage;
   std::optional<openai::ServerTrace> trace;
   openai::Reply reply;  // the answer's text and tool calls, kept for multi-turn conversations only

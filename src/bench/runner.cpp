@@ -484,6 +484,7 @@ class LoadRun {
         record.first_token_ns = now;
       }
       record.text_events.push_back(TextEvent{now, static_cast<std::uint32_t>(view.text_bytes)});
+      record.called_tool = record.called_tool || view.tool_call;
     }
     if (view.usage) {
       record.usage = view.usage;

@@ -59,6 +59,7 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<
     s.requested_output_tokens += r.requested_output_tokens;
     s.other_output_lengths += m.tokens_from_usage && m.output_tokens != r.requested_output_tokens ? 1 : 0;
     s.text_events += static_cast<std::int64_t>(r.text_events.size());
+    s.tool_call_answers += r.called_tool ? 1 : 0;
     from_usage += m.tokens_from_usage ? 1 : 0;
     if (r.usage) {
       s.prompt_tokens += r.usage->prompt_tokens;

@@ -38,8 +38,9 @@ struct BenchSummary {
   // Completed requests whose output, by the server's usage, was not the length asked: a server
   // that does not honour ignore_eos and min_tokens, where they were sent.
   std::uint64_t other_output_lengths = 0;
-  std::int64_t text_events = 0;  // text-carrying events, beside the token count
-  std::string token_source;      // "usage", "events" or "mixed": where output token counts came from
+  std::int64_t text_events = 0;        // text-carrying events, beside the token count
+  std::int64_t tool_call_answers = 0;  // completed answers that called a tool
+  std::string token_source;            // "usage", "events" or "mixed": where output token counts came from
   Stat ttft_ms;
   Stat tpot_ms;
   Stat itl_ms;

@@ -57,6 +57,7 @@ json::object summary_json(const BenchSummary& s) {
       {"requested_output_tokens", s.requested_output_tokens},
       {"other_output_lengths", s.other_output_lengths},
       {"text_events", s.text_events},
+      {"tool_call_answers", s.tool_call_answers},
       {"token_source", s.token_source},
       {"ttft_ms", stat_json(s.ttft_ms)},
       {"tpot_ms", stat_json(s.tpot_ms)},
@@ -113,6 +114,8 @@ BenchSummary summary_from_json(const json::value& value) {
   s.requested_output_tokens = count_at(o, "requested_output_tokens");
   s.other_output_lengths = static_cast<std::uint64_t>(count_at(o, "other_output_lengths"));
   s.text_events = count_at(o, "text_events");
+  // Results written before tool calls were counted have none.
+  s.tool_call_answers = o.contains("tool_call_answers") ? count_at(o, "tool_call_answers") : 0;
   if (const auto* source = o.if_contains("token_source"); source && source->is_string()) {
     s.token_source = source->get_string();
   }

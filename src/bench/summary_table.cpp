@@ -25,6 +25,12 @@ void print_summary_table(std::FILE* out, const BenchSummary& s, const std::strin
     fmt::print(out, "  throughput    {:.2f} req/s   {:.1f} input tok/s\n", s.requests_per_s, s.total_tokens_per_s);
     fmt::print(out, "  tokens        {} prompt (server) vs {} requested\n", s.prompt_tokens, s.requested_input_tokens);
   }
+  if (s.tool_call_answers > 0) {
+    fmt::print(out,
+               "  tool calls    {} of {} answers called a tool (an agent's turns: their name and arguments are "
+               "the text measured)\n",
+               s.tool_call_answers, s.completed);
+  }
   if (lengths_forced && s.other_output_lengths > 0) {
     fmt::print(out,
                "  WARNING       {} of {} answers were not the output length asked: the server does not honour "

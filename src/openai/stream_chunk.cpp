@@ -183,7 +183,9 @@ void read_response(const json::object& response, ChunkView& out, Reply* reply, b
   }
   for (const auto& item : output->get_array()) {
     if (item.is_object() && string_view_of(item.get_object(), "type") == "function_call") {
-      out.text_bytes += function_call_size(item.get_object());
+      const std::size_t call = function_call_size(item.get_object());
+      out.text_bytes += call;
+      out.tool_call = out.tool_call || call > 0;
       continue;
     }
     const auto* parts = item.is_object() ? item.get_object().if_contains("content") : nullptr;
@@ -206,6 +208,7 @@ void read_response_event(const json::object& event, ChunkView& out, Reply* reply
       type_field != nullptr && type_field->is_string() ? std::string_view(type_field->get_string()) : "";
   if (type.starts_with("response.") && type.ends_with(".delta")) {
     out.text_bytes += string_size(event, "delta");
+    out.tool_call = type == "response.function_call_arguments.delta" && out.text_bytes > 0;
     if (type == "response.output_text.delta") {
       append_string(event, "delta", text_of(reply));
     }
@@ -262,8 +265,10 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
       append_string(c, "text", text_of(reply));
       if (const auto* part = c.if_contains(streamed ? "delta" : "message"); part && part->is_object()) {
         const auto& p = part->get_object();
-        out.text_bytes += string_size(p, "content") + string_size(p, "reasoning_content") +
-                          string_size(p, "reasoning") + tool_calls_size(p);
+        const std::size_t calls = tool_calls_size(p);
+        out.text_bytes +=
+            string_size(p, "content") + string_size(p, "reasoning_content") + string_size(p, "reasoning") + calls;
+        out.tool_call = out.tool_call || calls > 0;
         append_string(p, "content", text_of(reply));
         add_tool_calls(p, reply);
       }

@@ -32,6 +32,7 @@ struct ServerTrace {
 struct ChunkView {
   std::size_t text_bytes = 0;  // generated text in this event: content, reasoning, completion text or tool calls
   bool has_choices = false;    // false for the usage-only chunk that include_usage adds at the end
+  bool tool_call = false;      // some of that text was a tool call's name or arguments
   std::optional<Usage> usage;
   std::optional<std::string> finish_reason;
   std::optional<ServerTrace> trace;

@@ -51,6 +51,7 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
     m.requested_output_tokens += p.requested_output_tokens;
     m.other_output_lengths += p.other_output_lengths;
     m.text_events += p.text_events;
+    m.tool_call_answers += p.tool_call_answers;
     if (pooling == Pooling::concurrent) {
       m.duration_s = std::max(m.duration_s, p.duration_s);
       m.requests_per_s += p.requests_per_s;

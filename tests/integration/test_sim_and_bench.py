@@ -319,6 +319,7 @@ class BenchAgainstSim(WorkDirTest):
             by_conversation = {}
             for rec in records:
                 self.assertEqual(rec["status"], "ok", (endpoint, rec))
+                self.assertTrue(rec["called_tool"], (endpoint, rec))
                 # The calls sent back are prompt text: the client counts what the server reads.
                 self.assertEqual(rec["usage"]["prompt_tokens"], rec["requested_input_tokens"], endpoint)
                 by_conversation.setdefault(rec["conversation"], []).append(rec)
@@ -846,6 +847,8 @@ class BenchFailures(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         s = read_json(summary)["summary"]
         self.assertEqual((s["completed"], s["failed"], s["output_tokens"], s["text_events"]), (3, 0, 36, 12))
+        self.assertEqual(s["tool_call_answers"], 3)
+        self.assertIn("3 of 3 answers called a tool", r.stdout)
         self.assertGreater(s["tpot_ms"]["count"], 0)
 
     def run_against_fake(self, mode):

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/summary_json.hpp"
 #include "bench/time_units.hpp"
 
 namespace infergate::bench {
@@ -29,6 +30,18 @@ TEST(Summary, AnswersOfOtherLengthsThanAskedAreCountedWhereTheServerSaidItsCount
   const BenchSummary s = summarize_run(records);
   EXPECT_EQ(s.requested_output_tokens, 30);
   EXPECT_EQ(s.other_output_lengths, 1u);
+}
+
+TEST(Summary, AnswersThatCalledAToolAreCountedAndReadBack) {
+  std::vector<RequestRecord> records{ok(0, 100, 1000, 10), ok(0, 100, 1000, 7), ok(0, 100, 1000, 12)};
+  records[0].called_tool = records[2].called_tool = true;
+  const BenchSummary s = summarize_run(records);
+  EXPECT_EQ(s.tool_call_answers, 2);
+  EXPECT_EQ(summary_from_json(summary_json(s)).tool_call_answers, 2);
+  // A result written before tool calls were counted has none.
+  boost::json::object older = summary_json(s);
+  older.erase("tool_call_answers");
+  EXPECT_EQ(summary_from_json(older).tool_call_answers, 0);
 }
 
 TEST(Summary, ThroughputOverTheMeasuredWindowAndFailuresByClass) {

@@ -135,6 +135,9 @@ TEST(StreamChunk, AnAnswersToolCallsAreKeptForTheNextTurn) {
        }) {
     ASSERT_FALSE(parse_stream_chunk(chunk, v, &streamed)) << chunk;
   }
+  EXPECT_TRUE(v.tool_call);
+  ASSERT_FALSE(parse_stream_chunk(R"({"choices":[{"delta":{"content":"Hi"}}]})", v));
+  EXPECT_FALSE(v.tool_call);
   ASSERT_EQ(streamed.tool_calls.size(), 2u);  // an index past any answer's calls is no call
   EXPECT_EQ(streamed.tool_calls[0].id, "call_a");
   EXPECT_EQ(streamed.tool_calls[0].name, "get_weather");
@@ -148,6 +151,7 @@ TEST(StreamChunk, AnAnswersToolCallsAreKeptForTheNextTurn) {
       R"("function":{"name":"lookup","arguments":"{\"q\":1}"}}]},"finish_reason":"tool_calls"}]})",
       v, &whole));
   ASSERT_EQ(whole.tool_calls.size(), 1u);
+  EXPECT_TRUE(v.tool_call);
   EXPECT_EQ(whole.tool_calls[0].id, "call_c");
   EXPECT_EQ(whole.tool_calls[0].arguments, R"({"q":1})");
 
@@ -157,11 +161,15 @@ TEST(StreamChunk, AnAnswersToolCallsAreKeptForTheNextTurn) {
   Reply response;
   ASSERT_FALSE(parse_response_object(R"({"status":"completed",)" + output + "}", v, &response));
   ASSERT_EQ(response.tool_calls.size(), 1u);
+  EXPECT_TRUE(v.tool_call);
   EXPECT_EQ(response.tool_calls[0].id, "call_d");
   Reply events;
   ASSERT_FALSE(parse_response_stream_event(
       R"({"type":"response.function_call_arguments.delta","item_id":"fc_1","delta":"{}"})", v, &events));
+  EXPECT_TRUE(v.tool_call);
   EXPECT_TRUE(events.tool_calls.empty());
+  ASSERT_FALSE(parse_response_stream_event(R"({"type":"response.output_text.delta","delta":"Hi"})", v, &events));
+  EXPECT_FALSE(v.tool_call);
   ASSERT_FALSE(parse_response_stream_event(
       R"({"type":"response.completed","response":{"status":"completed",)" + output + "}}", v, &events));
   ASSERT_EQ(events.tool_calls.size(), 1u);

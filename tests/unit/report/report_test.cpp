@@ -37,10 +37,12 @@ std::vector<bench::RequestRecord> records(int n, double base_ms, std::int64_t st
 }
 
 TEST(ReportMerge, PercentilesOfMergedWorkersAreThoseOfThePooledRequests) {
-  const auto a = records(400, 5);
+  auto a = records(400, 5);
   const auto b = records(600, 40);
+  a[3].called_tool = a[7].called_tool = true;
   const bench::BenchSummary merged =
       merge_summaries({bench::summarize_run(a), bench::summarize_run(b)}, Pooling::concurrent);
+  EXPECT_EQ(merged.tool_call_answers, 2);
   auto all = a;
   all.insert(all.end(), b.begin(), b.end());
   const bench::BenchSummary pooled = bench::summarize_run(all);
