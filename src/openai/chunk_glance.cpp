@@ -113,9 +113,6 @@ struct BlockMasks {
   Mask key_ends = 0;
 };
 
-// The keys of one block of `Width` bytes at `p` that may be of interest: each colon right after a
-// quote, two bytes after a letter a key of interest ends in. `carried` is the previous block's
-// masks (a colon early in this block may close a key of the last one); it becomes this block's.
 // Two keys of every chat chunk end in s (choices, logprobs), as arguments does, but not after a t.
 // Where blocks are narrower than 64 bytes they are passed over at once when found, before any look
 // at their key (`colon` follows the key's quote): fewer instructions than telling them apart in
@@ -131,6 +128,9 @@ inline std::uint64_t s_after_t(std::uint64_t s, std::uint64_t t) {
   return s & ((t << 1) | 1);
 }
 
+// The keys of one block of `Width` bytes at `p` that may be of interest: each colon right after a
+// quote, two bytes after a letter a key of interest ends in. `carried` is the previous block's
+// masks (a colon early in this block may close a key of the last one); it becomes this block's.
 template <int Width, class Mask>
 void glance_block(const BlockMasks<Mask>& m, BlockMasks<Mask>& carried, const char* p, const char* begin,
                   const char* end, ChunkGlance& g) {

@@ -29,20 +29,6 @@ std::size_t function_call_size(const json::object& call) {
   return string_size(call, "name") + string_size(call, "arguments");
 }
 
-// The text of a chat message's or delta's tool calls (an agent's turn may generate nothing else).
-std::size_t tool_calls_size(const json::object& part) {
-  std::size_t size = 0;
-  if (const auto* calls = part.if_contains("tool_calls"); calls && calls->is_array()) {
-    for (const auto& call : calls->get_array()) {
-      const auto* function = call.is_object() ? call.get_object().if_contains("function") : nullptr;
-      if (function != nullptr && function->is_object()) {
-        size += function_call_size(function->get_object());
-      }
-    }
-  }
-  return size;
-}
-
 std::int64_t int_field(const json::object& object, std::string_view key) {
   const auto* v = object.if_contains(key);
   if (v == nullptr) {
@@ -98,26 +84,25 @@ std::string* text_of(Reply* reply) {
   return reply != nullptr ? &reply->text : nullptr;
 }
 
-// The call at `index` of the reply, made when it is the first word of it.
-ReplyToolCall& call_at(Reply& reply, std::size_t index) {
-  if (index >= reply.tool_calls.size()) {
-    reply.tool_calls.resize(index + 1);
-  }
-  return reply.tool_calls[index];
-}
-
-// A chat message's or delta's tool calls into the reply: a delta's index names its call (its
-// first names the call's id and function, the rest add arguments); a whole message's are in order.
-void add_tool_calls(const json::object& part, Reply* reply) {
-  const auto* calls = reply != nullptr ? part.if_contains("tool_calls") : nullptr;
+// The text of a chat message's or delta's tool calls (an agent's turn may generate nothing else),
+// in one walk that, with `reply`, also adds them to it: a delta's index names its call (its first
+// names the call's id and function, the rest add arguments); a whole message's are in order.
+std::size_t read_tool_calls(const json::object& part, Reply* reply) {
+  const auto* calls = part.if_contains("tool_calls");
   if (calls == nullptr || !calls->is_array()) {
-    return;
+    return 0;
   }
+  std::size_t size = 0;
   std::size_t position = 0;
   for (const auto& item : calls->get_array()) {
     const json::object* call = item.if_object();
     const std::size_t at = position++;
-    if (call == nullptr) {
+    const auto* value = call != nullptr ? call->if_contains("function") : nullptr;
+    const json::object* function = value != nullptr ? value->if_object() : nullptr;
+    if (function != nullptr) {
+      size += function_call_size(*function);
+    }
+    if (reply == nullptr || call == nullptr) {
       continue;
     }
     const auto* index = call->if_contains("index");
@@ -127,32 +112,22 @@ void add_tool_calls(const json::object& part, Reply* reply) {
     if (index != nullptr && (named < 0 || named >= kMostCalls)) {
       continue;
     }
-    ReplyToolCall& out = call_at(*reply, index != nullptr ? static_cast<std::size_t>(named) : at);
+    const std::size_t slot = index != nullptr ? static_cast<std::size_t>(named) : at;
+    if (slot >= reply->tool_calls.size()) {
+      reply->tool_calls.resize(slot + 1);  // a call's first delta
+    }
+    ReplyToolCall& out = reply->tool_calls[slot];
     if (const std::string_view id = string_view_of(*call, "id"); !id.empty()) {
       out.id = id;
     }
-    if (const auto* function = call->if_contains("function"); function && function->is_object()) {
-      if (const std::string_view name = string_view_of(function->get_object(), "name"); !name.empty()) {
+    if (function != nullptr) {
+      if (const std::string_view name = string_view_of(*function, "name"); !name.empty()) {
         out.name = name;
       }
-      append_string(function->get_object(), "arguments", &out.arguments);
+      append_string(*function, "arguments", &out.arguments);
     }
   }
-}
-
-// A response's function_call items into the reply, each whole.
-void add_function_calls(const json::value* output, Reply* reply) {
-  if (reply == nullptr || output == nullptr || !output->is_array()) {
-    return;
-  }
-  for (const auto& item : output->get_array()) {
-    if (item.is_object() && string_view_of(item.get_object(), "type") == "function_call") {
-      const auto& call = item.get_object();
-      reply->tool_calls.push_back(ReplyToolCall{std::string(string_view_of(call, "call_id")),
-                                                std::string(string_view_of(call, "name")),
-                                                std::string(string_view_of(call, "arguments"))});
-    }
-  }
+  return size;
 }
 
 // An error object's message, or the whole of it.
@@ -177,18 +152,24 @@ void read_response(const json::object& response, ChunkView& out, Reply* reply, b
   }
   read_usage(response, out);
   const auto* output = response.if_contains("output");
-  add_function_calls(output, reply);
-  if (!with_text || output == nullptr || !output->is_array()) {
+  if (output == nullptr || !output->is_array()) {
     return;
   }
   for (const auto& item : output->get_array()) {
     if (item.is_object() && string_view_of(item.get_object(), "type") == "function_call") {
-      const std::size_t call = function_call_size(item.get_object());
-      out.text_bytes += call;
-      out.tool_call = out.tool_call || call > 0;
+      const auto& call = item.get_object();
+      if (reply != nullptr) {
+        reply->tool_calls.push_back(ReplyToolCall{std::string(string_view_of(call, "call_id")),
+                                                  std::string(string_view_of(call, "name")),
+                                                  std::string(string_view_of(call, "arguments"))});
+      }
+      if (const std::size_t size = with_text ? function_call_size(call) : 0; size > 0) {
+        out.text_bytes += size;
+        out.tool_call = true;
+      }
       continue;
     }
-    const auto* parts = item.is_object() ? item.get_object().if_contains("content") : nullptr;
+    const auto* parts = with_text && item.is_object() ? item.get_object().if_contains("content") : nullptr;
     if (parts == nullptr || !parts->is_array()) {
       continue;
     }
@@ -265,12 +246,11 @@ std::optional<std::string> read_object(std::string_view text, Shape shape, Chunk
       append_string(c, "text", text_of(reply));
       if (const auto* part = c.if_contains(streamed ? "delta" : "message"); part && part->is_object()) {
         const auto& p = part->get_object();
-        const std::size_t calls = tool_calls_size(p);
+        const std::size_t calls = read_tool_calls(p, reply);
         out.text_bytes +=
             string_size(p, "content") + string_size(p, "reasoning_content") + string_size(p, "reasoning") + calls;
         out.tool_call = out.tool_call || calls > 0;
         append_string(p, "content", text_of(reply));
-        add_tool_calls(p, reply);
       }
       if (const auto* finish = c.if_contains("finish_reason"); finish && finish->is_string()) {
         out.finish_reason = std::string(finish->get_string());

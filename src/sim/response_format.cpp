@@ -1,8 +1,6 @@
 #include "sim/response_format.hpp"
 
 #include <fmt/format.h>
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 
 #include <iterator>
 
@@ -40,7 +38,7 @@ void append_function_call(std::string& out, const ResponseAnswer& a, Stage stage
   const ToolCallAnswer& call = *a.tool_call;
   fmt::format_to(std::back_inserter(out),
                  R"({{"type":"function_call","id":"{}","call_id":"{}","name":{},"arguments":")", function_call_id(a),
-                 call.call_id, boost::json::serialize(boost::json::string(call.call.name)));
+                 call.call_id, function_name_json(call));
   if (stage == Stage::done) {
     append_arguments(out, call, 0, call.output_tokens);
   }

@@ -526,8 +526,8 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
     if (chat) {
       begin_event(event, gen);
-      event += gen.request.tool_call ? R"("delta":{"role":"assistant","content":null},)"
-                                     : R"("delta":{"role":"assistant","content":""},)";
+      event +=
+          call ? R"("delta":{"role":"assistant","content":null},)" : R"("delta":{"role":"assistant","content":""},)";
       event += R"("logprobs":null,"finish_reason":null}]})";
       event += "\n\n";
       if (co_await ex.write_chunk(event)) {
@@ -642,13 +642,13 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
   }
 
-  static ToolCallAnswer tool_answer(const Generation& gen) {
+  // The forced tool call that answers in place of text, if the request makes one.
+  static std::optional<ToolCallAnswer> tool_answer_of(const Generation& gen) {
+    if (!gen.request.tool_call) {
+      return std::nullopt;
+    }
     return ToolCallAnswer{*gen.request.tool_call, gen.call_id, gen.request.prompt_hash, gen.output_tokens,
                           gen.finish_reason != "length"};
-  }
-
-  static std::optional<ToolCallAnswer> tool_answer_of(const Generation& gen) {
-    return gen.request.tool_call ? std::optional<ToolCallAnswer>(tool_answer(gen)) : std::nullopt;
   }
 
   static ResponseAnswer response_answer(const Generation& gen, std::string_view extra,
@@ -666,19 +666,20 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
   }
 
   std::string whole_response(const Generation& gen) const {
+    const std::optional<ToolCallAnswer> call = tool_answer_of(gen);
     if (gen.request.endpoint == openai::Endpoint::responses) {
       std::string trace;
       append_trace(trace, gen, 0);
-      return response_json(response_answer(gen, trace, tool_answer_of(gen)));
+      return response_json(response_answer(gen, trace, call));
     }
     const bool chat = gen.request.endpoint == openai::Endpoint::chat;
     std::string body;
     fmt::format_to(std::back_inserter(body),
                    R"({{"id":"{}","object":"{}","created":{},"model":{},"choices":[{{"index":0,)", gen.id,
                    chat ? "chat.completion" : "text_completion", gen.created, gen.endpoint->json_name);
-    if (chat && gen.request.tool_call) {
+    if (chat && call) {
       body += R"("message":{"role":"assistant","content":null,)";
-      append_tool_calls(body, tool_answer(gen));
+      append_tool_calls(body, *call);
       body += "},";
     } else {
       body += chat ? R"("message":{"role":"assistant","content":")" : R"("text":")";

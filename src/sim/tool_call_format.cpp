@@ -1,29 +1,33 @@
 #include "sim/tool_call_format.hpp"
 
 #include <fmt/format.h>
-#include <boost/json/serialize.hpp>
-#include <boost/json/string.hpp>
 
 #include <iterator>
 
+#include "core/json_string.hpp"
 #include "sim/text_generator.hpp"
 
 namespace infergate::sim {
 
 namespace {
 
-// `text` as a JSON string literal, quotes included.
 std::string quoted(std::string_view text) {
-  return boost::json::serialize(boost::json::string(text));
+  std::string literal;
+  append_json_string(literal, text);
+  return literal;
 }
 
 // `text` as it goes inside a JSON string literal: escaped, without the quotes.
 std::string escaped(std::string_view text) {
-  std::string literal = quoted(text);
+  const std::string literal = quoted(text);
   return literal.substr(1, literal.size() - 2);
 }
 
 }  // namespace
+
+std::string function_name_json(const ToolCallAnswer& answer) {
+  return quoted(answer.call.name);
+}
 
 void append_arguments(std::string& out, const ToolCallAnswer& answer, int first, int count) {
   if (first == 0) {
@@ -39,7 +43,7 @@ void append_tool_call_delta(std::string& out, const ToolCallAnswer& answer, int 
   out += R"("tool_calls":[{"index":0,)";
   if (first == 0) {
     fmt::format_to(std::back_inserter(out), R"("id":"{}","type":"function","function":{{"name":{},)", answer.call_id,
-                   quoted(answer.call.name));
+                   function_name_json(answer));
   } else {
     out += R"("function":{)";
   }
@@ -51,7 +55,7 @@ void append_tool_call_delta(std::string& out, const ToolCallAnswer& answer, int 
 void append_tool_calls(std::string& out, const ToolCallAnswer& answer) {
   fmt::format_to(std::back_inserter(out),
                  R"("tool_calls":[{{"id":"{}","type":"function","function":{{"name":{},"arguments":")", answer.call_id,
-                 quoted(answer.call.name));
+                 function_name_json(answer));
   append_arguments(out, answer, 0, answer.output_tokens);
   out += R"("}}])";
 }

@@ -30,4 +30,7 @@ void append_tool_call_delta(std::string& out, const ToolCallAnswer& answer, int 
 // A whole message's member `"tool_calls":[...]`, the call and all its arguments.
 void append_tool_calls(std::string& out, const ToolCallAnswer& answer);
 
+// The call's function name as a JSON string literal, quotes included.
+std::string function_name_json(const ToolCallAnswer& answer);
+
 }  // namespace infergate::sim
