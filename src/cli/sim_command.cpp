@@ -32,6 +32,7 @@ struct SimArgs {
   std::optional<std::int64_t> tpm;
   int stall_first_ms = 0;
   int stall_between_ms = 0;
+  double tool_call_share = 0;
 };
 
 void add_fault_options(CLI::App& cmd, SimArgs& args) {
@@ -98,6 +99,7 @@ void run_sim(const SimArgs& args) {
   options.limits.max_body_bytes = args.max_body_bytes;
   options.limits.header_timeout = std::chrono::milliseconds(args.header_timeout_ms);
   options.rate_limits = RateLimits{args.rpm, args.tpm};
+  options.tool_call_share = args.tool_call_share;
   options.faults = args.faults;
   options.faults.stall_first = std::chrono::milliseconds(args.stall_first_ms);
   options.faults.stall_between = std::chrono::milliseconds(args.stall_between_ms);
@@ -147,6 +149,11 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--max-body-bytes", args->max_body_bytes, "Largest request body accepted")->capture_default_str();
   cmd->add_option("--header-timeout-ms", args->header_timeout_ms, "Time allowed to send a request's headers")
       ->check(positive())
+      ->capture_default_str();
+  cmd->add_option("--tool-call-share", args->tool_call_share,
+                  "Share of requests with tools and tool_choice \"auto\" answered with a call of the first function "
+                  "(the same prompt always alike)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   add_fault_options(*cmd, *args);
   cmd->callback([args] { run_sim(*args); });

@@ -321,7 +321,7 @@ std::optional<ApiError> parse_completion_request(std::string_view body, Endpoint
     return error;
   }
   if (endpoint != Endpoint::completions &&
-      (error = read_forced_tool_call(object, endpoint == Endpoint::responses, out.tool_call))) {
+      (error = read_tool_choice(object, endpoint == Endpoint::responses, out.tool_choice))) {
     return error;
   }
   if (n && *n != 1) {

@@ -49,8 +49,8 @@ struct CompletionRequest {
   // For each full block of kPrefixBlockWords prompt words, a hash of the prompt up to its end (the
   // roles of the messages included): equal prompt prefixes give equal leading hashes.
   std::vector<std::uint64_t> prefix_blocks;
-  // The function a chat or Responses API request makes the model call (tool_choice.hpp).
-  std::optional<ForcedToolCall> tool_call;
+  // The function a chat or Responses API request makes, or lets, the model call (tool_choice.hpp).
+  ToolChoice tool_choice;
 };
 
 // Fills `out` and returns nothing, or returns the error to send.

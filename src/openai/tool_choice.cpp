@@ -14,8 +14,7 @@ namespace {
 
 // The functions of `tools`, each as its name and first argument. Tools of other types (the
 // Responses API's hosted tools, such as web_search) are no function to call.
-std::optional<ApiError> read_functions(const json::value& tools, bool responses_shape,
-                                       std::vector<ForcedToolCall>& out) {
+std::optional<ApiError> read_functions(const json::value& tools, bool responses_shape, std::vector<ToolFunction>& out) {
   if (!tools.is_array()) {
     return wrong_type("tools", "an array of tool objects", tools);
   }
@@ -50,7 +49,7 @@ std::optional<ApiError> read_functions(const json::value& tools, bool responses_
       return invalid_request(fmt::format("'{}.name' is required, a non-empty string", function_field),
                              function_field + ".name");
     }
-    ForcedToolCall call{std::string(name->get_string()), "input"};
+    ToolFunction call{std::string(name->get_string()), "input"};
     if (const auto* parameters = function->if_contains("parameters"); parameters && parameters->is_object()) {
       const auto* properties = parameters->get_object().if_contains("properties");
       if (properties != nullptr && properties->is_object() && !properties->get_object().empty()) {
@@ -86,21 +85,26 @@ std::optional<ApiError> chosen_name(const json::object& choice, bool responses_s
 
 }  // namespace
 
-std::optional<ApiError> read_forced_tool_call(const json::object& body, bool responses_shape,
-                                              std::optional<ForcedToolCall>& out) {
-  out.reset();
+std::optional<ApiError> read_tool_choice(const json::object& body, bool responses_shape, ToolChoice& out) {
+  out = ToolChoice{};
   const auto* tools = body.if_contains("tools");
   const auto* choice = body.if_contains("tool_choice");
   const bool has_tools = tools != nullptr && !tools->is_null();
   const bool has_choice = choice != nullptr && !choice->is_null();
-  std::vector<ForcedToolCall> functions;
+  std::vector<ToolFunction> functions;
   if (has_tools) {
     if (auto error = read_functions(*tools, responses_shape, functions)) {
       return error;
     }
   }
-  if (!has_choice) {
+  const auto offer_first = [&]() -> std::optional<ApiError> {
+    if (!functions.empty()) {
+      out.offered = std::move(functions.front());
+    }
     return std::nullopt;
+  };
+  if (!has_choice) {
+    return offer_first();
   }
   if (!has_tools) {
     return invalid_request("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
@@ -108,8 +112,11 @@ std::optional<ApiError> read_forced_tool_call(const json::object& body, bool res
   }
   if (choice->is_string()) {
     const json::string& mode = choice->get_string();
-    if (mode == "none" || mode == "auto") {
+    if (mode == "none") {
       return std::nullopt;
+    }
+    if (mode == "auto") {
+      return offer_first();
     }
     if (mode != "required") {
       return invalid_request(
@@ -121,7 +128,7 @@ std::optional<ApiError> read_forced_tool_call(const json::object& body, bool res
     if (functions.empty()) {
       return invalid_request("'tool_choice' is \"required\" but 'tools' holds no function to call", "tool_choice");
     }
-    out = std::move(functions.front());
+    out.forced = std::move(functions.front());
     return std::nullopt;
   }
   if (!choice->is_object()) {
@@ -133,7 +140,7 @@ std::optional<ApiError> read_forced_tool_call(const json::object& body, bool res
   }
   for (auto& function : functions) {
     if (function.name == name) {
-      out = std::move(function);
+      out.forced = std::move(function);
       return std::nullopt;
     }
   }

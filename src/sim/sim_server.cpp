@@ -130,7 +130,8 @@ struct Generation {
   std::string_view finish_reason;
   bool trace = false;
   std::string id;
-  std::string call_id;  // of its forced tool call
+  std::optional<openai::ToolFunction> tool_call;  // that answers in place of text
+  std::string call_id;
   std::int64_t created = 0;
   std::int64_t first_token_ns = 0;
   std::int64_t last_token_ns = 0;
@@ -150,6 +151,9 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
     if (options.tokens_per_chunk < 1) {
       throw std::invalid_argument("--tokens-per-chunk must be at least 1");
+    }
+    if (!(options.tool_call_share >= 0 && options.tool_call_share <= 1)) {
+      throw std::invalid_argument("--tool-call-share must be between 0 and 1");
     }
     if (options.engine.speedup <= 0) {
       throw std::invalid_argument("--speedup must be greater than 0");
@@ -642,12 +646,11 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
     }
   }
 
-  // The forced tool call that answers in place of text, if the request makes one.
   static std::optional<ToolCallAnswer> tool_answer_of(const Generation& gen) {
-    if (!gen.request.tool_call) {
+    if (!gen.tool_call) {
       return std::nullopt;
     }
-    return ToolCallAnswer{*gen.request.tool_call, gen.call_id, gen.request.prompt_hash, gen.output_tokens,
+    return ToolCallAnswer{*gen.tool_call, gen.call_id, gen.request.prompt_hash, gen.output_tokens,
                           gen.finish_reason != "length"};
   }
 
@@ -713,7 +716,13 @@ struct SimServer::Impl : std::enable_shared_from_this<SimServer::Impl> {
         request.ignore_eos ? max_tokens : std::clamp<std::int64_t>(natural, request.min_tokens, max_tokens);
     gen.output_tokens = static_cast<int>(std::max<std::int64_t>(1, target));
     const bool at_length = (request.ignore_eos || natural >= max_tokens) && gen.output_tokens == max_tokens;
-    gen.finish_reason = at_length ? "length" : request.tool_call ? "tool_calls" : "stop";
+    const openai::ToolChoice& tools = request.tool_choice;
+    if (tools.forced) {
+      gen.tool_call = tools.forced;
+    } else if (tools.offered && chooses_tool_call(request.prompt_hash, options.tool_call_share)) {
+      gen.tool_call = tools.offered;
+    }
+    gen.finish_reason = at_length ? "length" : gen.tool_call ? "tool_calls" : "stop";
     if (!gen.endpoint->engine.fits(gen.prompt_tokens, gen.output_tokens)) {
       return openai::invalid_request(
           fmt::format("{} prompt + {} output tokens need more KV cache than this deployment has ({:.1f} GB); "

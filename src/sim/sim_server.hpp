@@ -30,6 +30,9 @@ struct SimOptions {
   // Per served model, as Groq's API limits: 429 with Retry-After beyond them, and the
   // x-ratelimit-* headers on every answer.
   RateLimits rate_limits;
+  // Of requests whose tool_choice is "auto" (tools given), the share answered with a call of the
+  // first function instead of text (tool_call_format.hpp).
+  double tool_call_share = 0;
 };
 
 class SimServer {

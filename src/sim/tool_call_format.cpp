@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "core/json_string.hpp"
+#include "core/random.hpp"
 #include "sim/text_generator.hpp"
 
 namespace infergate::sim {
@@ -27,6 +28,11 @@ std::string escaped(std::string_view text) {
 
 std::string function_name_json(const ToolCallAnswer& answer) {
   return quoted(answer.call.name);
+}
+
+bool chooses_tool_call(std::uint64_t prompt_hash, double share) {
+  const double u = static_cast<double>(mix64(prompt_hash ^ 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
+  return u < share;
 }
 
 void append_arguments(std::string& out, const ToolCallAnswer& answer, int first, int count) {

@@ -17,15 +17,18 @@ function startSim(args) {
 
 let sim;
 let keyed;
+let choosing;
 
 before(async () => {
   sim = await startSim(['--speedup', '50']);
   keyed = await startSim(['--speedup', '50', '--api-key', 'right-key']);
+  choosing = await startSim(['--speedup', '50', '--tool-call-share', '0.5']);
 });
 
 after(() => {
   sim.proc.kill();
   keyed.proc.kill();
+  choosing.proc.kill();
 });
 
 const client = () => new OpenAI({ baseURL: `${sim.url}/v1`, apiKey: 'unused', maxRetries: 0 });
@@ -134,6 +137,39 @@ test('a forced tool call, whole and streamed, as the SDK assembles it', async ()
   const auto = await client().chat.completions.create({ ...request, tool_choice: 'auto' });
   assert.equal(auto.choices[0].message.tool_calls, undefined);
   assert.equal(typeof auto.choices[0].message.content, 'string');
+});
+
+test('with --tool-call-share, "auto" calls the tool for some prompts and answers others in text', async () => {
+  const chooser = new OpenAI({ baseURL: `${choosing.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  const answers = [];
+  for (let i = 0; i < 16; i += 1) {
+    const request = {
+      model: 'gemma-4-31b',
+      messages: [{ role: 'user', content: `what is the weather in city number ${i}` }],
+      tools: [weatherTool],
+      max_tokens: 6,
+    };
+    // No tool_choice means "auto" when tools are given; the SDK's stream helper assembles either answer.
+    const final = await chooser.chat.completions.stream({ ...request, tool_choice: i % 2 ? 'auto' : undefined })
+      .finalChatCompletion();
+    const again = await chooser.chat.completions.create({ ...request, tool_choice: 'auto' });
+    const calls = final.choices[0].message.tool_calls ?? [];
+    assert.equal((again.choices[0].message.tool_calls ?? []).length, calls.length, 'one prompt is answered alike');
+    if (calls.length > 0) {
+      assert.equal(calls[0].function.name, 'get_weather');
+      assert.ok(['tool_calls', 'length'].includes(final.choices[0].finish_reason));
+      assert.equal(final.choices[0].message.content, null);
+    } else {
+      assert.equal(typeof final.choices[0].message.content, 'string');
+    }
+    answers.push(calls.length > 0);
+  }
+  assert.ok(answers.includes(true) && answers.includes(false), JSON.stringify(answers));
+  // "none" never calls.
+  const none = await chooser.chat.completions.create({
+    model: 'gemma-4-31b', messages: [{ role: 'user', content: 'x' }], tools: [weatherTool], tool_choice: 'none',
+  });
+  assert.equal(none.choices[0].message.tool_calls, undefined);
 });
 
 test('a forced tool call in the Responses API is a function_call item', async () => {

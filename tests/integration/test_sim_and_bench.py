@@ -331,6 +331,38 @@ class BenchAgainstSim(WorkDirTest):
                 self.assertEqual([rec["requested_input_tokens"] for rec in turns], [20, 50, 80], endpoint)
         self.assertGreater(metrics["vllm:prefix_cache_hits_total"], 0)
 
+    def test_with_tool_choice_auto_the_simulator_calls_the_tool_for_its_share_of_prompts(self):
+        # An agent given tools and left to choose: some answers call the tool and go back as
+        # calls and results, the others as text, and the benchmark counts which were which.
+        tools = [{"type": "function", "function": {"name": "search", "parameters": {"properties": {"query": {}}}}}]
+        sim = Sim("--speedup", "20", "--tool-call-share", "0.5")
+        try:
+            records = self.path("auto.jsonl")
+            summary = self.path("auto.json")
+            r = bench("--base-url", sim.url, "--turns", "2", "--requests", "40", "--concurrency", "4",
+                      "--input-tokens", "20", "--output-tokens", "8", "--records", records, "--json", summary,
+                      "--extra-body", json.dumps({"tools": tools, "tool_choice": "auto"}))
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        recs = read_jsonl(records)
+        called = [rec for rec in recs if rec.get("called_tool")]
+        self.assertEqual(len(recs), 40)
+        self.assertTrue(8 <= len(called) <= 32, len(called))
+        with open(summary) as f:
+            self.assertEqual(json.load(f)["summary"]["tool_call_answers"], len(called))
+        self.assertIn("%d of 40 answers called a tool" % len(called), r.stdout)
+        for rec in recs:
+            self.assertEqual(rec["status"], "ok", rec)
+            self.assertEqual(rec["usage"]["prompt_tokens"], rec["requested_input_tokens"], rec)
+        # A second turn follows a call with 30 more words (the call and its result), text with 28.
+        first_turns = {rec["conversation"]: rec for rec in recs if rec["turn"] == 0}
+        for rec in recs:
+            if rec["turn"] == 1:
+                before = first_turns[rec["conversation"]]
+                added = 30 if before.get("called_tool") else before["usage"]["completion_tokens"] + 20
+                self.assertEqual(rec["requested_input_tokens"], 20 + added, (before, rec))
+
     def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
         path = self.path("sharegpt.json")
         with open(path, "w") as f:

@@ -5,6 +5,7 @@
 #include <boost/json/parse.hpp>
 
 #include <string>
+#include <utility>
 
 #include "openai/completion_request.hpp"
 
@@ -16,13 +17,20 @@ constexpr const char* kChatTools =
                 {"type":"function","function":{"name":"get_weather","parameters":{"type":"object",
                  "properties":{"city":{"type":"string"},"unit":{"type":"string"}},"required":["city"]}}}])";
 
-std::optional<ApiError> forced_in(const std::string& members, bool responses_shape,
-                                  std::optional<ForcedToolCall>& out) {
-  return read_forced_tool_call(boost::json::parse("{" + members + "}").as_object(), responses_shape, out);
+std::optional<ApiError> choice_in(const std::string& members, bool responses_shape, ToolChoice& out) {
+  return read_tool_choice(boost::json::parse("{" + members + "}").as_object(), responses_shape, out);
+}
+
+std::optional<ApiError> forced_in(const std::string& members, bool responses_shape, std::optional<ToolFunction>& out) {
+  ToolChoice choice;
+  auto error = choice_in(members, responses_shape, choice);
+  EXPECT_FALSE(choice.offered) << members;
+  out = std::move(choice.forced);
+  return error;
 }
 
 TEST(ToolChoice, ANamedFunctionOrRequiredIsTheCallToMake) {
-  std::optional<ForcedToolCall> call;
+  std::optional<ToolFunction> call;
   ASSERT_FALSE(
       forced_in(std::string(kChatTools) + R"(,"tool_choice":{"type":"function","function":{"name":"get_weather"}})",
                 false, call));
@@ -48,13 +56,25 @@ TEST(ToolChoice, ANamedFunctionOrRequiredIsTheCallToMake) {
   ASSERT_TRUE(call);
 }
 
-TEST(ToolChoice, AutoNoneOrNoChoiceMakesNoCall) {
-  std::optional<ForcedToolCall> call{ForcedToolCall{"stale", "x"}};
-  for (const std::string members : {std::string(kChatTools), std::string(kChatTools) + R"(,"tool_choice":"auto")",
-                                    std::string(kChatTools) + R"(,"tool_choice":"none")",
-                                    std::string(R"("tools":null,"tool_choice":null)"), std::string(R"("n":1)")}) {
-    ASSERT_FALSE(forced_in(members, false, call)) << members;
-    EXPECT_FALSE(call) << members;
+TEST(ToolChoice, AutoOrNoChoiceOffersTheFirstFunctionAndNoneNothing) {
+  for (const std::string members : {std::string(kChatTools), std::string(kChatTools) + R"(,"tool_choice":"auto")"}) {
+    ToolChoice choice{ToolFunction{"stale", "x"}, std::nullopt};
+    ASSERT_FALSE(choice_in(members, false, choice)) << members;
+    EXPECT_FALSE(choice.forced) << members;
+    ASSERT_TRUE(choice.offered) << members;
+    EXPECT_EQ(choice.offered->name, "get_time");
+  }
+  const std::pair<std::string, bool> nothing_offered[] = {
+      {std::string(kChatTools) + R"(,"tool_choice":"none")", false},
+      {R"("tools":null,"tool_choice":null)", false},
+      {R"("n":1)", false},
+      {R"("tools":[{"type":"web_search"}],"tool_choice":"auto")", true},  // a hosted tool is no function
+  };
+  for (const auto& [members, responses_shape] : nothing_offered) {
+    ToolChoice choice{ToolFunction{"stale", "x"}, ToolFunction{"stale", "x"}};
+    ASSERT_FALSE(choice_in(members, responses_shape, choice)) << members;
+    EXPECT_FALSE(choice.forced) << members;
+    EXPECT_FALSE(choice.offered) << members;
   }
 }
 
@@ -85,7 +105,7 @@ TEST(ToolChoice, AMistakeIsA400NamingTheField) {
            Case{R"("tools":[{"type":"function","name":"f"}],"tool_choice":{"type":"function","function":{"name":"f"}})",
                 true, "tool_choice.name", "required"},
        }) {
-    std::optional<ForcedToolCall> call;
+    std::optional<ToolFunction> call;
     const std::optional<ApiError> error = forced_in(c.members, c.responses_shape, call);
     ASSERT_TRUE(error) << c.members;
     EXPECT_EQ(error->status, 400) << c.members;
@@ -99,15 +119,16 @@ TEST(ToolChoice, AChatRequestCarriesItsCallAndACompletionsOneNone) {
   ASSERT_FALSE(parse_completion_request(std::string(R"({"model":"m","messages":[{"role":"user","content":"hi"}],)") +
                                             kChatTools + R"(,"tool_choice":"required"})",
                                         Endpoint::chat, r));
-  ASSERT_TRUE(r.tool_call);
-  EXPECT_EQ(r.tool_call->name, "get_time");
+  ASSERT_TRUE(r.tool_choice.forced);
+  EXPECT_EQ(r.tool_choice.forced->name, "get_time");
   const std::optional<ApiError> error = parse_completion_request(
       R"({"model":"m","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"})", Endpoint::chat, r);
   ASSERT_TRUE(error);
   EXPECT_EQ(error->param, "tool_choice");
   // The legacy completions API has no tools: they are no field of its.
   ASSERT_FALSE(parse_completion_request(R"({"model":"m","prompt":"hi","tools":7})", Endpoint::completions, r));
-  EXPECT_FALSE(r.tool_call);
+  EXPECT_FALSE(r.tool_choice.forced);
+  EXPECT_FALSE(r.tool_choice.offered);
 }
 
 }  // namespace

@@ -97,8 +97,8 @@ TEST(ResponseFormat, AStreamIsTypedNumberedEventsWhoseDeltasMakeTheText) {
   EXPECT_EQ(last.at("response").at("output").at(0).at("content").at(0).at("text").as_string(), deltas);
 }
 
-TEST(ResponseFormat, AForcedToolCallIsAFunctionCallItemAddedWithItsFirstToken) {
-  const openai::ForcedToolCall weather{"get_weather", "city"};
+TEST(ResponseFormat, AToolFunctionIsAFunctionCallItemAddedWithItsFirstToken) {
+  const openai::ToolFunction weather{"get_weather", "city"};
   const ToolCallAnswer call{weather, "call_sim_7", 42, 5, true};
   ResponseAnswer a = answer(false);
   a.tool_call = &call;

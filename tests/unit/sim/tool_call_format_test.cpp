@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "core/random.hpp"
 #include "sim/text_generator.hpp"
 
 namespace infergate::sim {
@@ -13,7 +14,7 @@ namespace {
 
 namespace json = boost::json;
 
-const openai::ForcedToolCall kWeather{"get_weather", "city"};
+const openai::ToolFunction kWeather{"get_weather", "city"};
 
 std::string words_of(std::uint64_t seed, int count) {
   std::string text;
@@ -64,13 +65,32 @@ TEST(ToolCallFormat, ArgumentsCutAtTheLengthStayOpenAndNamesAreEscaped) {
   std::string cut;
   append_arguments(cut, ToolCallAnswer{kWeather, "c", 7, 3, false}, 0, 3);
   EXPECT_EQ(cut, R"({\"city\":\")" + words_of(7, 3));
-  const openai::ForcedToolCall odd{"say \"hi\"", "a\"b"};
+  const openai::ToolFunction odd{"say \"hi\"", "a\"b"};
   std::string member = "{";
   append_tool_calls(member, ToolCallAnswer{odd, "c", 7, 1, true});
   const json::object message = json::parse(member + "}").as_object();
   const json::value& function = message.at("tool_calls").at(0).at("function");
   EXPECT_EQ(function.at("name"), "say \"hi\"");
   EXPECT_EQ(json::parse(function.at("arguments").as_string()).at("a\"b").as_string(), words_of(7, 1));
+}
+
+TEST(ToolCallFormat, AChosenCallTakesItsShareOfPromptsAndOnePromptIsAlwaysAnsweredAlike) {
+  for (const double share : {0.0, 0.25, 0.5, 1.0}) {
+    int calls = 0;
+    constexpr int kPrompts = 20'000;
+    for (int i = 0; i < kPrompts; ++i) {
+      calls += chooses_tool_call(mix64(static_cast<std::uint64_t>(i)), share) ? 1 : 0;
+    }
+    EXPECT_NEAR(static_cast<double>(calls) / kPrompts, share, 0.015) << share;
+  }
+  // Consecutive hashes, as from prompts that differ in one word, are drawn independently too.
+  int calls = 0;
+  for (std::uint64_t hash = 1000; hash < 3000; ++hash) {
+    const bool chosen = chooses_tool_call(hash, 0.5);
+    EXPECT_EQ(chosen, chooses_tool_call(hash, 0.5));
+    calls += chosen ? 1 : 0;
+  }
+  EXPECT_NEAR(calls, 1000, 80);
 }
 
 }  // namespace
