@@ -2,7 +2,7 @@
 // How the simulator words an answer of the Responses API (POST /v1/responses): the response
 // object, and its stream of typed events (created, the output item and its text part added, the
 // text deltas, their ends, then completed or incomplete with the usage), as OpenAI's API sends them.
-// A forced tool call's answer is a function_call item, added with its first token, whose arguments
+// An answer that calls a tool is a function_call item, added with its first token, whose arguments
 // stream as deltas.
 #include <cstdint>
 #include <string>
