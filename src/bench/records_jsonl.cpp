@@ -10,7 +10,7 @@ namespace infergate::bench {
 
 namespace json = boost::json;
 
-std::string record_json(const RequestRecord& r) {
+std::string record_json(const RequestRecord& r, std::span<const std::string> models) {
   json::object o{
       {"index", r.index},
       {"run", r.run},
@@ -28,6 +28,9 @@ std::string record_json(const RequestRecord& r) {
       {"events", r.events},
       {"text_events", r.text_events.size()},
   };
+  if (r.model < models.size()) {
+    o["model"] = models[r.model];
+  }
   if (!r.ok()) {
     o["error_class"] = r.error_class;
     o["error"] = r.error_message;
@@ -55,10 +58,11 @@ std::string record_json(const RequestRecord& r) {
   return json::serialize(o);
 }
 
-void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records) {
+void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records,
+                         std::span<const std::string> models) {
   OutputFile file(path);
   for (const auto& r : records) {
-    file.append(record_json(r));
+    file.append(record_json(r, models));
     file.append("\n");
   }
   file.commit();

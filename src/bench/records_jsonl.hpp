@@ -1,5 +1,6 @@
 #pragma once
 // --records FILE.jsonl: one line per request (docs/bench-json.md).
+#include <span>
 #include <string>
 #include <vector>
 
@@ -7,9 +8,11 @@
 
 namespace infergate::bench {
 
-std::string record_json(const RequestRecord& record);
+// `models`: the workload's model names, which a record's `model` indexes (left out when empty).
+std::string record_json(const RequestRecord& record, std::span<const std::string> models = {});
 
 // Written as core/output_file writes; throws std::runtime_error when it cannot be.
-void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records);
+void write_records_jsonl(const std::string& path, const std::vector<RequestRecord>& records,
+                         std::span<const std::string> models = {});
 
 }  // namespace infergate::bench

@@ -21,6 +21,7 @@ struct RequestRecord {
   std::uint32_t run = 1;            // which of --runs K
   std::uint64_t conversation = 0;   // its conversation (a single-turn request is its own)
   std::uint32_t turn = 0;           // 0-based turn within the conversation
+  std::uint32_t model = 0;          // which of the workload's models it asked for
   std::int64_t due_ns = 0;          // when it was scheduled to be sent (closed loop: when a slot freed)
   std::int64_t dispatch_ns = 0;     // when the client got round to it (scheduling lag = this - due)
   std::int64_t sent_ns = 0;         // request bytes handed to the kernel

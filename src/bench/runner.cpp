@@ -200,6 +200,7 @@ class LoadRun {
       record.turn = static_cast<std::uint32_t>(turn);
       record.due_ns = due;
       const PreparedRequest request = workload_.make_turn(number, turn, replies);
+      record.model = request.model;
       co_await execute(record, conn, request);
       account(record);
       const bool ok = record.ok();

@@ -292,6 +292,17 @@ std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& o
   return text;
 }
 
+std::vector<std::string> Workload::model_names() const {
+  if (options_.mix.size() < 2) {
+    return {options_.model};
+  }
+  std::vector<std::string> names;
+  for (const ModelShare& share : options_.mix) {
+    names.push_back(share.name);
+  }
+  return names;
+}
+
 PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
                                     const std::vector<openai::Reply>& replies) const {
   PreparedRequest out;
@@ -311,7 +322,8 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   };
 
   json::object body;
-  body["model"] = options_.model;
+  out.model = static_cast<std::uint32_t>(model_of_conversation(options_.mix, options_.seed, conversation));
+  body["model"] = options_.mix.size() > 1 ? options_.mix[out.model].name : options_.model;
   const bool responses = options_.endpoint == openai::Endpoint::responses;
   const bool embeddings = options_.endpoint == openai::Endpoint::embeddings;
   // The Responses API takes a conversation's messages, system ones included, as its input items.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/distribution.hpp"
+#include "bench/model_mix.hpp"
 #include "bench/trace_file.hpp"
 #include "openai/completion_request.hpp"
 #include "openai/stream_chunk.hpp"
@@ -21,6 +22,9 @@ namespace infergate::bench {
 struct WorkloadOptions {
   openai::Endpoint endpoint = openai::Endpoint::chat;
   std::string model;
+  // --model A=3,B=1: conversations spread over these by weight (model_mix.hpp), in place of
+  // `model`; empty, or one, for a run of one model.
+  std::vector<ModelShare> mix;
   LengthDistribution input = LengthDistribution::fixed(512);  // each user turn
   LengthDistribution output = LengthDistribution::fixed(128);
   std::optional<std::string> prompts_file;
@@ -49,9 +53,10 @@ std::string describe_lengths(const WorkloadOptions& options);
 
 struct PreparedRequest {
   std::string body;
-  int input_tokens = 0;   // requested: words of every message sent (the simulator's tokens)
-  int output_tokens = 0;  // max_tokens asked for
-  int inputs = 1;         // texts to embed (--batch): the vectors the answer must hold
+  int input_tokens = 0;     // requested: words of every message sent (the simulator's tokens)
+  int output_tokens = 0;    // max_tokens asked for
+  int inputs = 1;           // texts to embed (--batch): the vectors the answer must hold
+  std::uint32_t model = 0;  // which of Workload::model_names() it asks for
 };
 
 class Workload {
@@ -69,6 +74,8 @@ class Workload {
                                           const std::vector<openai::Reply>& replies) const;
   [[nodiscard]] PreparedRequest make(std::uint64_t index) const { return make_turn(index, 0, {}); }
   [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
+  // The models requests ask for: the mix's, in its order, or the one model.
+  [[nodiscard]] std::vector<std::string> model_names() const;
   // A replayed trace's requests: how many, and when request `index` is due (seconds from the first).
   [[nodiscard]] const std::vector<TraceRequest>& trace() const { return trace_; }
   [[nodiscard]] const WorkloadOptions& options() const { return options_; }

@@ -12,6 +12,7 @@
 #include "bench/distribution.hpp"
 #include "bench/extra_body.hpp"
 #include "bench/interrupt.hpp"
+#include "bench/model_mix.hpp"
 #include "bench/percentile_list.hpp"
 #include "bench/summary_json.hpp"
 #include "cli/bench_plan.hpp"
@@ -207,6 +208,23 @@ void run_bench(const BenchArgs& args) {
   load.busy_poll = !args.no_busy_poll;
   load.threads = args.threads > 0 ? args.threads : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
 
+  if (!args.model.empty()) {
+    try {
+      wopts.mix = bench::parse_model_mix(args.model);
+    } catch (const std::invalid_argument& e) {
+      throw bench::BenchError(e.what());
+    }
+    if (wopts.mix.size() == 1) {
+      wopts.mix.clear();
+    }
+  }
+  const bool mixed = !wopts.mix.empty();
+  if (mixed && (!args.targets.empty() || !args.model_profile.empty())) {
+    throw bench::BenchError(fmt::format(
+        "--model {} spreads the load over several models of one endpoint; leave out {}", args.model,
+        args.targets.empty() ? "--model-profile (the roofline of one model)" : "--target (each names its own model)"));
+  }
+
   if (!args.targets.empty()) {
     if (!args.base_url.empty() || args.find_max_load || args.runs > 1 || args.workers > 1) {
       throw bench::BenchError(
@@ -236,7 +254,7 @@ void run_bench(const BenchArgs& args) {
     return;
   }
   const bench::Target target = make_target(args, base_url, "");
-  const std::string model = choose_model(target, args.model);
+  const std::string model = choose_model(target, wopts.mix.size() > 1 ? wopts.mix.front().name : args.model);
   wopts.model = model;
   const bench::Workload workload(wopts);
   if (load.replay_speed) {
@@ -264,11 +282,20 @@ void run_bench(const BenchArgs& args) {
     }
   }
   boost::json::object config = workload_config(args, wopts, load);
-  config["label"] = args.label.empty() ? model : args.label;
+  const std::string models = mixed ? bench::describe_mix(wopts.mix) : model;
+  config["label"] = args.label.empty() ? models : args.label;
   config["base_url"] = target.base.to_string();
-  config["model"] = model;
+  config["model"] = models;
+  if (mixed) {
+    boost::json::array mix;
+    for (const bench::ModelShare& share : wopts.mix) {
+      mix.push_back(boost::json::object{{"model", share.name}, {"weight", share.weight}});
+    }
+    config["model_mix"] = std::move(mix);
+  }
   config["simulator"] = sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr);
-  const std::optional<bench::RooflineContext> roofline = roofline_context(args, sim.has_value(), workload);
+  const std::optional<bench::RooflineContext> roofline =
+      mixed ? std::nullopt : roofline_context(args, sim.has_value(), workload);
   if (roofline) {
     config["roofline"] = bench::roofline_json(*roofline);
   }
@@ -280,7 +307,7 @@ void run_bench(const BenchArgs& args) {
                   slos,
                   pricing,
                   config,
-                  fmt::format("infergate bench: {} at {} ({})", model, target.base.to_string(),
+                  fmt::format("infergate bench: {} at {} ({})", models, target.base.to_string(),
                               sim ? "simulator " + args.sim_profile : "external"),
                   roofline};
   if (args.find_max_load) {
@@ -401,7 +428,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--rounds", a->rounds, "--target: rounds the requests are split into")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--model", a->model, "Model to request (default: the first the server lists)");
+  cmd->add_option("--model", a->model,
+                  "Model to request (default: the first the server lists), or NAME=WEIGHT,NAME=WEIGHT,... to spread "
+                  "conversations over several by weight, with figures for each");
   cmd->add_option("--api-key", a->api_key, "Bearer key (default: $OPENAI_API_KEY)");
   cmd->add_option("--endpoint", a->endpoint,
                   "chat (/v1/chat/completions), completions (/v1/completions), responses (/v1/responses) or "

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "bench/model_breakdown.hpp"
 #include "bench/progress.hpp"
 #include "bench/records_jsonl.hpp"
 #include "bench/repeats.hpp"
@@ -30,6 +31,7 @@ namespace json = boost::json;
 struct Measured {
   bench::RunResult result;
   bench::BenchSummary summary;
+  bench::ModelSummaries by_model;  // a mixed-model run's, one model at a time
   std::optional<bench::SteadyState> steady;
   std::optional<bench::Cost> cost;
   std::optional<bench::Goodput> goodput;
@@ -68,6 +70,7 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
     fmt::print(stderr, "warmup request failed: {}\n", failure);
   }
   m.summary = bench::summarize_result(m.result, extra_percentiles(plan.args));
+  m.by_model = bench::summarize_by_model(m.result.records, workload.model_names(), extra_percentiles(plan.args));
   m.steady = bench::steady_state(m.result.records);
   if (!plan.pricing.empty()) {
     m.cost = bench::measure_cost(plan.pricing, m.summary, bench::sustained_token_rate(m.summary, m.steady));
@@ -91,6 +94,9 @@ std::string load_shape(const bench::LoadOptions& load) {
 json::object measured_json(const Plan& plan, const Measured& m) {
   json::object out{
       {"steady_state", m.steady ? json::value(bench::steady_state_json(*m.steady)) : json::value(nullptr)}};
+  if (!m.by_model.empty()) {
+    out["by_model"] = bench::model_breakdown_json(m.by_model);
+  }
   if (m.cost) {
     out["cost"] = bench::cost_json(plan.pricing, *m.cost);
   }
@@ -108,6 +114,7 @@ void single_run(const Plan& plan) {
       fmt::format("{}, {}, {}{}", plan.heading, load_shape(plan.load), bench::describe_lengths(plan.workload_options),
                   stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""),
       plan.workload_options.ignore_eos);
+  bench::print_model_breakdown(stdout, m.by_model);
   bench::print_steady_state(stdout, m.steady);
   if (plan.roofline) {
     bench::print_roofline(stdout, *plan.roofline, m.summary);
@@ -136,7 +143,7 @@ void single_run(const Plan& plan) {
   }
   emit_result(plan, &m.summary, extra);
   if (!plan.args.records.empty()) {
-    bench::write_records_jsonl(plan.args.records, m.result.records);
+    bench::write_records_jsonl(plan.args.records, m.result.records, plan.workload.model_names());
   }
   if (stopped != 0) {
     say_interrupted(stopped, fmt::format("the {} requests that finished before it", m.result.records.size()));
@@ -202,7 +209,7 @@ void repeated_runs(const Plan& plan) {
   repeated["runs"] = std::move(each);
   emit_result(plan, nullptr, {{"runs", std::move(repeated)}});
   if (!plan.args.records.empty()) {
-    bench::write_records_jsonl(plan.args.records, records);
+    bench::write_records_jsonl(plan.args.records, records, plan.workload.model_names());
   }
   if (stopped != 0) {
     say_interrupted(

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "bench/interrupt.hpp"
+#include "bench/model_breakdown.hpp"
 #include "bench/summary_table.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
@@ -208,6 +209,9 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       stdout, whole.summary,
       fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers),
       !args.no_ignore_eos);
+  if (const auto* by_model = merged.if_contains("by_model")) {
+    bench::print_model_breakdown(stdout, bench::model_breakdown_from_json(*by_model));
+  }
   const std::vector<report::RunDocument> documents{whole};
   if (!args.json.empty()) {
     write_output(args.json, boost::json::serialize(merged) + "\n");

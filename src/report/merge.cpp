@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
+#include "bench/model_breakdown.hpp"
 #include "bench/summary_json.hpp"
 
 namespace infergate::report {
@@ -100,6 +103,36 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
   return m;
 }
 
+namespace {
+
+// A mixed-model run's workers: each model's summaries pooled as the run's are, by model name.
+std::optional<json::object> merge_by_model(const std::vector<RunDocument>& documents) {
+  std::vector<std::pair<std::string, std::vector<bench::BenchSummary>>> parts;
+  for (const auto& d : documents) {
+    const auto* by_model = d.raw.if_contains("by_model");
+    if (by_model == nullptr) {
+      continue;
+    }
+    for (auto& model : bench::model_breakdown_from_json(*by_model)) {
+      auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == model.first; });
+      if (it == parts.end()) {
+        it = parts.insert(parts.end(), {model.first, {}});
+      }
+      it->second.push_back(std::move(model.second));
+    }
+  }
+  if (parts.empty()) {
+    return std::nullopt;
+  }
+  bench::ModelSummaries merged;
+  for (const auto& [name, summaries] : parts) {
+    merged.emplace_back(name, merge_summaries(summaries, Pooling::concurrent));
+  }
+  return bench::model_breakdown_json(merged);
+}
+
+}  // namespace
+
 json::object merge_documents(const std::vector<RunDocument>& documents) {
   if (documents.empty()) {
     throw std::runtime_error("nothing to merge");
@@ -182,6 +215,9 @@ json::object merge_documents(const std::vector<RunDocument>& documents) {
                                        {"in_flight", std::move(flight)},
                                        {"output_tokens", std::move(out)},
                                        {"input_tokens", std::move(in)}};
+  }
+  if (auto by_model = merge_by_model(documents)) {
+    extra["by_model"] = std::move(*by_model);
   }
   return bench::summary_document(config, &merged, extra);
 }

@@ -363,6 +363,58 @@ class BenchAgainstSim(WorkDirTest):
                 added = 30 if before.get("called_tool") else before["usage"]["completion_tokens"] + 20
                 self.assertEqual(rec["requested_input_tokens"], 20 + added, (before, rec))
 
+    def test_a_mix_of_models_is_measured_whole_and_one_model_at_a_time(self):
+        # Two models behind one endpoint, a large slow one and a small fast one, asked 3 to 1:
+        # the run's figures, then each model's over its own requests, in the table, the JSON and
+        # the records; workers merge each model's figures as they merge the run's.
+        sim = Sim("--profile", "llama-3.3-70b:fp8@h100x2", "--profile", "qwen2.5-7b:int4@rtx4090", "--speedup", "20")
+        mix = "llama-3.3-70b=3,qwen2.5-7b=1"
+        try:
+            r = bench("--base-url", sim.url, "--model", mix, "--requests", "80", "--concurrency", "8",
+                      "--input-tokens", "100", "--output-tokens", "20", "--json", self.path("mix.json"),
+                      "--records", self.path("mix.jsonl"))
+            workers = bench("--base-url", sim.url, "--model", mix, "--requests", "80", "--concurrency", "8",
+                            "--input-tokens", "100", "--output-tokens", "20", "--workers", "2",
+                            "--json", self.path("workers.json"))
+            wrong = bench("--base-url", sim.url, "--model", "llama-3.3-70b=3,qwen2.5-7b=none", "--requests", "1")
+        finally:
+            sim.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("infergate bench: llama-3.3-70b (75%) + qwen2.5-7b (25%) at", r.stdout)
+        self.assertIn("by model", r.stdout)
+        doc = read_json(self.path("mix.json"))
+        self.assertEqual(doc["config"]["model_mix"], [{"model": "llama-3.3-70b", "weight": 3.0},
+                                                      {"model": "qwen2.5-7b", "weight": 1.0}])
+        by_model = doc["by_model"]
+        self.assertEqual(list(by_model), ["llama-3.3-70b", "qwen2.5-7b"])
+        large, small = by_model["llama-3.3-70b"], by_model["qwen2.5-7b"]
+        self.assertEqual(large["completed"] + small["completed"], 80)
+        self.assertTrue(45 <= large["completed"] <= 72, large["completed"])
+        self.assertEqual(large["output_tokens"] + small["output_tokens"], doc["summary"]["output_tokens"])
+        # The 70B model reads ten times the weights per token: each model's own TPOT shows it.
+        self.assertGreater(large["tpot_ms"]["p50"], small["tpot_ms"]["p50"])
+        counts = {}
+        for rec in read_jsonl(self.path("mix.jsonl")):
+            counts[rec["model"]] = counts.get(rec["model"], 0) + 1
+            self.assertEqual(rec["status"], "ok", rec)
+        self.assertEqual(counts, {"llama-3.3-70b": large["completed"], "qwen2.5-7b": small["completed"]})
+
+        self.assertEqual(workers.returncode, 0, workers.stdout + workers.stderr)
+        self.assertIn("by model", workers.stdout)
+        merged = read_json(self.path("workers.json"))
+        self.assertEqual(sum(m["completed"] for m in merged["by_model"].values()), 80)
+        self.assertEqual(merged["summary"]["completed"], 80)
+
+        self.assertNotEqual(wrong.returncode, 0)
+        self.assertIn("'none' is no weight", wrong.stderr)
+        # Refused before anything is sent: the port has no server.
+        for options, says in ((["--target", "x=http://127.0.0.1:9"], "leave out --target"),
+                              (["--base-url", "http://127.0.0.1:9", "--model-profile", "llama-3.1-8b:fp8",
+                                "--hardware", "h100"], "leave out --model-profile")):
+            r = bench("--model", mix, "--requests", "1", *options)
+            self.assertNotEqual(r.returncode, 0, options)
+            self.assertIn(says, r.stderr)
+
     def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
         path = self.path("sharegpt.json")
         with open(path, "w") as f:

@@ -42,6 +42,31 @@ TEST(Workload, SyntheticPromptHasTheRequestedWordsAndAsksForExactOutput) {
   EXPECT_NE(w.make(1).body, r.body);  // and different per request
 }
 
+TEST(Workload, AMixOfModelsAsksEachConversationsTurnsForItsOneModel) {
+  WorkloadOptions o;
+  o.model = "a";
+  o.mix = parse_model_mix("a=1,b=1");
+  o.turns = 3;
+  const Workload w(o);
+  EXPECT_EQ(w.model_names(), (std::vector<std::string>{"a", "b"}));
+  int asked_b = 0;
+  for (std::uint64_t c = 0; c < 40; ++c) {
+    const PreparedRequest first = w.make_turn(c, 0, {});
+    const std::string model(json::parse(first.body).at("model").as_string());
+    EXPECT_EQ(model, w.model_names()[first.model]);
+    const PreparedRequest last = w.make_turn(c, 2, text_replies({"one", "two"}));
+    EXPECT_EQ(last.model, first.model);
+    EXPECT_EQ(json::parse(last.body).at("model").as_string(), model);
+    asked_b += first.model == 1 ? 1 : 0;
+  }
+  EXPECT_GT(asked_b, 5);
+  EXPECT_LT(asked_b, 35);
+  WorkloadOptions one;
+  one.model = "m";
+  EXPECT_EQ(Workload(one).model_names(), (std::vector<std::string>{"m"}));
+  EXPECT_EQ(Workload(one).make(3).model, 0u);
+}
+
 TEST(Workload, ExtraBodyMembersGoIntoEveryRequestOfEveryEndpoint) {
   for (const auto endpoint : {openai::Endpoint::chat, openai::Endpoint::completions, openai::Endpoint::responses}) {
     WorkloadOptions o;

@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include "bench/model_breakdown.hpp"
 #include "bench/repeats.hpp"
 #include "bench/summary_json.hpp"
 #include "bench/sweep_report.hpp"
@@ -59,6 +60,37 @@ TEST(ReportMerge, PercentilesOfMergedWorkersAreThoseOfThePooledRequests) {
   // Workers ran side by side: their rates add.
   EXPECT_NEAR(merged.output_tokens_per_s,
               bench::summarize_run(a).output_tokens_per_s + bench::summarize_run(b).output_tokens_per_s, 1e-9);
+}
+
+TEST(ReportMerge, AMixedModelRunsWorkersMergeEachModelsFigures) {
+  auto worker = [](const std::string& path, int n, double base_ms) {
+    auto answers = records(n, base_ms);
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      answers[i].model = static_cast<std::uint32_t>(i % 2);
+    }
+    const std::vector<std::string> models{"a", "b"};
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    const boost::json::object extra{
+        {"by_model", bench::model_breakdown_json(bench::summarize_by_model(answers, models))}};
+    RunDocument d =
+        document_from_json(bench::summary_document({{"model", "a (50%) + b (50%)"}}, &summary, extra), path);
+    d.path = path;
+    return d;
+  };
+  const boost::json::object merged = merge_documents({worker("w0.json", 100, 5), worker("w1.json", 60, 50)});
+  const bench::ModelSummaries by_model = bench::model_breakdown_from_json(merged.at("by_model"));
+  ASSERT_EQ(by_model.size(), 2u);
+  EXPECT_EQ(by_model[0].first, "a");
+  EXPECT_EQ(by_model[0].second.completed, 80u);
+  EXPECT_EQ(by_model[1].second.completed, 80u);
+  EXPECT_EQ(by_model[1].second.output_tokens, 800);
+  // One model's percentiles come from its pooled histograms: w1's slower half is in both.
+  EXPECT_GT(by_model[0].second.ttft_ms.p99, 50);
+  EXPECT_LT(by_model[0].second.ttft_ms.p50, by_model[0].second.ttft_ms.p99);
+  // Single-model workers merge without a breakdown.
+  const bench::BenchSummary one = bench::summarize_run(records(10, 5));
+  const boost::json::object plain = merge_documents({document_from_json(bench::summary_document({}, &one), "x")});
+  EXPECT_FALSE(plain.contains("by_model"));
 }
 
 TEST(ReportMerge, MergedWorkersKeepTheirMorePercentiles) {
