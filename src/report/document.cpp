@@ -184,9 +184,13 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     std::vector<bench::BenchSummary> parts;
     SteadyRates steady_sum;
     std::size_t steady_count = 0;
+    std::vector<bench::ModelSummaries> models;
     for (const auto& run : array_at(r, "runs")) {
       const auto& o = as_object(run, "a run");
       parts.push_back(bench::summary_from_json(object_at(o, "summary")));
+      if (const auto* by_model = o.if_contains("by_model")) {
+        models.push_back(bench::model_breakdown_from_json(*by_model));
+      }
       if (auto rates = steady_rates(o)) {
         steady_sum.output_tokens_per_s += rates->output_tokens_per_s;
         steady_sum.input_tokens_per_s += rates->input_tokens_per_s;
@@ -194,6 +198,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
       }
     }
     d.summary = merge_summaries(parts, Pooling::sequential);
+    d.by_model = merge_model_summaries(models, Pooling::sequential);
     if (steady_count > 0) {
       const auto n = static_cast<double>(steady_count);
       d.steady = SteadyRates{steady_sum.output_tokens_per_s / n, steady_sum.input_tokens_per_s / n};
@@ -206,6 +211,9 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     d.summary = bench::summary_from_json(*summary);
     d.steady = steady_rates(o);
     d.summary_of = "the run";
+    if (const auto* by_model = o.if_contains("by_model")) {
+      d.by_model = bench::model_breakdown_from_json(*by_model);
+    }
   } else {
     throw std::runtime_error("it holds no summary, runs, sweep or max_load");
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/model_breakdown.hpp"
 #include "bench/summary.hpp"
 
 namespace infergate::report {
@@ -68,6 +69,8 @@ struct RunDocument {
   std::optional<Series> series;
   // Headline figure name -> interval: from "runs" when repeated.
   boost::json::object runs_figures;
+  // A mixed-model run's figures one model at a time: the run's, or its repeats' pooled.
+  bench::ModelSummaries by_model;
 };
 
 // Throws std::runtime_error naming the file and what is wrong with it. A side-by-side result

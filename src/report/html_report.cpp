@@ -9,6 +9,7 @@
 #include "bench/summary.hpp"
 #include "report/figures.hpp"
 #include "report/level_columns.hpp"
+#include "report/model_tables.hpp"
 #include "report/svg_chart.hpp"
 #include "report/tables.hpp"
 
@@ -369,6 +370,7 @@ std::string html_report(const std::vector<RunDocument>& documents) {
     if (!d.levels.empty()) {
       html += levels_table(d);
     }
+    html += html_model_table(d);
   }
   html += fmt::format("<script>{}</script></body></html>\n", kDrawnCheck);
   return html;

@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "bench/model_breakdown.hpp"
 #include "bench/summary_json.hpp"
 
 namespace infergate::report {
@@ -103,35 +102,23 @@ bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& part
   return m;
 }
 
-namespace {
-
-// A mixed-model run's workers: each model's summaries pooled as the run's are, by model name.
-std::optional<json::object> merge_by_model(const std::vector<RunDocument>& documents) {
-  std::vector<std::pair<std::string, std::vector<bench::BenchSummary>>> parts;
-  for (const auto& d : documents) {
-    const auto* by_model = d.raw.if_contains("by_model");
-    if (by_model == nullptr) {
-      continue;
-    }
-    for (auto& model : bench::model_breakdown_from_json(*by_model)) {
-      auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == model.first; });
-      if (it == parts.end()) {
-        it = parts.insert(parts.end(), {model.first, {}});
+bench::ModelSummaries merge_model_summaries(const std::vector<bench::ModelSummaries>& parts, Pooling pooling) {
+  std::vector<std::pair<std::string, std::vector<bench::BenchSummary>>> by_name;
+  for (const bench::ModelSummaries& part : parts) {
+    for (const auto& model : part) {
+      auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& p) { return p.first == model.first; });
+      if (it == by_name.end()) {
+        it = by_name.insert(by_name.end(), {model.first, {}});
       }
-      it->second.push_back(std::move(model.second));
+      it->second.push_back(model.second);
     }
-  }
-  if (parts.empty()) {
-    return std::nullopt;
   }
   bench::ModelSummaries merged;
-  for (const auto& [name, summaries] : parts) {
-    merged.emplace_back(name, merge_summaries(summaries, Pooling::concurrent));
+  for (const auto& [name, summaries] : by_name) {
+    merged.emplace_back(name, merge_summaries(summaries, pooling));
   }
-  return bench::model_breakdown_json(merged);
+  return merged;
 }
-
-}  // namespace
 
 json::object merge_documents(const std::vector<RunDocument>& documents) {
   if (documents.empty()) {
@@ -216,8 +203,13 @@ json::object merge_documents(const std::vector<RunDocument>& documents) {
                                        {"output_tokens", std::move(out)},
                                        {"input_tokens", std::move(in)}};
   }
-  if (auto by_model = merge_by_model(documents)) {
-    extra["by_model"] = std::move(*by_model);
+  std::vector<bench::ModelSummaries> models;
+  models.reserve(documents.size());
+  for (const auto& d : documents) {
+    models.push_back(d.by_model);
+  }
+  if (const bench::ModelSummaries by_model = merge_model_summaries(models, Pooling::concurrent); !by_model.empty()) {
+    extra["by_model"] = bench::model_breakdown_json(by_model);
   }
   return bench::summary_document(config, &merged, extra);
 }

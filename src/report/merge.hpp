@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/model_breakdown.hpp"
 #include "bench/summary.hpp"
 #include "report/document.hpp"
 
@@ -19,6 +20,10 @@ enum class Pooling {
 // The pooled statistics carry the percentiles beyond the standard four that the first part's do
 // (the parts of one run were summarized alike).
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling);
+
+// A mixed-model run's parts (bench/model_breakdown.hpp): each model's summaries pooled, by name,
+// in the order the names first appear.
+bench::ModelSummaries merge_model_summaries(const std::vector<bench::ModelSummaries>& parts, Pooling pooling);
 
 // `infergate report --merge`: one document from the single-run documents of workers that ran the
 // same workload at the same time (on one machine or many). Its summary pools theirs; its time

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/level_columns.hpp"
+#include "report/model_tables.hpp"
 
 namespace infergate::report {
 
@@ -81,18 +82,6 @@ constexpr const char* kConfigRows[] = {"base_url",    "model",    "endpoint",   
                                        "concurrency", "rate",     "input_tokens", "output_tokens",
                                        "turns",       "requests", "seed",         "extra_body"};
 
-// A cell's text with its '|' escaped, which would otherwise end the cell (a stop string may hold one).
-std::string markdown_cell(const std::string& text) {
-  std::string cell;
-  for (const char c : text) {
-    if (c == '|') {
-      cell += '\\';
-    }
-    cell += c;
-  }
-  return cell;
-}
-
 // The --percentiles any run or level of `documents` holds, ascending, each once: the CSV's columns,
 // left empty on a row that was not asked for one.
 std::vector<double> any_percentiles(const std::vector<RunDocument>& documents) {
@@ -124,6 +113,17 @@ std::string format_number(double value) {
     return fmt::format("{:.2f}", value);
   }
   return fmt::format("{:.3f}", value);
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string cell;
+  for (const char c : text) {
+    if (c == '|') {
+      cell += '\\';
+    }
+    cell += c;
+  }
+  return cell;
 }
 
 void print_comparison(std::FILE* out, const Comparison& c) {
@@ -214,6 +214,9 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
     if (!d.knee_rule.empty()) {
       md += fmt::format("\n{}\n", d.knee_rule);
     }
+  }
+  for (const auto& d : documents) {
+    md += markdown_model_table(d);
   }
   return md;
 }

@@ -13,6 +13,10 @@ namespace infergate::report {
 // 6871.2, 12.35, 0.954: enough digits to tell runs apart, no more.
 std::string format_number(double value);
 
+// A Markdown table cell's text with its '|' escaped, which would otherwise end the cell (a stop
+// string may hold one).
+std::string markdown_cell(const std::string& text);
+
 void print_comparison(std::FILE* out, const Comparison& comparison);
 
 std::string markdown_report(const std::vector<RunDocument>& documents);

@@ -379,6 +379,39 @@ TEST(ReportTables, APromptOnlySweepShowsItsInputRateAndNoDecodeColumns) {
   EXPECT_NE(csv.find(fmt::format(",{},", bench::input_token_rate(points[0].summary))), std::string::npos) << csv;
 }
 
+TEST(ReportTables, AMixedModelRunHasATableOfItsModelsAndItsRepeatsPoolThem) {
+  auto answers = records(40, 5);
+  for (std::size_t i = 0; i < answers.size(); i += 2) {
+    answers[i].model = 1;
+  }
+  const std::vector<std::string> models{"fast|one", "slow"};
+  const bench::BenchSummary summary = bench::summarize_run(answers);
+  const boost::json::value by_model = bench::model_breakdown_json(bench::summarize_by_model(answers, models));
+  const RunDocument d = document_from_json(bench::summary_document({}, &summary, {{"by_model", by_model}}), "mix");
+  ASSERT_EQ(d.by_model.size(), 2u);
+  const std::string md = markdown_report({d});
+  EXPECT_NE(md.find("### mix: by model\n\n| model | completed | failed | req/s | output tok/s | TTFT p50 (ms) | TTFT "
+                    "p99 (ms) | TPOT p50 (ms) | TPOT p99 (ms) |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| fast\\|one | 20 | 0 |"), std::string::npos) << md;
+  const std::string html = html_report({d});
+  EXPECT_NE(html.find("<h2>mix: by model</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>slow</td><td>20</td>"), std::string::npos);
+
+  const boost::json::object run{{"summary", bench::summary_json(summary)}, {"by_model", by_model}};
+  const RunDocument repeated = document_from_json(
+      bench::summary_document({}, nullptr, {{"runs", boost::json::object{{"runs", boost::json::array{run, run}}}}}),
+      "repeated");
+  ASSERT_EQ(repeated.by_model.size(), 2u);
+  EXPECT_EQ(repeated.by_model[0].first, "fast|one");
+  EXPECT_EQ(repeated.by_model[1].second.completed, 40u);
+
+  const RunDocument one = document_from_json(bench::summary_document({}, &summary), "one");
+  EXPECT_TRUE(one.by_model.empty());
+  EXPECT_EQ(markdown_report({one}).find("by model"), std::string::npos);
+}
+
 // A max-load search over a replayed trace's speeds reads back as levels of speed, its answer marked.
 TEST(ReportDocument, AMaxLoadSearchOfReplaySpeedsReadsBackBySpeed) {
   std::vector<bench::SweepPoint> points;
