@@ -323,7 +323,7 @@ class Checker {
 
   awaitable<bool> one_token_stream() {
     const std::string check = "one-token stream";
-    const std::string target = o_.url.path + "/chat/completions";
+    const std::string target = endpoint_target(openai::Endpoint::chat);
     const std::int64_t start = monotonic_ns();
     auto opened = co_await http::Connection::open(co_await net::this_coro::executor, o_.url, o_.timeout, o_.tls);
     if (!opened) {
@@ -485,9 +485,7 @@ class Checker {
   // tools in --extra-body). Never a failure: many servers and models do not.
   awaitable<void> tool_calls() {
     const std::string check = "tool calls";
-    const std::string target = o_.url.path + std::string(openai::endpoint_path(openai::Endpoint::chat));
-    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(),
-                                         boost::json::serialize(tool_call_request(o_.model)), o_.timeout, o_.tls);
+    auto response = co_await post(openai::Endpoint::chat, boost::json::serialize(tool_call_request(o_.model)));
     if (!response) {
       add(Verdict::warn, check, "could not tell: " + response.error().ec.message());
       co_return;
@@ -520,10 +518,8 @@ class Checker {
   // a generating model usually does not (vLLM answers 400, others 404).
   awaitable<void> embeddings() {
     const std::string check = "embeddings";
-    const std::string target = o_.url.path + std::string(openai::endpoint_path(openai::Endpoint::embeddings));
     const boost::json::object body{{"model", o_.model}, {"input", kShortPrompt}, {"encoding_format", "base64"}};
-    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(),
-                                         boost::json::serialize(body), o_.timeout, o_.tls);
+    auto response = co_await post(openai::Endpoint::embeddings, boost::json::serialize(body));
     if (!response) {
       add(Verdict::warn, check, "could not tell: " + response.error().ec.message());
       co_return;
@@ -531,8 +527,8 @@ class Checker {
     const int status = response->head.status;
     if (status == 400 || status == 404 || status == 405) {
       add(Verdict::info, check,
-          fmt::format("not served for '{}' ({} for POST {}: {})", o_.model, status, target,
-                      openai::error_message_from_body(response->body)));
+          fmt::format("not served for '{}' ({} for POST {}: {})", o_.model, status,
+                      endpoint_target(openai::Endpoint::embeddings), openai::error_message_from_body(response->body)));
       co_return;
     }
     openai::EmbeddingReply reply;
@@ -552,6 +548,16 @@ class Checker {
     }
   }
 
+  awaitable<boost::system::result<http::FetchedResponse, http::FetchError>> post(openai::Endpoint endpoint,
+                                                                                 std::string body) {
+    co_return co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", endpoint_target(endpoint),
+                                   headers(), std::move(body), o_.timeout, o_.tls);
+  }
+
+  [[nodiscard]] std::string endpoint_target(openai::Endpoint endpoint) const {
+    return o_.url.path + std::string(openai::endpoint_path(endpoint));
+  }
+
   struct Completion {
     bool ok = false;
     int status = 0;
@@ -562,9 +568,7 @@ class Checker {
 
   awaitable<Completion> complete(std::string body, openai::Endpoint endpoint = openai::Endpoint::chat) {
     Completion c;
-    const std::string target = o_.url.path + std::string(openai::endpoint_path(endpoint));
-    auto response = co_await http::fetch(co_await net::this_coro::executor, o_.url, "POST", target, headers(), body,
-                                         o_.timeout, o_.tls);
+    auto response = co_await post(endpoint, std::move(body));
     if (!response) {
       c.problem = response.error().ec.message();
       co_return c;
