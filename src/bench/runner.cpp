@@ -512,27 +512,41 @@ class LoadRun {
   bool running_ = false;
 };
 
-awaitable<std::vector<std::string>> fetch_models(const Target& target) {
-  const std::string what = target.base.to_string();
+// One request outside a run (the model list, a probe), with the run's key and headers.
+// `route` follows the base URL's path: "/models", "/chat/completions".
+awaitable<http::FetchedResponse> fetch_once(const Target& target, const char* method, std::string_view route,
+                                            const std::string& body) {
+  const std::string path = target.base.path + std::string(route);
   std::vector<http::Header> headers{{"Accept", "application/json"}};
+  if (!body.empty()) {
+    headers.push_back({"Content-Type", "application/json"});
+  }
   const std::string authorization = "Bearer " + target.api_key;
   if (!target.api_key.empty()) {
     headers.push_back({"Authorization", authorization});
   }
   http::append_header_fields(target.headers, "infergate-bench", headers);
-  auto response = co_await http::fetch(co_await net::this_coro::executor, target.base, "GET",
-                                       target.base.path + "/models", headers, "", target.timeout, target.tls);
+  auto response = co_await http::fetch(co_await net::this_coro::executor, target.base, method, path, headers, body,
+                                       target.timeout, target.tls);
   if (!response) {
     const auto& error = response.error();
-    throw BenchError(failure_message(error.ec, error.while_connecting ? Phase::connect : Phase::request, what));
+    throw BenchError(
+        failure_message(error.ec, error.while_connecting ? Phase::connect : Phase::request, target.base.to_string()));
   }
   if (response->head.status != 200) {
-    throw BenchError(http_failure_message(response->head.status, response->body, what + "/models"));
+    throw BenchError(
+        http_failure_message(response->head.status, response->body, target.base.to_string() + std::string(route)));
   }
-  auto models = openai::parse_model_list(response->body);
+  co_return std::move(*response);
+}
+
+awaitable<std::vector<std::string>> fetch_models(const Target& target) {
+  const std::string what = target.base.to_string();
+  const http::FetchedResponse response = co_await fetch_once(target, "GET", "/models", "");
+  auto models = openai::parse_model_list(response.body);
   if (!models) {
-    throw BenchError(fmt::format("{}/models did not return a model list: {}", what,
-                                 openai::error_message_from_body(response->body)));
+    throw BenchError(
+        fmt::format("{}/models did not return a model list: {}", what, openai::error_message_from_body(response.body)));
   }
   co_return *models;
 }
@@ -559,6 +573,12 @@ T run_on_fresh_context(std::function<awaitable<T>()> body) {
 
 std::vector<std::string> list_models(const Target& target) {
   return run_on_fresh_context<std::vector<std::string>>([&] { return fetch_models(target); });
+}
+
+std::string post_once(const Target& target, openai::Endpoint endpoint, const std::string& body) {
+  return run_on_fresh_context<std::string>([&]() -> awaitable<std::string> {
+    co_return (co_await fetch_once(target, "POST", openai::endpoint_path(endpoint), body)).body;
+  });
 }
 
 BenchSummary summarize_result(const RunResult& result, std::span<const double> more) {

@@ -62,6 +62,10 @@ class BenchError : public std::runtime_error {
 // GET /v1/models. Throws BenchError with a message a user can act on.
 std::vector<std::string> list_models(const Target& target);
 
+// POSTs one request to `endpoint` outside a run and returns the answer's body. Throws BenchError,
+// as list_models does, unless the answer is 200.
+std::string post_once(const Target& target, openai::Endpoint endpoint, const std::string& body);
+
 struct Progress {
   std::uint64_t done = 0;
   std::uint64_t failed = 0;

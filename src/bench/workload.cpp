@@ -68,9 +68,8 @@ bool takes_messages(openai::Endpoint endpoint) {
   return endpoint == openai::Endpoint::chat || endpoint == openai::Endpoint::responses;
 }
 
-}  // namespace
-
-std::string describe_lengths(const WorkloadOptions& options) {
+// What the requests ask for, in the words of a run's heading.
+std::string lengths_sent(const WorkloadOptions& options) {
   const std::string batch = options.batch > 1 ? fmt::format(", {} texts a request", options.batch) : "";
   if (options.trace_file) {
     const std::string name = std::filesystem::path(*options.trace_file).filename().string();
@@ -94,6 +93,17 @@ std::string describe_lengths(const WorkloadOptions& options) {
     return fmt::format("input {} tokens{} to embed{}", options.input.to_string(), prefix, batch);
   }
   return fmt::format("input {}{} / output {} tokens", options.input.to_string(), prefix, options.output.to_string());
+}
+
+}  // namespace
+
+std::string describe_lengths(const WorkloadOptions& options) {
+  const InputFit& fit = options.input_fit;
+  if (fit.counts_words()) {
+    return lengths_sent(options);
+  }
+  return fmt::format("{} (prompts in the server's tokens: {:.3g} a word + {:.0f} for the template)",
+                     lengths_sent(options), fit.tokens_per_word, fit.template_tokens);
 }
 
 Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
@@ -126,7 +136,7 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
     prefixes_.reserve(static_cast<std::size_t>(options_.prefix_groups));
     for (int g = 0; g < options_.prefix_groups; ++g) {
       Rng rng(mix64(options_.seed) ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(g)));
-      prefixes_.push_back(synthetic_prompt(rng, options_.prefix_tokens));
+      prefixes_.push_back(synthetic_prompt(rng, options_.input_fit.words_for(options_.prefix_tokens)));
     }
   }
 }
@@ -280,14 +290,15 @@ std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& o
     output_tokens = t.output_tokens.value_or(options_.output.sample(rng));
     text = t.text;
   } else {
-    const int words = options_.input.sample(rng);
+    const int tokens = options_.input.sample(rng);
     output_tokens = options_.output.sample(rng);
-    text = synthetic_prompt(rng, words);
+    text = synthetic_prompt(rng, options_.input_fit.words_for(tokens - options_.input_fit.template_tokens));
   }
   input_tokens += words_of(text);
   if (!prefixes_.empty()) {
-    input_tokens += options_.prefix_tokens;
-    return prefixes_[index % prefixes_.size()] + " " + text;
+    const std::string& prefix = prefixes_[index % prefixes_.size()];
+    input_tokens += words_of(prefix);
+    return prefix + " " + text;
   }
   return text;
 }
@@ -316,9 +327,11 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
       *output_tokens = t.output_tokens.value_or(options_.output.sample(rng));
       return t.text;
     }
-    const int words = options_.input.sample(rng);
+    const int tokens = options_.input.sample(rng);
     *output_tokens = options_.output.sample(rng);
-    return synthetic_prompt(rng, words);
+    // The template is counted once a request: the first turn's words make room for it.
+    const double template_tokens = k == 0 ? options_.input_fit.template_tokens : 0;
+    return synthetic_prompt(rng, options_.input_fit.words_for(tokens - template_tokens));
   };
 
   json::object body;
@@ -345,7 +358,7 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     json::array messages;
     if (prefix != nullptr) {
       messages.push_back(json::object{{"role", "system"}, {"content", *prefix}});
-      out.input_tokens += options_.prefix_tokens;
+      out.input_tokens += words_of(*prefix);
     }
     for (int k = 0; k <= turn; ++k) {
       int output_tokens = 0;
@@ -376,7 +389,32 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
   } else {
     body[embeddings ? "input" : "prompt"] = single_text(conversation, out.input_tokens, out.output_tokens);
   }
-  if (embeddings) {
+  if (trace_.empty() && !options_.input_fit.counts_words()) {
+    out.input_tokens = options_.input_fit.tokens_for(out.input_tokens);
+  }
+  finish(body, out, options_.stream);
+  return out;
+}
+
+PreparedRequest Workload::make_probe(const std::string& text) const {
+  PreparedRequest out;
+  out.input_tokens = words_of(text);
+  out.output_tokens = 1;
+  json::object body;
+  body["model"] = options_.model;
+  if (takes_messages(options_.endpoint)) {
+    body[options_.endpoint == openai::Endpoint::responses ? "input" : "messages"] =
+        json::array{json::object{{"role", "user"}, {"content", text}}};
+  } else {
+    body[options_.endpoint == openai::Endpoint::embeddings ? "input" : "prompt"] = text;
+  }
+  finish(body, out, false);
+  return out;
+}
+
+void Workload::finish(json::object& body, PreparedRequest& out, bool stream) const {
+  const bool responses = options_.endpoint == openai::Endpoint::responses;
+  if (options_.endpoint == openai::Endpoint::embeddings) {
     // Nothing is generated, so no lengths and no stream; vectors come as the openai SDKs ask for them.
     out.output_tokens = 0;
     body["encoding_format"] = "base64";
@@ -386,8 +424,8 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
       body["ignore_eos"] = true;
       body["min_tokens"] = out.output_tokens;
     }
-    body["stream"] = options_.stream;
-    if (options_.stream && !responses) {  // the Responses API's stream ends with its usage unasked
+    body["stream"] = stream;
+    if (stream && !responses) {  // the Responses API's stream ends with its usage unasked
       body["stream_options"] = json::object{{"include_usage", true}};
     }
   }
@@ -395,7 +433,6 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     body[member.key()] = member.value();
   }
   out.body = json::serialize(body);
-  return out;
 }
 
 }  // namespace infergate::bench

@@ -13,6 +13,7 @@
 
 #include "bench/distribution.hpp"
 #include "bench/model_mix.hpp"
+#include "bench/token_fit.hpp"
 #include "bench/trace_file.hpp"
 #include "openai/completion_request.hpp"
 #include "openai/stream_chunk.hpp"
@@ -45,6 +46,11 @@ struct WorkloadOptions {
   std::uint64_t seed = 1;
   // --extra-body: members added to every request (parse_extra_body refuses those set here).
   boost::json::object extra_body;
+  // --fit-input-tokens: how the server counts words (input_fit.hpp). Synthetic prompts and shared
+  // prefixes are drawn with the words that make the tokens asked for, the template included, and
+  // each request's input_tokens is the server's count as the fit has it. A trace's lengths are
+  // its own.
+  InputFit input_fit;
 };
 
 // "input 512 / output 128 tokens", as a run's heading says what it sends; with a prompts file,
@@ -73,6 +79,9 @@ class Workload {
   [[nodiscard]] PreparedRequest make_turn(std::uint64_t conversation, int turn,
                                           const std::vector<openai::Reply>& replies) const;
   [[nodiscard]] PreparedRequest make(std::uint64_t index) const { return make_turn(index, 0, {}); }
+  // A request of `text` alone, asking for one token, whole, as the workload words its requests
+  // (endpoint, model, extra body): what --fit-input-tokens probes the server with.
+  [[nodiscard]] PreparedRequest make_probe(const std::string& text) const;
   [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
   // The models requests ask for: the mix's, in its order, or the one model.
   [[nodiscard]] std::vector<std::string> model_names() const;
@@ -90,6 +99,8 @@ class Workload {
     boost::json::value messages;  // for a JSONL chat conversation: the messages array as written, else null
     int messages_words = 0;
   };
+  // Lengths, stream and the extra body, then `body` serialized into `out`.
+  void finish(boost::json::object& body, PreparedRequest& out, bool stream) const;
   void load(const std::string& path);
   void load_jsonl(const std::string& path, std::istream& in);
   void load_sharegpt(const std::string& path, std::istream& in);

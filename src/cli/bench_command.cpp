@@ -11,6 +11,7 @@
 
 #include "bench/distribution.hpp"
 #include "bench/extra_body.hpp"
+#include "bench/input_fit.hpp"
 #include "bench/interrupt.hpp"
 #include "bench/model_mix.hpp"
 #include "bench/percentile_list.hpp"
@@ -115,8 +116,9 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
     refuse("--batch sends several texts to embed in one request: give --endpoint embeddings");
   }
   if (!args.replay.empty()) {
-    for (const char* option : {"--rate", "--concurrency", "--duration", "--arrival", "--ramp-up", "--prompts",
-                               "--prefix-groups", "--turns", "--batch", "--input-tokens", "--target"}) {
+    for (const char* option :
+         {"--rate", "--concurrency", "--duration", "--arrival", "--ramp-up", "--prompts", "--prefix-groups", "--turns",
+          "--batch", "--input-tokens", "--target", "--fit-input-tokens"}) {
       if (given(option)) {
         refuse(fmt::format("{} does not go with --replay: the trace gives each request's time and prompt", option));
       }
@@ -256,6 +258,9 @@ void run_bench(const BenchArgs& args) {
   const bench::Target target = make_target(args, base_url, "");
   const std::string model = choose_model(target, wopts.mix.size() > 1 ? wopts.mix.front().name : args.model);
   wopts.model = model;
+  if (args.fit_input_tokens) {
+    wopts.input_fit = bench::probe_input_fit(target, wopts);
+  }
   const bench::Workload workload(wopts);
   if (load.replay_speed) {
     const std::uint64_t traced = workload.trace().size();
@@ -286,6 +291,8 @@ void run_bench(const BenchArgs& args) {
   config["label"] = args.label.empty() ? models : args.label;
   config["base_url"] = target.base.to_string();
   config["model"] = models;
+  config["input_fit"] =
+      args.fit_input_tokens ? boost::json::value(bench::input_fit_json(wopts.input_fit)) : boost::json::value(nullptr);
   if (mixed) {
     boost::json::array mix;
     for (const bench::ModelShare& share : wopts.mix) {
@@ -499,6 +506,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-stream", a->no_stream, "Ask for whole responses (TTFT then equals E2E)");
   cmd->add_flag("--no-ignore-eos", a->no_ignore_eos,
                 "Do not send ignore_eos/min_tokens (for servers that reject them)");
+  cmd->add_flag("--fit-input-tokens", a->fit_input_tokens,
+                "Size prompts in the server's own tokens: two probes first measure how it counts words and what "
+                "its chat template adds");
   cmd->add_option("--extra-body", a->extra_body,
                   "JSON object of members added to every request, e.g. '{\"temperature\":0,\"top_p\":0.9}' "
                   "(not those the benchmark sets: model, the prompt, lengths, stream)")

@@ -39,6 +39,7 @@ struct BenchArgs {
   std::string prompts;
   bool no_stream = false;
   bool no_ignore_eos = false;
+  bool fit_input_tokens = false;     // size prompts in the server's tokens (bench/input_fit.hpp)
   std::string extra_body;            // --extra-body: a JSON object
   std::string percentiles;           // --percentiles: beyond p50, p90, p95, p99
   std::vector<std::string> headers;  // --header "Name: value"

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "bench/input_fit.hpp"
 #include "bench/summary.hpp"
 #include "bench/summary_json.hpp"
 #include "bench/sweep_report.hpp"
@@ -66,6 +67,9 @@ json::object target_config(const json::object& config, const Side& side) {
   c["target"] = side.spec.name;
   c["base_url"] = side.target.base.to_string();
   c["model"] = side.model;
+  if (!side.options.input_fit.counts_words()) {
+    c["input_fit"] = bench::input_fit_json(side.options.input_fit);
+  }
   return c;
 }
 
@@ -147,6 +151,9 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     side.model = choose_model(side.target, side.spec.model.empty() ? args.model : side.spec.model);
     side.options = workload;
     side.options.model = side.model;
+    if (args.fit_input_tokens) {  // each server counts by its own tokenizer and template
+      side.options.input_fit = bench::probe_input_fit(side.target, side.options);
+    }
     side.workload = std::make_unique<bench::Workload>(side.options);
     sides.push_back(std::move(side));
   }

@@ -19,6 +19,8 @@
 /echo     streams properly, keeping each request it was sent (method, path, headers, body) in requests
 /tools    answers with a tool call alone: streamed (its name, then its arguments in pieces, with usage),
           or whole when the request does not ask for a stream
+/tokens   counts prompts as a tokenizer with a chat template would (a token per three letters of a
+          word, 4 a message, 11 a request) and answers with that usage, streamed or whole
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
@@ -126,6 +128,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     "name": "get_weather", "arguments": '{"city": "Paris"}'}}]}}],
                 "usage": {"prompt_tokens": 9, "completion_tokens": 12}}).encode())
             return
+        if mode == "tokens":
+            request = json.loads(body)
+            texts = [m["content"] for m in request.get("messages", [])] or [request.get("prompt", "")]
+            prompt = 11 + sum(4 + sum((len(word) + 2) // 3 for word in text.split()) for text in texts)
+            tokens = request.get("max_tokens", 1)
+            usage = {"prompt_tokens": prompt, "completion_tokens": tokens}
+            if not request.get("stream"):
+                self.send_json(200, json.dumps({"choices": [{"index": 0, "finish_reason": "length", "message": {
+                    "role": "assistant", "content": " tok" * tokens}}], "usage": usage}).encode())
+                return
+            mode = "ok"
+        else:
+            usage = None
         if mode == "nonsse":
             self.send_json(200, b'{"choices":[{"message":{"content":"whole"}}]}')
             return
@@ -147,6 +162,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             events.append("data: {not json at all\n\n")
         if mode == "badbytes":
             events.append("data: {\udcff\udcfe\n\n")  # the bytes 0xff 0xfe, through surrogateescape
+        if usage is not None:
+            events = [CHUNK] * usage["completion_tokens"]
+            events.append('data: {"choices":[],"usage":%s}\n\n' % json.dumps(usage))
         if mode in ("malformed", "ok"):
             events.append("data: [DONE]\n\n")
         for event in events:

@@ -415,6 +415,48 @@ class BenchAgainstSim(WorkDirTest):
             self.assertNotEqual(r.returncode, 0, options)
             self.assertIn(says, r.stderr)
 
+    def test_fitted_prompts_are_the_length_asked_in_the_servers_own_tokens(self):
+        # A server whose tokenizer splits words and whose template adds tokens: without the fit
+        # the prompts it counts are longer than asked; with it, within a few percent.
+        fake = FakeUpstream()
+        try:
+            runs = {}
+            for fitted in (False, True):
+                records = self.path("fit-%s.jsonl" % fitted)
+                r = bench("--base-url", fake.url + "/tokens", "--requests", "12", "--input-tokens", "400",
+                          "--output-tokens", "4", "--records", records, "--json", self.path("fit-%s.json" % fitted),
+                          *(["--fit-input-tokens"] if fitted else []))
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                runs[fitted] = (r, read_jsonl(records), read_json(self.path("fit-%s.json" % fitted)))
+            fitted_run = bench("--base-url", fake.url + "/tokens", "--requests", "4", "--turns", "2",
+                               "--input-tokens", "200", "--output-tokens", "4", "--fit-input-tokens",
+                               "--records", self.path("fit-turns.jsonl"))
+            silent = bench("--base-url", fake.url + "/ok", "--requests", "1", "--fit-input-tokens")
+        finally:
+            fake.close()
+        plain = [rec["usage"]["prompt_tokens"] for rec in runs[False][1]]
+        self.assertGreater(statistics.mean(plain), 400 * 1.2)  # words are not its tokens
+        out, records, doc = runs[True]
+        fit = doc["config"]["input_fit"]
+        self.assertGreater(fit["tokens_per_word"], 1.1)
+        self.assertAlmostEqual(fit["template_tokens"], 15, delta=0.5)  # 11 a request and 4 a message
+        self.assertIn("prompts in the server's tokens", out.stdout)
+        counted = [rec["usage"]["prompt_tokens"] for rec in records]
+        for rec in records:
+            # The fit's count of the words drawn: 400 within half a word.
+            self.assertLessEqual(abs(rec["requested_input_tokens"] - 400), fit["tokens_per_word"] / 2 + 0.5)
+            self.assertLess(abs(rec["usage"]["prompt_tokens"] - 400), 400 * 0.08, rec)
+        self.assertLess(abs(statistics.mean(counted) - 400), 400 * 0.03, counted)
+        self.assertIsNone(runs[False][2]["config"]["input_fit"])
+        # Later turns carry the history: what the fit requests follows the server's count.
+        self.assertEqual(fitted_run.returncode, 0, fitted_run.stdout + fitted_run.stderr)
+        for rec in read_jsonl(self.path("fit-turns.jsonl")):
+            self.assertLess(abs(rec["usage"]["prompt_tokens"] - rec["requested_input_tokens"]),
+                            rec["requested_input_tokens"] * 0.08, rec)
+        # A server whose answers report no prompt tokens cannot be fitted: said before the run.
+        self.assertNotEqual(silent.returncode, 0)
+        self.assertIn("--fit-input-tokens", silent.stderr)
+
     def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
         path = self.path("sharegpt.json")
         with open(path, "w") as f:
