@@ -40,7 +40,7 @@ std::int64_t reported_prompt_tokens(const Target& target, openai::Endpoint endpo
 
 }  // namespace
 
-InputFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& long_probe) {
+TokenFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& long_probe) {
   const double extra_words = long_probe.words - short_probe.words;
   const double extra_tokens = static_cast<double>(long_probe.prompt_tokens - short_probe.prompt_tokens);
   if (!(extra_words > 0) || !(extra_tokens > 0)) {
@@ -49,19 +49,19 @@ InputFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& 
         "grows with the prompt, so this one does not count what it is sent",
         short_probe.words, short_probe.prompt_tokens, long_probe.words, long_probe.prompt_tokens));
   }
-  InputFit fit;
+  TokenFit fit;
   fit.tokens_per_word = extra_tokens / extra_words;
   fit.template_tokens = std::max(0.0, static_cast<double>(short_probe.prompt_tokens) -
                                           fit.tokens_per_word * static_cast<double>(short_probe.words));
   return fit;
 }
 
-InputFit probe_input_fit(const Target& target, const WorkloadOptions& options) {
+TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options) {
   WorkloadOptions plain = options;
   plain.prompts_file.reset();
   plain.trace_file.reset();
   plain.prefix_groups = 0;
-  plain.input_fit = InputFit{};
+  plain.input_fit = TokenFit{};
   const Workload workload(plain);
   InputFitProbe probes[2];
   const int passes[2] = {kShortProbePasses, kLongProbePasses};
@@ -81,7 +81,7 @@ InputFit probe_input_fit(const Target& target, const WorkloadOptions& options) {
   return fit_from_probes(probes[0], probes[1]);
 }
 
-boost::json::object input_fit_json(const InputFit& fit) {
+boost::json::object input_fit_json(const TokenFit& fit) {
   return boost::json::object{{"tokens_per_word", fit.tokens_per_word}, {"template_tokens", fit.template_tokens}};
 }
 

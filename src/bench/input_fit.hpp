@@ -27,13 +27,13 @@ struct InputFitProbe {
 
 // From two probes (their words as Workload counts them, template included in neither). Throws
 // BenchError when the counts cannot be a tokenizer's: no usage, or fewer tokens for more words.
-InputFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& long_probe);
+TokenFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& long_probe);
 
 // Sends the two probes as `options` would send a request (endpoint, model, extra body; one token
 // out, whole answers) and fits their usage. Throws BenchError naming what went wrong.
-InputFit probe_input_fit(const Target& target, const WorkloadOptions& options);
+TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options);
 
 // {"tokens_per_word": 1.31, "template_tokens": 9}, for a result's config.
-boost::json::object input_fit_json(const InputFit& fit);
+boost::json::object input_fit_json(const TokenFit& fit);
 
 }  // namespace infergate::bench

@@ -11,6 +11,18 @@
 
 namespace infergate::bench {
 
+namespace {
+
+double total_weight(const std::vector<ModelShare>& mix) {
+  double total = 0;
+  for (const ModelShare& share : mix) {
+    total += share.weight;
+  }
+  return total;
+}
+
+}  // namespace
+
 std::vector<ModelShare> parse_model_mix(std::string_view text) {
   std::vector<ModelShare> mix;
   std::size_t start = 0;
@@ -49,13 +61,7 @@ std::size_t model_of_conversation(const std::vector<ModelShare>& mix, std::uint6
   if (mix.size() < 2) {
     return 0;
   }
-  double total = 0;
-  for (const ModelShare& share : mix) {
-    total += share.weight;
-  }
-  const double u =
-      static_cast<double>(mix64(mix64(seed ^ 0x6d6f64656cULL) ^ mix64(conversation + 1)) >> 11) * 0x1.0p-53;
-  double point = u * total;
+  double point = unit_interval(mix64(mix64(seed ^ 0x6d6f64656cULL) ^ mix64(conversation + 1))) * total_weight(mix);
   for (std::size_t i = 0; i + 1 < mix.size(); ++i) {
     if (point < mix[i].weight) {
       return i;
@@ -69,10 +75,7 @@ std::string describe_mix(const std::vector<ModelShare>& mix) {
   if (mix.size() == 1) {
     return mix.front().name;
   }
-  double total = 0;
-  for (const ModelShare& share : mix) {
-    total += share.weight;
-  }
+  const double total = total_weight(mix);
   std::string out;
   for (const ModelShare& share : mix) {
     fmt::format_to(std::back_inserter(out), "{}{} ({:.3g}%)", out.empty() ? "" : " + ", share.name,

@@ -7,7 +7,7 @@
 
 namespace infergate::bench {
 
-struct InputFit {
+struct TokenFit {
   double template_tokens = 0;  // what the chat template and the request's framing add, once a request
   double tokens_per_word = 1;
 

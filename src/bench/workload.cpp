@@ -98,7 +98,7 @@ std::string lengths_sent(const WorkloadOptions& options) {
 }  // namespace
 
 std::string describe_lengths(const WorkloadOptions& options) {
-  const InputFit& fit = options.input_fit;
+  const TokenFit& fit = options.input_fit;
   if (fit.counts_words()) {
     return lengths_sent(options);
   }

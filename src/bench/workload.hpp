@@ -24,7 +24,7 @@ struct WorkloadOptions {
   openai::Endpoint endpoint = openai::Endpoint::chat;
   std::string model;
   // --model A=3,B=1: conversations spread over these by weight (model_mix.hpp), in place of
-  // `model`; empty, or one, for a run of one model.
+  // `model`; a run of one model has one entry (its name, which `model` repeats) or none.
   std::vector<ModelShare> mix;
   LengthDistribution input = LengthDistribution::fixed(512);  // each user turn
   LengthDistribution output = LengthDistribution::fixed(128);
@@ -50,7 +50,7 @@ struct WorkloadOptions {
   // prefixes are drawn with the words that make the tokens asked for, the template included, and
   // each request's input_tokens is the server's count as the fit has it. A trace's lengths are
   // its own.
-  InputFit input_fit;
+  TokenFit input_fit;
 };
 
 // "input 512 / output 128 tokens", as a run's heading says what it sends; with a prompts file,

@@ -216,11 +216,8 @@ void run_bench(const BenchArgs& args) {
     } catch (const std::invalid_argument& e) {
       throw bench::BenchError(e.what());
     }
-    if (wopts.mix.size() == 1) {
-      wopts.mix.clear();
-    }
   }
-  const bool mixed = !wopts.mix.empty();
+  const bool mixed = wopts.mix.size() > 1;
   if (mixed && (!args.targets.empty() || !args.model_profile.empty())) {
     throw bench::BenchError(fmt::format(
         "--model {} spreads the load over several models of one endpoint; leave out {}", args.model,
@@ -256,7 +253,7 @@ void run_bench(const BenchArgs& args) {
     return;
   }
   const bench::Target target = make_target(args, base_url, "");
-  const std::string model = choose_model(target, wopts.mix.size() > 1 ? wopts.mix.front().name : args.model);
+  const std::string model = choose_model(target, wopts.mix.empty() ? "" : wopts.mix.front().name);
   wopts.model = model;
   if (args.fit_input_tokens) {
     wopts.input_fit = bench::probe_input_fit(target, wopts);

@@ -148,7 +148,8 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
       }
     }
     side.target = make_target(args, side.spec.url, side.spec.api_key_env);
-    side.model = choose_model(side.target, side.spec.model.empty() ? args.model : side.spec.model);
+    const std::string requested = workload.mix.empty() ? "" : workload.mix.front().name;
+    side.model = choose_model(side.target, side.spec.model.empty() ? requested : side.spec.model);
     side.options = workload;
     side.options.model = side.model;
     if (args.fit_input_tokens) {  // each server counts by its own tokenizer and template

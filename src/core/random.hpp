@@ -13,6 +13,11 @@ inline std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The top 53 bits of `bits` as a number in [0, 1): a hash turned into a uniform draw.
+inline double unit_interval(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
 // SplitMix64; satisfies UniformRandomBitGenerator so <random> distributions accept it.
 class Rng {
  public:
@@ -25,7 +30,7 @@ class Rng {
     return mix64(state_ - 0x9e3779b97f4a7c15ULL);
   }
   // Uniform in [0, 1).
-  double uniform() { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
+  double uniform() { return unit_interval((*this)()); }
 
  private:
   std::uint64_t state_;

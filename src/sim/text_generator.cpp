@@ -36,7 +36,7 @@ void append_output(std::uint64_t seed, int first, int count, std::string& out) {
 }
 
 int natural_length(std::uint64_t seed) {
-  const double u = static_cast<double>(mix64(seed ^ 0x5851f42d4c957f2dULL) >> 11) * 0x1.0p-53;
+  const double u = unit_interval(mix64(seed ^ 0x5851f42d4c957f2dULL));
   return static_cast<int>(std::lround(16.0 * std::pow(64.0, u)));
 }
 

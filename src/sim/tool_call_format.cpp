@@ -31,8 +31,7 @@ std::string function_name_json(const ToolCallAnswer& answer) {
 }
 
 bool chooses_tool_call(std::uint64_t prompt_hash, double share) {
-  const double u = static_cast<double>(mix64(prompt_hash ^ 0x2545f4914f6cdd1dULL) >> 11) * 0x1.0p-53;
-  return u < share;
+  return unit_interval(mix64(prompt_hash ^ 0x2545f4914f6cdd1dULL)) < share;
 }
 
 void append_arguments(std::string& out, const ToolCallAnswer& answer, int first, int count) {

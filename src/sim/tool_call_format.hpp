@@ -1,5 +1,6 @@
 #pragma once
-// How the simulator words a tool call (openai/tool_choice.hpp): the call's arguments are
+// How the simulator words a tool call (openai/tool_choice.hpp), and when it makes one unasked
+// (chooses_tool_call below). The call's arguments are
 // the output's tokens as the value of the function's first argument, {"city":" w0 w1 ..."}, so
 // that each token streams as a piece of the arguments, as a model's would. An answer stopped at
 // its length leaves them cut short, as a model's are.

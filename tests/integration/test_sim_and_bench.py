@@ -377,6 +377,7 @@ class BenchAgainstSim(WorkDirTest):
                             "--input-tokens", "100", "--output-tokens", "20", "--workers", "2",
                             "--json", self.path("workers.json"))
             wrong = bench("--base-url", sim.url, "--model", "llama-3.3-70b=3,qwen2.5-7b=none", "--requests", "1")
+            one = bench("--base-url", sim.url, "--model", "qwen2.5-7b=2", "--requests", "2", "--output-tokens", "3")
         finally:
             sim.close()
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -407,6 +408,10 @@ class BenchAgainstSim(WorkDirTest):
 
         self.assertNotEqual(wrong.returncode, 0)
         self.assertIn("'none' is no weight", wrong.stderr)
+        # One model with a weight is that model alone: its name is asked for, with no breakdown.
+        self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+        self.assertIn("infergate bench: qwen2.5-7b at", one.stdout)
+        self.assertNotIn("by model", one.stdout)
         # Refused before anything is sent: the port has no server.
         for options, says in ((["--target", "x=http://127.0.0.1:9"], "leave out --target"),
                               (["--base-url", "http://127.0.0.1:9", "--model-profile", "llama-3.1-8b:fp8",

@@ -11,7 +11,7 @@ namespace infergate::bench {
 namespace {
 
 TEST(InputFit, TwoProbesGiveTheTemplateAndTheTokensAWord) {
-  const InputFit fit = fit_from_probes({128, 10 + 192}, {1024, 10 + 1536});
+  const TokenFit fit = fit_from_probes({128, 10 + 192}, {1024, 10 + 1536});
   EXPECT_DOUBLE_EQ(fit.tokens_per_word, 1.5);
   EXPECT_DOUBLE_EQ(fit.template_tokens, 10);
   EXPECT_FALSE(fit.counts_words());
@@ -40,7 +40,7 @@ TEST(InputFit, AFittedWorkloadDrawsTheWordsThatMakeTheTokensAndCountsThemAsTheSe
   o.model = "m";
   o.input = LengthDistribution::fixed(400);
   o.output = LengthDistribution::fixed(8);
-  o.input_fit = InputFit{10, 1.5};
+  o.input_fit = TokenFit{10, 1.5};
   o.prefix_groups = 2;
   o.prefix_tokens = 150;
   const Workload w(o);
@@ -60,7 +60,7 @@ TEST(InputFit, AFittedWorkloadDrawsTheWordsThatMakeTheTokensAndCountsThemAsTheSe
   const boost::json::value second_body = boost::json::parse(second.body);
   const boost::json::array& turns = second_body.at("messages").as_array();
   EXPECT_EQ(count_words(turns[2].at("content").as_string()), 267u);  // 400 / 1.5
-  EXPECT_EQ(second.input_tokens, (InputFit{10, 1.5}.tokens_for(260 + 2 + 267)));
+  EXPECT_EQ(second.input_tokens, (TokenFit{10, 1.5}.tokens_for(260 + 2 + 267)));
 }
 
 TEST(InputFit, AProbeIsTheTextAloneAskingForOneWholeToken) {
