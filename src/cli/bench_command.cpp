@@ -1,13 +1,16 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/value_from.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "bench/distribution.hpp"
 #include "bench/extra_body.hpp"
@@ -31,9 +34,47 @@ namespace infergate::cli {
 
 namespace {
 
+// The --sim profile that serves `model`, or "" when none does.
+std::string profile_serving(const std::vector<std::string>& profiles, const std::string& model) {
+  for (const std::string& text : profiles) {
+    if (sim::parse_profile(text).model->id == model) {
+      return text;
+    }
+  }
+  return "";
+}
+
+// The built-in simulator answers only the models of its --sim profiles: any other would fail
+// every request with 404, so it is refused before the run, saying how to simulate it.
+void check_simulated(const BenchArgs& args, const EmbeddedSim& sim, const std::vector<bench::ModelShare>& asked) {
+  const std::vector<std::string> served = sim.model_names();
+  for (const bench::ModelShare& share : asked) {
+    const std::string& model = share.name;
+    if (std::find(served.begin(), served.end(), model) != served.end()) {
+      continue;
+    }
+    const sim::Catalog& catalog = sim::Catalog::builtin();
+    std::string how;
+    if (catalog.find_model(model) != nullptr) {
+      const sim::Profile first = sim::parse_profile(args.sim_profiles.front());
+      how = fmt::format("add --sim {}:bf16@{} (or another precision and hardware) to simulate it too", model,
+                        first.hardware->id);
+    } else {
+      std::vector<std::string> ids;
+      for (const sim::ModelSpec& spec : catalog.models()) {
+        ids.push_back(spec.id);
+      }
+      how = fmt::format("the simulator's catalog has no such model (it has {})", fmt::join(ids, ", "));
+    }
+    throw bench::BenchError(
+        fmt::format("--model {}: the built-in simulator serves {} (--sim {}); {}, or measure a server with --base-url",
+                    model, fmt::join(served, ", "), fmt::join(args.sim_profiles, " --sim "), how));
+  }
+}
+
 // The ceiling of the named model on the named hardware (or of the embedded simulator's profile,
 // scaled by its speedup), for the mean request and answer of the workload.
-std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bool embedded_sim,
+std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, const std::string& sim_profile,
                                                        const bench::Workload& sent) {
   const bench::WorkloadOptions& workload = sent.options();
   if (args.model_profile.empty() != args.hardware.empty()) {
@@ -41,10 +82,10 @@ std::optional<bench::RooflineContext> roofline_context(const BenchArgs& args, bo
         "--model-profile and --hardware go together (e.g. --model-profile llama-3.1-8b:fp8 "
         "--hardware h100)");
   }
-  if (args.model_profile.empty() && !embedded_sim) {
+  if (args.model_profile.empty() && sim_profile.empty()) {
     return std::nullopt;
   }
-  const std::string text = args.model_profile.empty() ? args.sim_profile : args.model_profile + "@" + args.hardware;
+  const std::string text = args.model_profile.empty() ? sim_profile : args.model_profile + "@" + args.hardware;
   const double speedup = args.model_profile.empty() ? args.sim_speedup : 1.0;
   sim::RooflineQuery query;
   double prompt = workload.input.mean();
@@ -242,8 +283,9 @@ void run_bench(const BenchArgs& args) {
   std::optional<EmbeddedSim> sim;
   std::string base_url = args.base_url;
   if (base_url.empty()) {
-    sim.emplace(sim_options_for(args.sim_profile, args.sim_speedup, args.sim_max_num_seqs));
+    sim.emplace(sim_options_for(args.sim_profiles, args.sim_speedup, args.sim_max_num_seqs));
     base_url = sim->base_url();
+    check_simulated(args, *sim, wopts.mix);
   }
   if (args.workers > 1) {
     if (!args.sweep.empty() || args.find_max_load || args.runs > 1) {
@@ -297,9 +339,10 @@ void run_bench(const BenchArgs& args) {
     }
     config["model_mix"] = std::move(mix);
   }
-  config["simulator"] = sim ? boost::json::value(args.sim_profile) : boost::json::value(nullptr);
+  const std::string simulated = fmt::format("{}", fmt::join(args.sim_profiles, " + "));
+  config["simulator"] = sim ? boost::json::value(simulated) : boost::json::value(nullptr);
   const std::optional<bench::RooflineContext> roofline =
-      mixed ? std::nullopt : roofline_context(args, sim.has_value(), workload);
+      mixed ? std::nullopt : roofline_context(args, sim ? profile_serving(args.sim_profiles, model) : "", workload);
   if (roofline) {
     config["roofline"] = bench::roofline_json(*roofline);
   }
@@ -312,7 +355,7 @@ void run_bench(const BenchArgs& args) {
                   pricing,
                   config,
                   fmt::format("infergate bench: {} at {} ({})", models, target.base.to_string(),
-                              sim ? "simulator " + args.sim_profile : "external"),
+                              sim ? "simulator " + simulated : "external"),
                   roofline};
   if (args.find_max_load) {
     if (slos.empty() || !args.sweep.empty()) {
@@ -441,7 +484,9 @@ void add_bench_command(CLI::App& app) {
                   "embeddings (/v1/embeddings: TTFT is then the whole answer's time, throughput input tokens)")
       ->check(CLI::IsMember({"chat", "completions", "responses", "embeddings"}))
       ->capture_default_str();
-  cmd->add_option("--sim", a->sim_profile, "Simulator profile when no --base-url")->capture_default_str();
+  cmd->add_option("--sim", a->sim_profiles,
+                  "Simulator profile when no --base-url, repeatable: each serves its model (for --model A=3,B=1)")
+      ->capture_default_str();
   cmd->add_option("--sim-speedup", a->sim_speedup, "Simulator speedup")->check(positive())->capture_default_str();
   cmd->add_option("--sim-max-num-seqs", a->sim_max_num_seqs, "Simulator batch limit")
       ->check(CLI::Range(1, 1 << 20))

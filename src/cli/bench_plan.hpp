@@ -23,7 +23,7 @@ struct BenchArgs {
   std::string model;
   std::string api_key;
   std::string endpoint = "chat";
-  std::string sim_profile = "gemma-4-31b:bf16@h200";
+  std::vector<std::string> sim_profiles{"gemma-4-31b:bf16@h200"};  // --sim, repeatable: one model each
   double sim_speedup = 1.0;
   int sim_max_num_seqs = 256;
   int concurrency = 1;

@@ -26,7 +26,7 @@ struct DemoArgs {
 
 void run_demo(const DemoArgs& args) {
   bench::stop_on_signals(true);
-  EmbeddedSim sim(sim_options_for(args.profile, args.speedup, 256));
+  EmbeddedSim sim(sim_options_for({args.profile}, args.speedup, 256));
   bench::Target target;
   target.base = openai::parse_api_base(sim.base_url());
   const auto models = bench::list_models(target);

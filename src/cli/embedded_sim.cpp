@@ -25,9 +25,15 @@ EmbeddedSim::~EmbeddedSim() {
   impl_->thread.join();
 }
 
-sim::SimOptions sim_options_for(const std::string& profile, double speedup, int max_num_seqs) {
+std::vector<std::string> EmbeddedSim::model_names() const {
+  return impl_->server.model_names();
+}
+
+sim::SimOptions sim_options_for(const std::vector<std::string>& profiles, double speedup, int max_num_seqs) {
   sim::SimOptions options;
-  options.profiles.push_back(sim::parse_profile(profile));
+  for (const std::string& profile : profiles) {
+    options.profiles.push_back(sim::parse_profile(profile));
+  }
   options.engine.speedup = speedup;
   options.engine.max_num_seqs = max_num_seqs;
   return options;

@@ -3,6 +3,7 @@
 // of `bench` and `demo` when no --base-url is given.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/sim_server.hpp"
 
@@ -16,6 +17,7 @@ class EmbeddedSim {
   EmbeddedSim& operator=(const EmbeddedSim&) = delete;
 
   [[nodiscard]] const std::string& base_url() const { return base_url_; }
+  [[nodiscard]] std::vector<std::string> model_names() const;
 
  private:
   struct Impl;
@@ -23,7 +25,7 @@ class EmbeddedSim {
   std::string base_url_;
 };
 
-// Options shared by `sim`, `bench --sim` and `demo`.
-sim::SimOptions sim_options_for(const std::string& profile, double speedup, int max_num_seqs);
+// Options shared by `sim`, `bench --sim` and `demo`: one served model for each profile.
+sim::SimOptions sim_options_for(const std::vector<std::string>& profiles, double speedup, int max_num_seqs);
 
 }  // namespace infergate::cli

@@ -420,6 +420,34 @@ class BenchAgainstSim(WorkDirTest):
             self.assertNotEqual(r.returncode, 0, options)
             self.assertIn(says, r.stderr)
 
+    def test_the_built_in_simulator_serves_a_model_for_each_sim_profile(self):
+        # Without --base-url, a mix is served by the simulator in the process: one model for each
+        # --sim profile, each on its own hardware; a model none of them serves is refused up front.
+        small, large = "qwen2.5-7b:int4@rtx4090", "llama-3.1-8b:bf16@h100"
+        r = bench("--sim", small, "--sim", large, "--sim-speedup", "20", "--model", "qwen2.5-7b=1,llama-3.1-8b=1",
+                  "--requests", "24", "--concurrency", "4", "--input-tokens", "50", "--output-tokens", "8",
+                  "--json", self.path("mix.json"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("(simulator %s + %s)" % (small, large), r.stdout)
+        doc = read_json(self.path("mix.json"))
+        self.assertEqual(doc["config"]["simulator"], "%s + %s" % (small, large))
+        self.assertEqual(doc["summary"]["completed"], 24)
+        self.assertEqual(sorted(doc["by_model"]), ["llama-3.1-8b", "qwen2.5-7b"])
+        self.assertEqual(sum(m["completed"] for m in doc["by_model"].values()), 24)
+        # One of the served models alone: its roofline is its own profile's.
+        one = bench("--sim", small, "--sim", large, "--sim-speedup", "20", "--model", "llama-3.1-8b",
+                    "--requests", "2", "--output-tokens", "4", "--json", self.path("one.json"))
+        self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
+        self.assertEqual(read_json(self.path("one.json"))["config"]["roofline"]["profile"],
+                         "%s at 20x speed" % large)
+        for model, says in (("llama-3.1-8b", "add --sim llama-3.1-8b:bf16@h200"),
+                            ("no-such-model", "the simulator's catalog has no such model")):
+            refused = bench("--model", model, "--requests", "1")
+            self.assertNotEqual(refused.returncode, 0, model)
+            self.assertIn("--model %s: the built-in simulator serves gemma-4-31b (--sim gemma-4-31b:bf16@h200)"
+                          % model, refused.stderr)
+            self.assertIn(says, refused.stderr)
+
     def test_fitted_prompts_are_the_length_asked_in_the_servers_own_tokens(self):
         # A server whose tokenizer splits words and whose template adds tokens: without the fit
         # the prompts it counts are longer than asked; with it, within a few percent.

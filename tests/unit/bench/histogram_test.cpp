@@ -118,7 +118,7 @@ TEST(LogHistogram, JsonRoundTripAndRejectsInconsistentInput) {
   EXPECT_THROW(LogHistogram::from_json(broken), std::runtime_error);
   EXPECT_THROW(LogHistogram::from_json(boost::json::value(3)), std::runtime_error);
   // Counts that are no whole number of samples are refused by name, not cast or left to the parser.
-  for (const boost::json::value count : {boost::json::value(-1), boost::json::value(1e308), boost::json::value(2.5)}) {
+  for (const boost::json::value& count : {boost::json::value(-1), boost::json::value(1e308), boost::json::value(2.5)}) {
     broken = boost::json::parse(text).as_object();
     broken["count"] = count;
     EXPECT_THROW(LogHistogram::from_json(broken), std::runtime_error) << count;

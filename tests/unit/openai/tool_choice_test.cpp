@@ -57,7 +57,7 @@ TEST(ToolChoice, ANamedFunctionOrRequiredIsTheCallToMake) {
 }
 
 TEST(ToolChoice, AutoOrNoChoiceOffersTheFirstFunctionAndNoneNothing) {
-  for (const std::string members : {std::string(kChatTools), std::string(kChatTools) + R"(,"tool_choice":"auto")"}) {
+  for (const std::string& members : {std::string(kChatTools), std::string(kChatTools) + R"(,"tool_choice":"auto")"}) {
     ToolChoice choice{ToolFunction{"stale", "x"}, std::nullopt};
     ASSERT_FALSE(choice_in(members, false, choice)) << members;
     EXPECT_FALSE(choice.forced) << members;

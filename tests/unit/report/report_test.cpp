@@ -543,7 +543,7 @@ TEST(ReportSvg, LogAxisTicksStayInsideThePlot) {
   ASSERT_NE(plot, std::string::npos);
   double left = 0;
   double width = 0;
-  ASSERT_EQ(std::sscanf(svg.c_str() + svg.rfind("<rect x=\"", plot), "<rect x=\"%lf\" y=\"%*lf\" width=\"%lf\"", &left,
+  ASSERT_EQ(std::sscanf(svg.c_str() + svg.rfind("<rect x=\"", plot), "<rect x=\"%lf\" y=\"%*f\" width=\"%lf\"", &left,
                         &width),
             2);
   std::size_t ticks = 0;
