@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/cost.hpp"
+#include "bench/model_breakdown.hpp"
 #include "bench/slo.hpp"
 #include "bench/summary.hpp"
 #include "bench/timeline.hpp"
@@ -36,6 +37,7 @@ struct SweepPoint {
   std::optional<Goodput> goodput;  // with --slo
   std::optional<SteadyState> steady;
   std::optional<Cost> cost;  // with --price or --hourly-cost
+  ModelSummaries by_model;   // a mixed-model load's, one model at a time
 };
 
 struct KneeRule {

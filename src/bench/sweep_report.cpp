@@ -72,6 +72,26 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   }
 }
 
+// A mixed-model load's levels again, one model at a time: how each model's latency climbs.
+void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points) {
+  if (points.empty() || points.front().by_model.empty()) {
+    return;
+  }
+  for (std::size_t m = 0; m < points.front().by_model.size(); ++m) {
+    std::vector<SweepPoint> own;
+    for (const SweepPoint& p : points) {
+      SweepPoint level;
+      level.level = p.level;
+      if (m < p.by_model.size()) {
+        level.summary = p.by_model[m].second;
+      }
+      own.push_back(std::move(level));
+    }
+    fmt::print(out, "  by model: {}\n", points.front().by_model[m].first);
+    print_levels(out, kind, own, std::nullopt, "");
+  }
+}
+
 }  // namespace
 
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
@@ -84,6 +104,7 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
     fmt::print(out, "  no knee: throughput was still rising at the highest load measured\n");
   }
   fmt::print(out, "  ({})\n", rule.describe(prompt_only(points, &SweepPoint::summary)));
+  print_levels_by_model(out, kind_name(spec.kind), points);
 }
 
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
@@ -105,6 +126,7 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
   } else {
     fmt::print(out, "  max load: none found: even {:g}{} breaks an SLO\n", failing.value_or(0), unit);
   }
+  print_levels_by_model(out, kind_name(kind), points);
 }
 
 boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos) {
@@ -137,6 +159,9 @@ boost::json::array points_json(const std::vector<SweepPoint>& points, const std:
     point["steady_state"] = p.steady ? boost::json::value(steady_state_json(*p.steady)) : boost::json::value(nullptr);
     if (p.cost) {
       point["cost"] = cost_json(pricing, *p.cost);
+    }
+    if (!p.by_model.empty()) {
+      point["by_model"] = model_breakdown_json(p.by_model);
     }
     array.push_back(std::move(point));
   }

@@ -15,6 +15,7 @@ namespace infergate::bench {
 
 // `prompts`: the run generated nothing (embeddings); its good rate is the input it took in.
 void print_goodput(std::FILE* out, const Goodput& goodput, const std::vector<Slo>& slos, bool prompts = false);
+// A mixed-model load's levels follow, one table a model.
 void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<SweepPoint>& points,
                        const std::optional<Knee>& knee, const KneeRule& rule);
 // The rates --find-max-load measured (sorted), the answer marked; `kind` speed: the replay speeds.
@@ -22,7 +23,7 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
                     std::optional<double> failing, SweepSpec::Kind kind = SweepSpec::Kind::rate);
 
 boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
-// {"kind", "points": [{"level", "summary", "goodput", "steady_state", "cost"}], "knee": {...} or null,
+// {"kind", "points": [{"level", "summary", "goodput", "steady_state", "cost", "by_model"}], "knee": {...} or null,
 // "knee_rule"}.
 // {"kind": "rate", "rate": highest passing or null, "failing_rate": lowest failing or null,
 // "points": [...]}; for replay speeds "kind": "speed" and "speed", "failing_speed".

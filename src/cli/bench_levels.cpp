@@ -44,8 +44,10 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
     return result.interrupted_by;
   }
-  bench::SweepPoint point{level, bench::summarize_result(result, extra_percentiles(plan.args)), std::nullopt,
-                          bench::steady_state(result.records), std::nullopt};
+  const std::vector<double> more = extra_percentiles(plan.args);
+  bench::SweepPoint point{level,        bench::summarize_result(result, more),
+                          std::nullopt, bench::steady_state(result.records),
+                          std::nullopt, bench::summarize_by_model(result.records, plan.workload.model_names(), more)};
   if (!plan.slos.empty()) {
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
   }

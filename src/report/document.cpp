@@ -102,6 +102,9 @@ void read_levels(const json::object& holder, RunDocument& d) {
     if (const auto* goodput = o.if_contains("goodput"); goodput && goodput->is_object()) {
       level.slo_met = bool_at(goodput->get_object(), "met");
     }
+    if (const auto* by_model = o.if_contains("by_model")) {
+      level.by_model = bench::model_breakdown_from_json(*by_model);
+    }
     d.levels.push_back(std::move(level));
   }
   if (d.levels.empty()) {
@@ -161,6 +164,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     const std::size_t shown = d.knee.value_or(d.levels.size() - 1);
     d.summary = d.levels[shown].summary;
     d.steady = d.levels[shown].steady;
+    d.by_model = d.levels[shown].by_model;
     d.summary_of = fmt::format("{} {:g}{}", d.level_kind, d.levels[shown].level, d.knee ? " (the knee)" : " (highest)");
   } else if (const auto* search = o.if_contains("max_load"); search && search->is_object()) {
     const auto& s = search->get_object();
@@ -176,6 +180,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     d.knee = shown;
     d.summary = d.levels[shown.value_or(0)].summary;
     d.steady = d.levels[shown.value_or(0)].steady;
+    d.by_model = d.levels[shown.value_or(0)].by_model;
     d.summary_of = shown ? fmt::format("{} {:g} (the max load)", d.level_kind, d.levels[*shown].level)
                          : fmt::format("the lowest {}", d.level_kind);
   } else if (const auto* runs = o.if_contains("runs"); runs && runs->is_object()) {

@@ -24,6 +24,7 @@ struct Level {
   bench::BenchSummary summary;
   std::optional<SteadyRates> steady;
   std::optional<bool> slo_met;
+  bench::ModelSummaries by_model;  // a mixed-model load's, one model at a time
 };
 
 // The server's gauges as --server-metrics read them, on the run's time axis.
@@ -69,7 +70,8 @@ struct RunDocument {
   std::optional<Series> series;
   // Headline figure name -> interval: from "runs" when repeated.
   boost::json::object runs_figures;
-  // A mixed-model run's figures one model at a time: the run's, or its repeats' pooled.
+  // A mixed-model run's figures one model at a time: the run's, its repeats' pooled, or those of
+  // the level `summary` is.
   bench::ModelSummaries by_model;
 };
 

@@ -41,6 +41,11 @@ ModelRows model_rows(const RunDocument& d) {
   return out;
 }
 
+// Which of the document's loads the models' figures are, beyond a single run's.
+std::string caption(const RunDocument& d) {
+  return d.kind == RunDocument::Kind::single ? "" : ", " + d.summary_of;
+}
+
 }  // namespace
 
 std::string markdown_model_table(const RunDocument& document) {
@@ -48,7 +53,7 @@ std::string markdown_model_table(const RunDocument& document) {
     return "";
   }
   const ModelRows table = model_rows(document);
-  std::string md = fmt::format("\n### {}: by model\n\n|", document.label);
+  std::string md = fmt::format("\n### {}: by model{}\n\n|", document.label, caption(document));
   std::string rule = "|";
   for (const std::string& head : table.heads) {
     md += fmt::format(" {} |", head);
@@ -70,7 +75,8 @@ std::string html_model_table(const RunDocument& document) {
     return "";
   }
   const ModelRows table = model_rows(document);
-  std::string html = fmt::format("<h2>{}: by model</h2><table><tr>", escape_xml(document.label));
+  std::string html =
+      fmt::format("<h2>{}: by model{}</h2><table><tr>", escape_xml(document.label), escape_xml(caption(document)));
   for (const std::string& head : table.heads) {
     html += fmt::format("<th>{}</th>", escape_xml(head));
   }

@@ -224,7 +224,7 @@ std::string markdown_report(const std::vector<RunDocument>& documents) {
 std::string csv_report(const std::vector<RunDocument>& documents) {
   const std::vector<double> more = any_percentiles(documents);
   std::string csv =
-      "label,kind,level,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s,"
+      "label,kind,level,model,completed,failed,requests_per_s,output_tokens_per_s,steady_output_tokens_per_s,"
       "input_tokens_per_s,steady_input_tokens_per_s";
   for (const char* metric : {"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"}) {
     for (const char* stat : {"mean", "p50", "p90", "p95", "p99"}) {
@@ -236,15 +236,15 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
     csv += fmt::format(",{}_max", metric);
   }
   csv += ",knee\n";
-  auto row = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
+  auto row = [&](const RunDocument& d, const std::string& level, const std::string& model, const bench::BenchSummary& s,
                  const std::optional<SteadyRates>& steady, bool knee) {
     auto steady_rate = [&](double SteadyRates::*rate) {
       return steady ? fmt::format("{}", *steady.*rate) : std::string();
     };
-    csv +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level, s.completed,
-                    s.failed, s.requests_per_s, s.output_tokens_per_s, steady_rate(&SteadyRates::output_tokens_per_s),
-                    bench::input_token_rate(s), steady_rate(&SteadyRates::input_tokens_per_s));
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", csv_field(d.label), kind_name(d.kind), level,
+                       csv_field(model), s.completed, s.failed, s.requests_per_s, s.output_tokens_per_s,
+                       steady_rate(&SteadyRates::output_tokens_per_s), bench::input_token_rate(s),
+                       steady_rate(&SteadyRates::input_tokens_per_s));
     for (const bench::Stat* st : {&s.ttft_ms, &s.tpot_ms, &s.itl_ms, &s.e2e_ms}) {
       csv += fmt::format(",{},{},{},{},{}", st->mean, st->p50, st->p90, st->p95, st->p99);
       for (const double p : more) {
@@ -255,13 +255,22 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
     }
     csv += knee ? ",1\n" : ",0\n";
   };
+  // A mixed-model load's row (model empty) is followed by one row a model, over its own requests.
+  auto rows = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
+                  const std::optional<SteadyRates>& steady, const bench::ModelSummaries& by_model, bool knee) {
+    row(d, level, "", s, steady, knee);
+    for (const auto& [model, own] : by_model) {
+      row(d, level, model, own, std::nullopt, knee);
+    }
+  };
   for (const auto& d : documents) {
     if (d.levels.empty()) {
-      row(d, "", d.summary, d.steady, false);
+      rows(d, "", d.summary, d.steady, d.by_model, false);
       continue;
     }
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
-      row(d, fmt::format("{}", d.levels[i].level), d.levels[i].summary, d.levels[i].steady, d.knee == i);
+      const Level& l = d.levels[i];
+      rows(d, fmt::format("{}", l.level), l.summary, l.steady, l.by_model, d.knee == i);
     }
   }
   return csv;

@@ -21,11 +21,13 @@ void print_comparison(std::FILE* out, const Comparison& comparison);
 
 std::string markdown_report(const std::vector<RunDocument>& documents);
 
-// Columns: label, kind, level, completed, failed, requests_per_s, output_tokens_per_s,
-// steady_output_tokens_per_s, input_tokens_per_s, steady_input_tokens_per_s (empty without a steady
-// state), then mean/p50/p90/p95/p99/max of ttft_ms, tpot_ms, itl_ms and e2e_ms
-// (each with the --percentiles any row holds before its max: "ttft_ms_p99.9", empty on a row
-// without it), then knee (1 on the knee's row). Fields are quoted when they hold a comma or a quote.
+// One row per measured load; a mixed-model load's is followed by one row a model, over its own
+// requests. Columns: label, kind, level, model (empty on the load's own row), completed, failed,
+// requests_per_s, output_tokens_per_s, steady_output_tokens_per_s, input_tokens_per_s,
+// steady_input_tokens_per_s (empty without a steady state, and on a model's row), then
+// mean/p50/p90/p95/p99/max of ttft_ms, tpot_ms, itl_ms and e2e_ms (each with the --percentiles any
+// row holds before its max: "ttft_ms_p99.9", empty on a row without it), then knee (1 on the
+// knee's rows). Fields are quoted when they hold a comma or a quote.
 std::string csv_report(const std::vector<RunDocument>& documents);
 
 }  // namespace infergate::report

@@ -149,6 +149,36 @@ class Report(WorkDirTest):
         self.assertEqual(piped.stdout, md)  # the document alone, the comparison table to standard error
         self.assertIn("ratios are to one", piped.stderr)
 
+    def test_a_mixed_model_sweep_measures_each_model_at_each_level(self):
+        # Two models of the built-in simulator, one ten times the other's weights, swept together:
+        # each level's figures, then each model's, in the table, the JSON and the CSV.
+        r = bench("--sim", "qwen2.5-7b:int4@rtx4090", "--sim", "llama-3.3-70b:fp8@h100x2", "--sim-speedup", "20",
+                  "--model", "qwen2.5-7b=1,llama-3.3-70b=1", "--sweep", "concurrency=1,4", "--requests", "24",
+                  "--input-tokens", "64", "--output-tokens", "16", "--label", "mix", "--json", self.path("mix.json"),
+                  "--csv", self.path("mix.csv"))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertLess(r.stdout.index("sweep over concurrency"), r.stdout.index("by model: qwen2.5-7b"))
+        self.assertLess(r.stdout.index("by model: qwen2.5-7b"), r.stdout.index("by model: llama-3.3-70b"))
+        points = read_json(self.path("mix.json"))["sweep"]["points"]
+        self.assertEqual([p["level"] for p in points], [1, 4])
+        for p in points:
+            own = p["by_model"]
+            self.assertEqual(list(own), ["qwen2.5-7b", "llama-3.3-70b"])
+            self.assertEqual(sum(m["completed"] for m in own.values()), p["summary"]["completed"])
+            self.assertEqual(sum(m["output_tokens"] for m in own.values()), p["summary"]["output_tokens"])
+            self.assertGreater(own["llama-3.3-70b"]["tpot_ms"]["p50"], own["qwen2.5-7b"]["tpot_ms"]["p50"])
+        with open(self.path("mix.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(row["level"], row["model"]) for row in rows],
+                         [("1", ""), ("1", "qwen2.5-7b"), ("1", "llama-3.3-70b"),
+                          ("4", ""), ("4", "qwen2.5-7b"), ("4", "llama-3.3-70b")])
+        for row in rows:
+            p = points[0 if row["level"] == "1" else 1]
+            summary = p["by_model"][row["model"]] if row["model"] else p["summary"]
+            self.assertEqual(int(row["completed"]), summary["completed"], row)
+            self.assertAlmostEqual(float(row["tpot_ms_p50"]), summary["tpot_ms"]["p50"],
+                                   delta=1e-12 * summary["tpot_ms"]["p50"])
+
     def test_bench_writes_markdown_and_csv_itself(self):
         r = bench("--sim-speedup", "20", "--requests", "20", "--label", "direct", "--markdown", self.path("b.md"),
                   "--csv", self.path("b.csv"), "--json", self.path("b.json"))

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -80,6 +82,36 @@ TEST(SweepTable, MorePercentilesFollowEachLatencysP99) {
       << text;
   EXPECT_NE(text.find("      30.0        42.5"), std::string::npos) << text;
   EXPECT_NE(text.find("        7.25"), std::string::npos) << text;
+}
+
+// A mixed-model sweep shows each model's levels after the run's, and keeps them in its points.
+TEST(SweepTable, AMixedModelSweepShowsEachModelsLevelsAndKeepsThemInItsPoints) {
+  std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};
+  for (SweepPoint& p : points) {
+    SweepPoint own = level_point(p.level, 50, 100 * p.level);
+    own.summary.tpot_ms.p50 = 7.75 * p.level;
+    p.by_model = {{"qwen2.5-7b", level_point(p.level, 150, 400).summary}, {"llama-3.3-70b", own.summary}};
+  }
+  const std::string text = sweep_table_text(points);
+  const std::size_t small = text.find("  by model: qwen2.5-7b\n  concurrency     req/s");
+  const std::size_t large = text.find("  by model: llama-3.3-70b\n");
+  ASSERT_NE(small, std::string::npos) << text;
+  ASSERT_NE(large, std::string::npos) << text;
+  EXPECT_LT(text.find("no knee"), small) << text;
+  EXPECT_NE(text.find("7.75", large), std::string::npos) << text;
+  EXPECT_NE(text.find("15.50", large), std::string::npos) << text;
+  EXPECT_EQ(text.find("7.75"), text.find("7.75", large)) << text;
+
+  const boost::json::object json = sweep_json(parse_sweep("concurrency=1,2"), points, std::nullopt, KneeRule{}, {}, {});
+  const auto& second = json.at("points").as_array().at(1).as_object();
+  ASSERT_TRUE(second.contains("by_model")) << json;
+  EXPECT_EQ(second.at("by_model").as_object().at("llama-3.3-70b").at("output_tokens").to_number<int>(), 50);
+  EXPECT_FALSE(sweep_json(parse_sweep("concurrency=1"), {level_point(1, 100, 500)}, std::nullopt, KneeRule{}, {}, {})
+                   .at("points")
+                   .as_array()
+                   .at(0)
+                   .as_object()
+                   .contains("by_model"));
 }
 
 }  // namespace

@@ -190,7 +190,7 @@ TEST(ReportCompare, FlagsOnlyDifferencesBeyondBothIntervals) {
 
   const std::string csv = csv_report({fast, slow});
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
-  EXPECT_TRUE(csv.starts_with("label,kind,level,completed"));
+  EXPECT_TRUE(csv.starts_with("label,kind,level,model,completed"));
   const std::string md = markdown_report({fast, slow});
   EXPECT_NE(md.find("| TTFT p50 (ms) |"), std::string::npos);
   EXPECT_NE(md.find("x *"), std::string::npos);
@@ -410,6 +410,52 @@ TEST(ReportTables, AMixedModelRunHasATableOfItsModelsAndItsRepeatsPoolThem) {
   const RunDocument one = document_from_json(bench::summary_document({}, &summary), "one");
   EXPECT_TRUE(one.by_model.empty());
   EXPECT_EQ(markdown_report({one}).find("by model"), std::string::npos);
+}
+
+// A mixed-model sweep's models are read at each level: the report's table of them is the knee's
+// level, and the CSV follows each level's row with one row a model.
+TEST(ReportTables, AMixedModelSweepsModelTableIsItsKneesAndItsCsvHasARowAModel) {
+  const std::vector<std::string> models{"small", "large,slow"};
+  std::vector<bench::SweepPoint> points;
+  for (const auto& [level, base_ms] : {std::pair{1.0, 4.0}, {2.0, 8.0}}) {
+    auto answers = records(40, base_ms);
+    for (std::size_t i = 0; i < answers.size(); i += 4) {
+      answers[i].model = 1;
+    }
+    bench::SweepPoint p;
+    p.level = level;
+    p.summary = bench::summarize_run(answers);
+    p.by_model = bench::summarize_by_model(answers, models);
+    points.push_back(p);
+  }
+  const bench::Knee knee{0, "throughput rose 0%"};
+  const boost::json::object extra{
+      {"sweep", bench::sweep_json(bench::parse_sweep("concurrency=1,2"), points, knee, bench::KneeRule{}, {}, {})}};
+  const RunDocument d = document_from_json(bench::summary_document({}, nullptr, extra), "mixed");
+  ASSERT_EQ(d.levels.size(), 2u);
+  ASSERT_EQ(d.levels[1].by_model.size(), 2u);
+  EXPECT_EQ(d.levels[1].by_model[1].second.completed, 10u);
+  ASSERT_EQ(d.by_model.size(), 2u);
+  EXPECT_DOUBLE_EQ(d.by_model[0].second.ttft_ms.p50, points[0].by_model[0].second.ttft_ms.p50);
+  const std::string md = markdown_report({d});
+  EXPECT_NE(md.find("### mixed: by model, concurrency 1 (the knee)\n"), std::string::npos) << md;
+
+  const std::string csv = csv_report({d});
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end = 0; (end = csv.find('\n', at)) != std::string::npos; at = end + 1) {
+    lines.push_back(csv.substr(at, end - at));
+  }
+  ASSERT_EQ(lines.size(), 7u) << csv;  // the header, then three rows at each level
+  EXPECT_TRUE(lines[1].starts_with("mixed,sweep,1,,40,")) << lines[1];
+  EXPECT_TRUE(lines[2].starts_with("mixed,sweep,1,small,30,")) << lines[2];
+  EXPECT_TRUE(lines[3].starts_with("mixed,sweep,1,\"large,slow\",10,")) << lines[3];
+  EXPECT_TRUE(lines[6].starts_with("mixed,sweep,2,\"large,slow\",10,")) << lines[6];
+  EXPECT_TRUE(lines[3].ends_with(",1")) << lines[3];  // the knee's level, model rows too
+  EXPECT_TRUE(lines[6].ends_with(",0")) << lines[6];
+  const bench::Stat& own = points[1].by_model[0].second.ttft_ms;
+  EXPECT_NE(lines[5].find(fmt::format(",{},{},{},{},{},", own.mean, own.p50, own.p90, own.p95, own.p99)),
+            std::string::npos)
+      << lines[5];
 }
 
 // A max-load search over a replayed trace's speeds reads back as levels of speed, its answer marked.
