@@ -56,12 +56,17 @@ TokenFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& 
   return fit;
 }
 
-TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options) {
+namespace {
+
+// The fit of `model`'s count, probed as `options` words its requests.
+TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options, const std::string& model) {
   WorkloadOptions plain = options;
   plain.prompts_file.reset();
   plain.trace_file.reset();
   plain.prefix_groups = 0;
-  plain.input_fit = TokenFit{};
+  plain.input_fits.clear();
+  plain.mix.clear();
+  plain.model = model;
   const Workload workload(plain);
   InputFitProbe probes[2];
   const int passes[2] = {kShortProbePasses, kLongProbePasses};
@@ -81,8 +86,30 @@ TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options) {
   return fit_from_probes(probes[0], probes[1]);
 }
 
-boost::json::object input_fit_json(const TokenFit& fit) {
+boost::json::object fit_json(const TokenFit& fit) {
   return boost::json::object{{"tokens_per_word", fit.tokens_per_word}, {"template_tokens", fit.template_tokens}};
+}
+
+}  // namespace
+
+std::vector<TokenFit> probe_input_fits(const Target& target, const WorkloadOptions& options) {
+  std::vector<TokenFit> fits;
+  for (const std::string& model : model_names(options)) {
+    fits.push_back(probe_input_fit(target, options, model));
+  }
+  return fits;
+}
+
+boost::json::object input_fit_json(const WorkloadOptions& options) {
+  const std::vector<TokenFit>& fits = options.input_fits;
+  if (fits.size() == 1) {
+    return fit_json(fits.front());
+  }
+  boost::json::object by_model;
+  for (std::size_t m = 0; m < fits.size(); ++m) {
+    by_model[options.mix.at(m).name] = fit_json(fits[m]);
+  }
+  return boost::json::object{{"by_model", std::move(by_model)}};
 }
 
 }  // namespace infergate::bench

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bench/runner.hpp"
 #include "bench/workload.hpp"
@@ -29,11 +30,14 @@ struct InputFitProbe {
 // BenchError when the counts cannot be a tokenizer's: no usage, or fewer tokens for more words.
 TokenFit fit_from_probes(const InputFitProbe& short_probe, const InputFitProbe& long_probe);
 
-// Sends the two probes as `options` would send a request (endpoint, model, extra body; one token
-// out, whole answers) and fits their usage. Throws BenchError naming what went wrong.
-TokenFit probe_input_fit(const Target& target, const WorkloadOptions& options);
+// For each model `options` asks for (its mix's, in order, or its one model), sends the two probes
+// as `options` would send that model a request (endpoint, extra body; one token out, whole
+// answers) and fits their usage: a mix's models may each have their own tokenizer and template.
+// Throws BenchError naming what went wrong.
+std::vector<TokenFit> probe_input_fits(const Target& target, const WorkloadOptions& options);
 
-// {"tokens_per_word": 1.31, "template_tokens": 9}, for a result's config.
-boost::json::object input_fit_json(const TokenFit& fit);
+// {"tokens_per_word": 1.31, "template_tokens": 9}, for a result's config; for a mix, {"by_model":
+// {"A": {...}, "B": {...}}}.
+boost::json::object input_fit_json(const WorkloadOptions& options);
 
 }  // namespace infergate::bench

@@ -1,8 +1,10 @@
 #include "bench/workload.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -98,12 +100,21 @@ std::string lengths_sent(const WorkloadOptions& options) {
 }  // namespace
 
 std::string describe_lengths(const WorkloadOptions& options) {
-  const TokenFit& fit = options.input_fit;
-  if (fit.counts_words()) {
+  auto line = [](const TokenFit& fit) {
+    return fmt::format("{:.3g} a word + {:.0f} for the template", fit.tokens_per_word, fit.template_tokens);
+  };
+  const std::vector<TokenFit>& fits = options.input_fits;
+  if (std::all_of(fits.begin(), fits.end(), [](const TokenFit& fit) { return fit.counts_words(); })) {
     return lengths_sent(options);
   }
-  return fmt::format("{} (prompts in the server's tokens: {:.3g} a word + {:.0f} for the template)",
-                     lengths_sent(options), fit.tokens_per_word, fit.template_tokens);
+  if (fits.size() == 1) {
+    return fmt::format("{} (prompts in the server's tokens: {})", lengths_sent(options), line(fits.front()));
+  }
+  std::vector<std::string> each;
+  for (std::size_t m = 0; m < fits.size(); ++m) {
+    each.push_back(fmt::format("{} {}", options.mix.at(m).name, line(fits[m])));
+  }
+  return fmt::format("{} (prompts in each model's tokens: {})", lengths_sent(options), fmt::join(each, "; "));
 }
 
 Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
@@ -126,6 +137,10 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
     }
     trace_ = load_trace(*options_.trace_file);
   }
+  if (!options_.input_fits.empty() && options_.input_fits.size() != model_names().size()) {
+    throw std::invalid_argument(fmt::format("{} input fits for {} models: one a model, in the mix's order",
+                                            options_.input_fits.size(), model_names().size()));
+  }
   if (options_.prefix_groups > 0) {
     if (options_.prompts_file) {
       throw std::runtime_error("shared prefixes are built from synthetic prompts; leave out --prompts");
@@ -133,10 +148,14 @@ Workload::Workload(WorkloadOptions options) : options_(std::move(options)) {
     if (options_.prefix_tokens <= 0) {
       throw std::runtime_error("--prefix-groups needs --prefix-tokens N (the length of each shared prefix)");
     }
-    prefixes_.reserve(static_cast<std::size_t>(options_.prefix_groups));
-    for (int g = 0; g < options_.prefix_groups; ++g) {
-      Rng rng(mix64(options_.seed) ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(g)));
-      prefixes_.push_back(synthetic_prompt(rng, options_.input_fit.words_for(options_.prefix_tokens)));
+    // Each model's server counts its own prefixes' tokens: the same draw, as many words as make them.
+    prefixes_.resize(std::max<std::size_t>(1, options_.input_fits.size()));
+    for (std::size_t m = 0; m < prefixes_.size(); ++m) {
+      for (int g = 0; g < options_.prefix_groups; ++g) {
+        Rng rng(mix64(options_.seed) ^ mix64(0x5eed0000ULL + static_cast<std::uint64_t>(g)));
+        prefixes_[m].push_back(
+            synthetic_prompt(rng, fit_of(static_cast<std::uint32_t>(m)).words_for(options_.prefix_tokens)));
+      }
     }
   }
 }
@@ -282,7 +301,21 @@ std::string Workload::traced_text(std::uint64_t index, int& input_tokens, int& o
   return text;
 }
 
-std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const {
+const TokenFit& Workload::fit_of(std::uint32_t model) const {
+  static const TokenFit words;
+  return options_.input_fits.empty() ? words : options_.input_fits.at(model);
+}
+
+const std::string* Workload::prefix_of(std::uint64_t index, std::uint32_t model) const {
+  if (prefixes_.empty()) {
+    return nullptr;
+  }
+  const std::vector<std::string>& own = prefixes_.size() == 1 ? prefixes_.front() : prefixes_.at(model);
+  return &own[index % own.size()];
+}
+
+std::string Workload::single_text(std::uint64_t index, std::uint32_t model, int& input_tokens,
+                                  int& output_tokens) const {
   Rng rng(mix64(options_.seed) ^ mix64(index + 1));
   std::string text;
   if (!prompts_.empty()) {
@@ -292,23 +325,23 @@ std::string Workload::single_text(std::uint64_t index, int& input_tokens, int& o
   } else {
     const int tokens = options_.input.sample(rng);
     output_tokens = options_.output.sample(rng);
-    text = synthetic_prompt(rng, options_.input_fit.words_for(tokens - options_.input_fit.template_tokens));
+    const TokenFit& fit = fit_of(model);
+    text = synthetic_prompt(rng, fit.words_for(tokens - fit.template_tokens));
   }
   input_tokens += words_of(text);
-  if (!prefixes_.empty()) {
-    const std::string& prefix = prefixes_[index % prefixes_.size()];
-    input_tokens += words_of(prefix);
-    return prefix + " " + text;
+  if (const std::string* prefix = prefix_of(index, model)) {
+    input_tokens += words_of(*prefix);
+    return *prefix + " " + text;
   }
   return text;
 }
 
-std::vector<std::string> Workload::model_names() const {
-  if (options_.mix.size() < 2) {
-    return {options_.model};
+std::vector<std::string> model_names(const WorkloadOptions& options) {
+  if (options.mix.size() < 2) {
+    return {options.model};
   }
   std::vector<std::string> names;
-  for (const ModelShare& share : options_.mix) {
+  for (const ModelShare& share : options.mix) {
     names.push_back(share.name);
   }
   return names;
@@ -317,6 +350,8 @@ std::vector<std::string> Workload::model_names() const {
 PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
                                     const std::vector<openai::Reply>& replies) const {
   PreparedRequest out;
+  out.model = static_cast<std::uint32_t>(model_of_conversation(options_.mix, options_.seed, conversation));
+  const TokenFit& fit = fit_of(out.model);
   const FilePrompt* file = prompts_.empty() ? nullptr : &prompts_[conversation % prompts_.size()];
   // The user's words of turn k: from the file, or drawn from the seed (turn 0 as a single request).
   auto user_turn = [&](int k, int* output_tokens) {
@@ -330,18 +365,17 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     const int tokens = options_.input.sample(rng);
     *output_tokens = options_.output.sample(rng);
     // The template is counted once a request: the first turn's words make room for it.
-    const double template_tokens = k == 0 ? options_.input_fit.template_tokens : 0;
-    return synthetic_prompt(rng, options_.input_fit.words_for(tokens - template_tokens));
+    const double template_tokens = k == 0 ? fit.template_tokens : 0;
+    return synthetic_prompt(rng, fit.words_for(tokens - template_tokens));
   };
 
   json::object body;
-  out.model = static_cast<std::uint32_t>(model_of_conversation(options_.mix, options_.seed, conversation));
   body["model"] = options_.mix.size() > 1 ? options_.mix[out.model].name : options_.model;
   const bool responses = options_.endpoint == openai::Endpoint::responses;
   const bool embeddings = options_.endpoint == openai::Endpoint::embeddings;
   // The Responses API takes a conversation's messages, system ones included, as its input items.
   const std::string_view messages_field = responses ? "input" : "messages";
-  const std::string* prefix = prefixes_.empty() ? nullptr : &prefixes_[conversation % prefixes_.size()];
+  const std::string* prefix = prefix_of(conversation, out.model);
   if (!trace_.empty()) {
     std::string text = traced_text(conversation, out.input_tokens, out.output_tokens);
     if (takes_messages(options_.endpoint)) {
@@ -382,15 +416,15 @@ PreparedRequest Workload::make_turn(std::uint64_t conversation, int turn,
     const auto batch = static_cast<std::uint64_t>(options_.batch);
     for (std::uint64_t j = 0; j < batch; ++j) {
       int ignored = 0;
-      inputs.emplace_back(single_text(conversation * batch + j, out.input_tokens, ignored));
+      inputs.emplace_back(single_text(conversation * batch + j, out.model, out.input_tokens, ignored));
     }
     out.inputs = options_.batch;
     body["input"] = std::move(inputs);
   } else {
-    body[embeddings ? "input" : "prompt"] = single_text(conversation, out.input_tokens, out.output_tokens);
+    body[embeddings ? "input" : "prompt"] = single_text(conversation, out.model, out.input_tokens, out.output_tokens);
   }
-  if (trace_.empty() && !options_.input_fit.counts_words()) {
-    out.input_tokens = options_.input_fit.tokens_for(out.input_tokens);
+  if (trace_.empty() && !fit.counts_words()) {
+    out.input_tokens = fit.tokens_for(out.input_tokens);
   }
   finish(body, out, options_.stream);
   return out;

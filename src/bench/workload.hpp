@@ -46,16 +46,20 @@ struct WorkloadOptions {
   std::uint64_t seed = 1;
   // --extra-body: members added to every request (parse_extra_body refuses those set here).
   boost::json::object extra_body;
-  // --fit-input-tokens: how the server counts words (input_fit.hpp). Synthetic prompts and shared
-  // prefixes are drawn with the words that make the tokens asked for, the template included, and
-  // each request's input_tokens is the server's count as the fit has it. A trace's lengths are
-  // its own.
-  TokenFit input_fit;
+  // --fit-input-tokens: how the server counts words for each model requests ask for
+  // (Workload::model_names(), in its order; input_fit.hpp), or empty: a word is a token. Synthetic
+  // prompts and shared prefixes are drawn with the words that make the tokens asked for in their
+  // model's count, the template included, and each request's input_tokens is the server's count
+  // as the fit has it. A trace's lengths are its own.
+  std::vector<TokenFit> input_fits;
 };
 
 // "input 512 / output 128 tokens", as a run's heading says what it sends; with a prompts file,
 // where the lengths come from instead, and with shared prefixes, their length.
 std::string describe_lengths(const WorkloadOptions& options);
+
+// The models requests ask for: the mix's, in its order, or the one model.
+std::vector<std::string> model_names(const WorkloadOptions& options);
 
 struct PreparedRequest {
   std::string body;
@@ -83,8 +87,7 @@ class Workload {
   // (endpoint, model, extra body): what --fit-input-tokens probes the server with.
   [[nodiscard]] PreparedRequest make_probe(const std::string& text) const;
   [[nodiscard]] bool multi_turn() const { return options_.turns > 1; }
-  // The models requests ask for: the mix's, in its order, or the one model.
-  [[nodiscard]] std::vector<std::string> model_names() const;
+  [[nodiscard]] std::vector<std::string> model_names() const { return bench::model_names(options_); }
   // A replayed trace's requests: how many, and when request `index` is due (seconds from the first).
   [[nodiscard]] const std::vector<TraceRequest>& trace() const { return trace_; }
   [[nodiscard]] const WorkloadOptions& options() const { return options_; }
@@ -107,14 +110,19 @@ class Workload {
   void add_sharegpt(const boost::json::value& entry, const std::string& where);
   // The one text request `index` sends to completions or embeddings: the file's prompt or one
   // drawn from the seed, after its shared prefix; adds its words to `input_tokens`.
-  [[nodiscard]] std::string single_text(std::uint64_t index, int& input_tokens, int& output_tokens) const;
+  [[nodiscard]] std::string single_text(std::uint64_t index, std::uint32_t model, int& input_tokens,
+                                        int& output_tokens) const;
+  // How `model`'s server counts words (the simulator's count when nothing was fitted).
+  [[nodiscard]] const TokenFit& fit_of(std::uint32_t model) const;
+  // The shared prefix that request `index` to `model` opens with, or nullptr without them.
+  [[nodiscard]] const std::string* prefix_of(std::uint64_t index, std::uint32_t model) const;
   // The prompt of the trace's request `index`: its own text, or its blocks' shared text and then
   // words of its own up to its input length.
   [[nodiscard]] std::string traced_text(std::uint64_t index, int& input_tokens, int& output_tokens) const;
 
   WorkloadOptions options_;
   std::vector<FilePrompt> prompts_;
-  std::vector<std::string> prefixes_;
+  std::vector<std::vector<std::string>> prefixes_;  // by model (one set when nothing was fitted), then group
   std::vector<TraceRequest> trace_;
 };
 

@@ -298,7 +298,7 @@ void run_bench(const BenchArgs& args) {
   const std::string model = choose_model(target, wopts.mix.empty() ? "" : wopts.mix.front().name);
   wopts.model = model;
   if (args.fit_input_tokens) {
-    wopts.input_fit = bench::probe_input_fit(target, wopts);
+    wopts.input_fits = bench::probe_input_fits(target, wopts);
   }
   const bench::Workload workload(wopts);
   if (load.replay_speed) {
@@ -331,7 +331,7 @@ void run_bench(const BenchArgs& args) {
   config["base_url"] = target.base.to_string();
   config["model"] = models;
   config["input_fit"] =
-      args.fit_input_tokens ? boost::json::value(bench::input_fit_json(wopts.input_fit)) : boost::json::value(nullptr);
+      args.fit_input_tokens ? boost::json::value(bench::input_fit_json(wopts)) : boost::json::value(nullptr);
   if (mixed) {
     boost::json::array mix;
     for (const bench::ModelShare& share : wopts.mix) {

@@ -67,8 +67,8 @@ json::object target_config(const json::object& config, const Side& side) {
   c["target"] = side.spec.name;
   c["base_url"] = side.target.base.to_string();
   c["model"] = side.model;
-  if (!side.options.input_fit.counts_words()) {
-    c["input_fit"] = bench::input_fit_json(side.options.input_fit);
+  if (!side.options.input_fits.empty()) {
+    c["input_fit"] = bench::input_fit_json(side.options);
   }
   return c;
 }
@@ -153,7 +153,7 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     side.options = workload;
     side.options.model = side.model;
     if (args.fit_input_tokens) {  // each server counts by its own tokenizer and template
-      side.options.input_fit = bench::probe_input_fit(side.target, side.options);
+      side.options.input_fits = bench::probe_input_fits(side.target, side.options);
     }
     side.workload = std::make_unique<bench::Workload>(side.options);
     sides.push_back(std::move(side));

@@ -20,7 +20,8 @@
 /tools    answers with a tool call alone: streamed (its name, then its arguments in pieces, with usage),
           or whole when the request does not ask for a stream
 /tokens   counts prompts as a tokenizer with a chat template would (a token per three letters of a
-          word, 4 a message, 11 a request) and answers with that usage, streamed or whole
+          word, 4 a message, 11 a request; for a model whose name ends in "-wide", a token per two
+          letters and 30 a request) and answers with that usage, streamed or whole
 /toolarge answers 413 as soon as it has read the request's head and closes, the body unread (the
           kernel then resets the connection under the sender's write)
 Every prefix also serves <prefix>/v1/models so the benchmark's preflight passes, and answers
@@ -131,7 +132,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "tokens":
             request = json.loads(body)
             texts = [m["content"] for m in request.get("messages", [])] or [request.get("prompt", "")]
-            prompt = 11 + sum(4 + sum((len(word) + 2) // 3 for word in text.split()) for text in texts)
+            wide = str(request.get("model", "")).endswith("-wide")
+            letters, framing = (2, 30) if wide else (3, 11)
+            prompt = framing + sum(4 + sum((len(word) + letters - 1) // letters for word in text.split())
+                                   for text in texts)
             tokens = request.get("max_tokens", 1)
             usage = {"prompt_tokens": prompt, "completion_tokens": tokens}
             if not request.get("stream"):

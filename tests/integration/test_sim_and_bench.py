@@ -490,6 +490,28 @@ class BenchAgainstSim(WorkDirTest):
         self.assertNotEqual(silent.returncode, 0)
         self.assertIn("--fit-input-tokens", silent.stderr)
 
+    def test_a_mixs_models_are_each_fitted_to_their_own_count(self):
+        # Two models behind one server, each with its own tokenizer and template: each is probed
+        # and its prompts drawn in its own count, so both are the length asked.
+        fake = FakeUpstream()
+        try:
+            records = self.path("mixfit.jsonl")
+            r = bench("--base-url", fake.url + "/tokens", "--model", "fake=1,fake-wide=1", "--requests", "16",
+                      "--input-tokens", "300", "--output-tokens", "4", "--fit-input-tokens", "--records", records,
+                      "--json", self.path("mixfit.json"))
+        finally:
+            fake.close()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("prompts in each model's tokens: fake ", r.stdout)
+        fits = read_json(self.path("mixfit.json"))["config"]["input_fit"]["by_model"]
+        self.assertAlmostEqual(fits["fake"]["template_tokens"], 15, delta=0.5)  # 11 a request, 4 a message
+        self.assertAlmostEqual(fits["fake-wide"]["template_tokens"], 34, delta=0.5)  # 30 and 4
+        self.assertGreater(fits["fake-wide"]["tokens_per_word"], fits["fake"]["tokens_per_word"] * 1.2)
+        recs = read_jsonl(records)
+        self.assertEqual({rec["model"] for rec in recs}, {"fake", "fake-wide"})
+        for rec in recs:
+            self.assertLess(abs(rec["usage"]["prompt_tokens"] - 300), 300 * 0.08, rec)
+
     def test_sharegpt_file_sizes_prompts_and_answers_from_the_conversations(self):
         path = self.path("sharegpt.json")
         with open(path, "w") as f:

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <string>
 
+#include "bench/model_mix.hpp"
 #include "core/text_tokens.hpp"
 
 namespace infergate::bench {
@@ -40,7 +41,7 @@ TEST(InputFit, AFittedWorkloadDrawsTheWordsThatMakeTheTokensAndCountsThemAsTheSe
   o.model = "m";
   o.input = LengthDistribution::fixed(400);
   o.output = LengthDistribution::fixed(8);
-  o.input_fit = TokenFit{10, 1.5};
+  o.input_fits = {TokenFit{10, 1.5}};
   o.prefix_groups = 2;
   o.prefix_tokens = 150;
   const Workload w(o);
@@ -61,6 +62,50 @@ TEST(InputFit, AFittedWorkloadDrawsTheWordsThatMakeTheTokensAndCountsThemAsTheSe
   const boost::json::array& turns = second_body.at("messages").as_array();
   EXPECT_EQ(count_words(turns[2].at("content").as_string()), 267u);  // 400 / 1.5
   EXPECT_EQ(second.input_tokens, (TokenFit{10, 1.5}.tokens_for(260 + 2 + 267)));
+}
+
+// Each model of a mix is drawn in its own server's count: its prompt and shared prefix words,
+// its template, and the tokens its requests are said to ask for.
+TEST(InputFit, AMixsModelsAreEachDrawnInTheirOwnCount) {
+  WorkloadOptions o;
+  o.mix = parse_model_mix("narrow=1,wide=1");
+  o.model = "narrow";
+  o.input = LengthDistribution::fixed(400);
+  o.output = LengthDistribution::fixed(8);
+  o.prefix_groups = 2;
+  o.prefix_tokens = 120;
+  o.input_fits = {TokenFit{10, 1.5}, TokenFit{30, 2.0}};
+  const Workload w(o);
+  bool seen[2] = {false, false};
+  for (std::uint64_t c = 0; c < 16; ++c) {
+    const PreparedRequest r = w.make(c);
+    const boost::json::value body = boost::json::parse(r.body);
+    const boost::json::array& messages = body.at("messages").as_array();
+    seen[r.model] = true;
+    if (r.model == 0) {
+      EXPECT_EQ(body.at("model"), "narrow");
+      EXPECT_EQ(count_words(messages[0].at("content").as_string()), 80u);   // 120 / 1.5
+      EXPECT_EQ(count_words(messages[1].at("content").as_string()), 260u);  // (400 - 10) / 1.5
+      EXPECT_EQ(r.input_tokens, 10 + 120 + 390);
+    } else {
+      EXPECT_EQ(body.at("model"), "wide");
+      EXPECT_EQ(count_words(messages[0].at("content").as_string()), 60u);   // 120 / 2
+      EXPECT_EQ(count_words(messages[1].at("content").as_string()), 185u);  // (400 - 30) / 2
+      EXPECT_EQ(r.input_tokens, 30 + 120 + 370);
+    }
+  }
+  EXPECT_TRUE(seen[0] && seen[1]);
+  EXPECT_NE(describe_lengths(o).find("(prompts in each model's tokens: narrow 1.5 a word + 10 for the template; "
+                                     "wide 2 a word + 30 for the template)"),
+            std::string::npos)
+      << describe_lengths(o);
+  const boost::json::object json = input_fit_json(o);
+  EXPECT_EQ(json.at("by_model").at("wide").at("template_tokens").to_number<double>(), 30);
+  EXPECT_EQ(json.at("by_model").at("narrow").at("tokens_per_word").to_number<double>(), 1.5);
+  o.input_fits.pop_back();
+  EXPECT_THROW(Workload{o}, std::invalid_argument);
+  o.mix.clear();
+  EXPECT_EQ(input_fit_json(o).at("template_tokens").to_number<double>(), 10);
 }
 
 TEST(InputFit, AProbeIsTheTextAloneAskingForOneWholeToken) {
