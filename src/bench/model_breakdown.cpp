@@ -15,14 +15,8 @@ ModelSummaries summarize_by_model(const std::vector<RequestRecord>& records, std
   if (models.size() < 2) {
     return out;
   }
-  std::vector<std::vector<RequestRecord>> split(models.size());
-  for (const RequestRecord& r : records) {
-    if (r.model < split.size()) {
-      split[r.model].push_back(r);
-    }
-  }
   for (std::size_t i = 0; i < models.size(); ++i) {
-    out.emplace_back(models[i], summarize_run(split[i], more));
+    out.emplace_back(models[i], summarize_model(records, static_cast<std::uint32_t>(i), more));
   }
   return out;
 }

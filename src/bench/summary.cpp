@@ -26,7 +26,10 @@ double input_token_rate(const BenchSummary& summary) {
   return summary.total_tokens_per_s - summary.output_tokens_per_s;
 }
 
-BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more) {
+namespace {
+
+template <typename Keep>
+BenchSummary summarize_kept(const std::vector<RequestRecord>& records, std::span<const double> more, Keep keep) {
   BenchSummary s;
   std::vector<double> ttft;
   std::vector<double> tpot;
@@ -37,6 +40,9 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<
   std::int64_t end = 0;
   std::uint64_t from_usage = 0;
   for (const auto& r : records) {
+    if (!keep(r)) {
+      continue;
+    }
     start = std::min(start, r.due_ns);
     end = std::max(end, r.last_byte_ns);
     lag.push_back(static_cast<double>(r.dispatch_ns - r.due_ns) / 1e6);
@@ -65,7 +71,7 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<
       s.prompt_tokens += r.usage->prompt_tokens;
     }
   }
-  if (!records.empty() && end > start) {
+  if (end > start) {
     s.duration_s = static_cast<double>(end - start) / 1e9;
     s.requests_per_s = static_cast<double>(s.completed) / s.duration_s;
     s.output_tokens_per_s = static_cast<double>(s.output_tokens) / s.duration_s;
@@ -84,6 +90,17 @@ BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<
   s.e2e_ms = summarize(e2e, more);
   s.scheduling_lag_ms = summarize(lag, more);
   return s;
+}
+
+}  // namespace
+
+BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more) {
+  return summarize_kept(records, more, [](const RequestRecord&) { return true; });
+}
+
+BenchSummary summarize_model(const std::vector<RequestRecord>& records, std::uint32_t model,
+                             std::span<const double> more) {
+  return summarize_kept(records, more, [model](const RequestRecord& r) { return r.model == model; });
 }
 
 }  // namespace infergate::bench

@@ -89,5 +89,8 @@ inline double measured_rate(const BenchSummary& summary, bool prompts) {
 
 // `more`: the percentiles beyond the standard four (--percentiles) every statistic gets.
 BenchSummary summarize_run(const std::vector<RequestRecord>& records, std::span<const double> more = {});
+// The same over the records that asked for `model` alone (RequestRecord::model), read in place.
+BenchSummary summarize_model(const std::vector<RequestRecord>& records, std::uint32_t model,
+                             std::span<const double> more = {});
 
 }  // namespace infergate::bench
