@@ -153,6 +153,11 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
       }
     }
   }
+  if (given("--fit-input-tokens") && given("--prompts")) {
+    refuse(
+        "--fit-input-tokens sizes the synthetic prompts in the server's tokens; a --prompts file's text goes as "
+        "written (the server's count of it is each record's usage)");
+  }
   if (given("--batch") && args.endpoint != "embeddings") {
     refuse("--batch sends several texts to embed in one request: give --endpoint embeddings");
   }

@@ -910,7 +910,8 @@ class BenchFailures(unittest.TestCase):
                 (("--rounds", "4",), "give --target"),
                 (("--knee-gain", "0.2",), "--knee-gain applies to --sweep"),
                 (("--sweep", "concurrency=1,2", "--sweep-max", "8"), "--sweep-max applies to --sweep auto"),
-                (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load")):
+                (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load"),
+                (("--fit-input-tokens", "--prompts", os.path.abspath(__file__)), "a --prompts file's text goes as written")):
             r = bench("--sim-speedup", "50", "--requests", "2", *args)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn(message, r.stderr, args)
