@@ -1,9 +1,12 @@
 #include "bench/slo.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <boost/json/array.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 #include "bench/request_metrics.hpp"
@@ -52,6 +55,56 @@ double percentile_of(std::vector<double> values, double p) {
   return percentile(values, p);
 }
 
+// Whether each SLO was met: `observed(i)` is the value of SLO i's percentile over the requests
+// that succeeded, or nothing when none gave that metric. Failed requests count against every SLO,
+// as if they had missed it.
+template <typename Observed>
+void judge(Goodput& g, const BenchSummary& summary, const std::vector<Slo>& slos, Observed observed) {
+  const std::uint64_t total = summary.completed + summary.failed;
+  const double failed_share = total > 0 ? static_cast<double>(summary.failed) / static_cast<double>(total) : 0;
+  for (std::size_t i = 0; i < slos.size(); ++i) {
+    const Slo& slo = slos[i];
+    if (failed_share * 100 > 100 - slo.percentile) {
+      g.met = false;
+      g.broken.push_back(fmt::format("{}: {:.1f}% of requests failed", slo.to_string(), failed_share * 100));
+      continue;
+    }
+    const std::optional<double> value = observed(i);
+    if (!value) {
+      g.met = false;
+      g.broken.push_back(fmt::format("{}: nothing measured (one-token answers have no TPOT)", slo.to_string()));
+      continue;
+    }
+    if (*value > slo.threshold_ms) {
+      g.met = false;
+      g.broken.push_back(
+          fmt::format("{}_p{:g} {:.1f}ms > {:g}ms", metric_name(slo.metric), slo.percentile, *value, slo.threshold_ms));
+    }
+  }
+}
+
+const LogHistogram& histogram_of(const BenchSummary& s, Slo::Metric metric) {
+  switch (metric) {
+    case Slo::Metric::ttft:
+      return s.ttft_hist;
+    case Slo::Metric::tpot:
+      return s.tpot_hist;
+    case Slo::Metric::itl:
+      return s.itl_hist;
+    case Slo::Metric::e2e:
+      return s.e2e_hist;
+  }
+  return s.ttft_hist;
+}
+
+double number_in(const boost::json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr || !v->is_number()) {
+    throw std::runtime_error(fmt::format("a goodput's '{}' is missing or not a number", key));
+  }
+  return v->to_number<double>();
+}
+
 }  // namespace
 
 std::string Slo::to_string() const {
@@ -97,14 +150,14 @@ std::vector<Slo> parse_slos(std::string_view text) {
 }
 
 Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSummary& summary,
-                        const std::vector<Slo>& slos) {
+                        const std::vector<Slo>& slos, std::optional<std::uint32_t> model) {
   Goodput g;
   std::int64_t good_tokens = 0;
   std::int64_t good_prompt_tokens = 0;
   std::vector<std::vector<double>> values(slos.size());
   std::vector<double> itl;
   for (const auto& r : records) {
-    if (!r.ok()) {
+    if (!r.ok() || (model && r.model != *model)) {
       continue;
     }
     itl.clear();
@@ -147,28 +200,105 @@ Goodput measure_goodput(const std::vector<RequestRecord>& records, const BenchSu
     g.output_tokens_per_s = static_cast<double>(good_tokens) / summary.duration_s;
     g.input_tokens_per_s = static_cast<double>(good_prompt_tokens) / summary.duration_s;
   }
-  for (std::size_t i = 0; i < slos.size(); ++i) {
-    const Slo& slo = slos[i];
-    // Failed requests count against every SLO: as if they had missed it.
-    const double failed_share = total > 0 ? static_cast<double>(summary.failed) / static_cast<double>(total) : 0;
-    if (failed_share * 100 > 100 - slo.percentile) {
-      g.met = false;
-      g.broken.push_back(fmt::format("{}: {:.1f}% of requests failed", slo.to_string(), failed_share * 100));
-      continue;
-    }
+  judge(g, summary, slos, [&](std::size_t i) -> std::optional<double> {
     if (values[i].empty()) {
-      g.met = false;
-      g.broken.push_back(fmt::format("{}: nothing measured (one-token answers have no TPOT)", slo.to_string()));
-      continue;
+      return std::nullopt;
     }
-    const double observed = percentile_of(values[i], slo.percentile);
-    if (observed > slo.threshold_ms) {
-      g.met = false;
-      g.broken.push_back(fmt::format("{}_p{:g} {:.1f}ms > {:g}ms", metric_name(slo.metric), slo.percentile, observed,
-                                     slo.threshold_ms));
+    return percentile_of(values[i], slos[i].percentile);
+  });
+  return g;
+}
+
+std::string slo_list(const std::vector<Slo>& slos, std::string_view separator) {
+  std::string out;
+  for (const Slo& slo : slos) {
+    out += (out.empty() ? "" : std::string(separator)) + slo.to_string();
+  }
+  return out;
+}
+
+std::vector<Slo> goodput_slos(const boost::json::object& goodput) {
+  const auto* slos = goodput.if_contains("slos");
+  if (slos == nullptr || !slos->is_array()) {
+    throw std::runtime_error("a goodput's 'slos' is missing or not an array");
+  }
+  std::vector<std::string> entries;
+  for (const auto& slo : slos->get_array()) {
+    if (!slo.is_string()) {
+      throw std::runtime_error("a goodput's 'slos' must be strings");
     }
+    entries.emplace_back(slo.get_string());
+  }
+  try {
+    return parse_slos(fmt::format("{}", fmt::join(entries, ",")));
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
+Goodput goodput_from_json(const boost::json::object& o) {
+  Goodput g;
+  const double good = number_in(o, "good_requests");
+  if (!(good >= 0 && good < 0x1p63) || good != std::floor(good)) {
+    throw std::runtime_error("a goodput's 'good_requests' must be a whole number");
+  }
+  g.good = static_cast<std::uint64_t>(good);
+  g.good_share = number_in(o, "good_share");
+  g.requests_per_s = number_in(o, "requests_per_s");
+  g.output_tokens_per_s = number_in(o, "output_tokens_per_s");
+  g.input_tokens_per_s = number_in(o, "input_tokens_per_s");
+  const auto* met = o.if_contains("met");
+  const auto* broken = o.if_contains("broken");
+  if (met == nullptr || !met->is_bool() || broken == nullptr || !broken->is_array()) {
+    throw std::runtime_error("a goodput needs 'met' (true or false) and 'broken' (an array)");
+  }
+  g.met = met->get_bool();
+  for (const auto& b : broken->get_array()) {
+    if (!b.is_string()) {
+      throw std::runtime_error("a goodput's 'broken' must be strings");
+    }
+    g.broken.emplace_back(b.get_string());
   }
   return g;
+}
+
+Goodput pool_goodputs(std::span<const Goodput> parts, const BenchSummary& pooled, const std::vector<Slo>& slos) {
+  Goodput g;
+  for (const Goodput& part : parts) {
+    g.good += part.good;
+    g.requests_per_s += part.requests_per_s;
+    g.output_tokens_per_s += part.output_tokens_per_s;
+    g.input_tokens_per_s += part.input_tokens_per_s;
+  }
+  const std::uint64_t total = pooled.completed + pooled.failed;
+  g.good_share = total > 0 ? static_cast<double>(g.good) / static_cast<double>(total) : 0;
+  judge(g, pooled, slos, [&](std::size_t i) -> std::optional<double> {
+    const LogHistogram& h = histogram_of(pooled, slos[i].metric);
+    if (h.empty()) {
+      return std::nullopt;
+    }
+    return h.percentile(slos[i].percentile);
+  });
+  return g;
+}
+
+boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos) {
+  boost::json::array objectives;
+  for (const Slo& slo : slos) {
+    objectives.emplace_back(slo.to_string());
+  }
+  boost::json::array broken;
+  for (const auto& b : g.broken) {
+    broken.emplace_back(b);
+  }
+  return {{"slos", std::move(objectives)},
+          {"good_requests", g.good},
+          {"good_share", g.good_share},
+          {"requests_per_s", g.requests_per_s},
+          {"output_tokens_per_s", g.output_tokens_per_s},
+          {"input_tokens_per_s", g.input_tokens_per_s},
+          {"met", g.met},
+          {"broken", std::move(broken)}};
 }
 
 }  // namespace infergate::bench

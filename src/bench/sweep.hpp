@@ -36,8 +36,9 @@ struct SweepPoint {
   BenchSummary summary;
   std::optional<Goodput> goodput;  // with --slo
   std::optional<SteadyState> steady;
-  std::optional<Cost> cost;  // with --price or --hourly-cost
-  ModelSummaries by_model;   // a mixed-model load's, one model at a time
+  std::optional<Cost> cost;             // with --price or --hourly-cost
+  ModelSummaries by_model;              // a mixed-model load's, one model at a time
+  std::vector<Goodput> model_goodputs;  // with --slo, one for each of by_model
 };
 
 struct KneeRule {

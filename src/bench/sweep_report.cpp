@@ -11,14 +11,9 @@
 namespace infergate::bench {
 
 void print_goodput(std::FILE* out, const Goodput& g, const std::vector<Slo>& slos, bool prompts) {
-  std::vector<std::string> names;
-  names.reserve(slos.size());
-  for (const Slo& slo : slos) {
-    names.push_back(slo.to_string());
-  }
   fmt::print(out, "  goodput       {:.2f} req/s   {:.1f} {} tok/s   {:.1f}% of requests met {}\n", g.requests_per_s,
              prompts ? g.input_tokens_per_s : g.output_tokens_per_s, prompts ? "input" : "output", g.good_share * 100,
-             fmt::join(names, ", "));
+             slo_list(slos, ", "));
   if (g.met) {
     fmt::print(out, "  SLOs          met\n");
   } else {
@@ -85,6 +80,9 @@ void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<S
       if (m < p.by_model.size()) {
         level.summary = p.by_model[m].second;
       }
+      if (m < p.model_goodputs.size()) {
+        level.goodput = p.model_goodputs[m];
+      }
       own.push_back(std::move(level));
     }
     fmt::print(out, "  by model: {}\n", points.front().by_model[m].first);
@@ -129,25 +127,6 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
   print_levels_by_model(out, kind_name(kind), points);
 }
 
-boost::json::object goodput_json(const Goodput& g, const std::vector<Slo>& slos) {
-  boost::json::array objectives;
-  for (const Slo& slo : slos) {
-    objectives.emplace_back(slo.to_string());
-  }
-  boost::json::array broken;
-  for (const auto& b : g.broken) {
-    broken.emplace_back(b);
-  }
-  return {{"slos", std::move(objectives)},
-          {"good_requests", g.good},
-          {"good_share", g.good_share},
-          {"requests_per_s", g.requests_per_s},
-          {"output_tokens_per_s", g.output_tokens_per_s},
-          {"input_tokens_per_s", g.input_tokens_per_s},
-          {"met", g.met},
-          {"broken", std::move(broken)}};
-}
-
 namespace {
 
 boost::json::array points_json(const std::vector<SweepPoint>& points, const std::vector<Slo>& slos,
@@ -161,7 +140,7 @@ boost::json::array points_json(const std::vector<SweepPoint>& points, const std:
       point["cost"] = cost_json(pricing, *p.cost);
     }
     if (!p.by_model.empty()) {
-      point["by_model"] = model_breakdown_json(p.by_model);
+      point["by_model"] = model_breakdown_json(p.by_model, p.model_goodputs, slos);
     }
     array.push_back(std::move(point));
   }

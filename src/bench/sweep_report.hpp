@@ -22,7 +22,6 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
                     std::optional<double> failing, SweepSpec::Kind kind = SweepSpec::Kind::rate);
 
-boost::json::object goodput_json(const Goodput& goodput, const std::vector<Slo>& slos);
 // {"kind", "points": [{"level", "summary", "goodput", "steady_state", "cost", "by_model"}], "knee": {...} or null,
 // "knee_rule"}.
 // {"kind": "rate", "rate": highest passing or null, "failing_rate": lowest failing or null,

@@ -50,6 +50,7 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
                           std::nullopt, bench::summarize_by_model(result.records, plan.workload.model_names(), more)};
   if (!plan.slos.empty()) {
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
+    point.model_goodputs = bench::goodput_by_model(result.records, point.by_model, plan.slos);
   }
   if (!plan.pricing.empty()) {
     point.cost =

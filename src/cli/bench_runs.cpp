@@ -31,7 +31,8 @@ namespace json = boost::json;
 struct Measured {
   bench::RunResult result;
   bench::BenchSummary summary;
-  bench::ModelSummaries by_model;  // a mixed-model run's, one model at a time
+  bench::ModelSummaries by_model;              // a mixed-model run's, one model at a time
+  std::vector<bench::Goodput> model_goodputs;  // with --slo, one for each of by_model
   std::optional<bench::SteadyState> steady;
   std::optional<bench::Cost> cost;
   std::optional<bench::Goodput> goodput;
@@ -77,6 +78,7 @@ Measured measure_once(const Plan& plan, const bench::Workload& workload) {
   }
   if (!plan.slos.empty()) {
     m.goodput = bench::measure_goodput(m.result.records, m.summary, plan.slos);
+    m.model_goodputs = bench::goodput_by_model(m.result.records, m.by_model, plan.slos);
   }
   return m;
 }
@@ -95,7 +97,7 @@ json::object measured_json(const Plan& plan, const Measured& m) {
   json::object out{
       {"steady_state", m.steady ? json::value(bench::steady_state_json(*m.steady)) : json::value(nullptr)}};
   if (!m.by_model.empty()) {
-    out["by_model"] = bench::model_breakdown_json(m.by_model);
+    out["by_model"] = bench::model_breakdown_json(m.by_model, m.model_goodputs, plan.slos);
   }
   if (m.cost) {
     out["cost"] = bench::cost_json(plan.pricing, *m.cost);
@@ -114,7 +116,7 @@ void single_run(const Plan& plan) {
       fmt::format("{}, {}, {}{}", plan.heading, load_shape(plan.load), bench::describe_lengths(plan.workload_options),
                   stopped != 0 ? fmt::format(", interrupted by {}", signal_name(stopped)) : ""),
       plan.workload_options.ignore_eos);
-  bench::print_model_breakdown(stdout, m.by_model);
+  bench::print_model_breakdown(stdout, m.by_model, m.model_goodputs);
   bench::print_steady_state(stdout, m.steady);
   if (plan.roofline) {
     bench::print_roofline(stdout, *plan.roofline, m.summary);

@@ -19,6 +19,7 @@
 #include "bench/interrupt.hpp"
 #include "bench/model_breakdown.hpp"
 #include "bench/summary_table.hpp"
+#include "bench/sweep_report.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
 #include "core/output_file.hpp"
@@ -209,8 +210,20 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       stdout, whole.summary,
       fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers),
       !args.no_ignore_eos);
+  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
   if (const auto* by_model = merged.if_contains("by_model")) {
-    bench::print_model_breakdown(stdout, bench::model_breakdown_from_json(*by_model));
+    const bench::ModelSummaries models = bench::model_breakdown_from_json(*by_model);
+    std::vector<bench::Goodput> goodputs;
+    if (!slos.empty()) {
+      for (const auto& [name, summary] : models) {
+        goodputs.push_back(bench::goodput_from_json(by_model->at(name).at("goodput").as_object()));
+      }
+    }
+    bench::print_model_breakdown(stdout, models, goodputs);
+  }
+  if (const auto* goodput = merged.if_contains("goodput")) {
+    bench::print_goodput(stdout, bench::goodput_from_json(goodput->as_object()), slos,
+                         bench::prompt_only(whole.summary));
   }
   const std::vector<report::RunDocument> documents{whole};
   if (!args.json.empty()) {

@@ -25,6 +25,53 @@ constexpr const char* kWorkloadFields[] = {"model",  "endpoint", "input_tokens",
 // would stretch the merged time series over every second between them).
 constexpr double kMostSecondsApart = 86400;
 
+// The SLOs every document's goodput was held to, when each has one (workers given --slo).
+std::optional<std::vector<bench::Slo>> held_to(const std::vector<RunDocument>& documents) {
+  for (const auto& d : documents) {
+    const auto* goodput = d.raw.if_contains("goodput");
+    if (goodput == nullptr || !goodput->is_object()) {
+      return std::nullopt;
+    }
+  }
+  try {
+    return bench::goodput_slos(documents.front().raw.at("goodput").as_object());
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("{}: {}", documents.front().path, e.what()));
+  }
+}
+
+// The run's goodput pooled, or with `model`, that model's, from its entry of each by_model.
+bench::Goodput pooled_goodput(const std::vector<RunDocument>& documents, const std::string* model,
+                              const bench::BenchSummary& pooled, const std::vector<bench::Slo>& slos) {
+  const std::string held = bench::slo_list(slos);
+  std::vector<bench::Goodput> parts;
+  for (const auto& d : documents) {
+    const json::value* goodput = d.raw.if_contains("goodput");
+    if (model != nullptr) {
+      const auto* by_model = d.raw.if_contains("by_model");
+      const auto* own = by_model && by_model->is_object() ? by_model->get_object().if_contains(*model) : nullptr;
+      goodput = own && own->is_object() ? own->get_object().if_contains("goodput") : nullptr;
+      if (goodput == nullptr) {
+        continue;  // a part saved without it
+      }
+    }
+    try {
+      if (!goodput->is_object()) {
+        throw std::runtime_error("its goodput is not an object");
+      }
+      const std::string own = bench::slo_list(bench::goodput_slos(goodput->get_object()));
+      if (own != held) {
+        throw std::runtime_error(
+            fmt::format("its goodput was held to {}, another's to {}; merge only workers of one run", own, held));
+      }
+      parts.push_back(bench::goodput_from_json(goodput->get_object()));
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(fmt::format("{}: {}", d.path, e.what()));
+    }
+  }
+  return bench::pool_goodputs(parts, pooled, slos);
+}
+
 }  // namespace
 
 bench::BenchSummary merge_summaries(const std::vector<bench::BenchSummary>& parts, Pooling pooling) {
@@ -208,8 +255,18 @@ json::object merge_documents(const std::vector<RunDocument>& documents) {
   for (const auto& d : documents) {
     models.push_back(d.by_model);
   }
+  const std::optional<std::vector<bench::Slo>> slos = held_to(documents);
+  if (slos) {
+    extra["goodput"] = bench::goodput_json(pooled_goodput(documents, nullptr, merged, *slos), *slos);
+  }
   if (const bench::ModelSummaries by_model = merge_model_summaries(models, Pooling::concurrent); !by_model.empty()) {
-    extra["by_model"] = bench::model_breakdown_json(by_model);
+    std::vector<bench::Goodput> goodputs;
+    for (const auto& [name, summary] : by_model) {
+      if (slos) {
+        goodputs.push_back(pooled_goodput(documents, &name, summary, *slos));
+      }
+    }
+    extra["by_model"] = bench::model_breakdown_json(by_model, goodputs, slos.value_or(std::vector<bench::Slo>{}));
   }
   return bench::summary_document(config, &merged, extra);
 }

@@ -408,6 +408,36 @@ class BenchAgainstSim(WorkDirTest):
 
         self.assertNotEqual(wrong.returncode, 0)
         self.assertIn("'none' is no weight", wrong.stderr)
+        # Held to one SLO, each model over its own requests: the 70B model's tokens come at over
+        # 10 ms (at speedup 2), the 7B's near 4, so a 7 ms TPOT p50 breaks one and not the other.
+        slow = Sim("--profile", "llama-3.3-70b:fp8@h100x2", "--profile", "qwen2.5-7b:int4@rtx4090", "--speedup", "2")
+        try:
+            held = bench("--base-url", slow.url, "--model", mix, "--requests", "16", "--concurrency", "4",
+                         "--input-tokens", "32", "--output-tokens", "8", "--slo", "tpot_p50=7ms",
+                         "--json", self.path("slo.json"))
+            split = bench("--base-url", slow.url, "--model", mix, "--requests", "16", "--concurrency", "4",
+                          "--input-tokens", "32", "--output-tokens", "8", "--slo", "tpot_p50=7ms", "--workers", "2",
+                          "--json", self.path("slo-workers.json"))
+        finally:
+            slow.close()
+        self.assertEqual(held.returncode, 0, held.stdout + held.stderr)
+        self.assertIn("good req/s  SLOs", held.stdout)
+        self.assertRegex(held.stdout, r"qwen2\.5-7b .* met\n")
+        self.assertRegex(held.stdout, r"llama-3\.3-70b .* broken: tpot_p50 [0-9.]+ms > 7ms\n")
+        goodputs = {name: m["goodput"] for name, m in read_json(self.path("slo.json"))["by_model"].items()}
+        self.assertFalse(goodputs["llama-3.3-70b"]["met"])
+        self.assertTrue(goodputs["qwen2.5-7b"]["met"])
+        self.assertEqual(goodputs["llama-3.3-70b"]["good_requests"], 0)
+        # Split over two workers, the goodputs are pooled: the run's and each model's.
+        self.assertEqual(split.returncode, 0, split.stdout + split.stderr)
+        self.assertRegex(split.stdout, r"llama-3\.3-70b .* broken: tpot_p50 [0-9.]+ms > 7ms\n")
+        self.assertIn("goodput ", split.stdout)
+        merged = read_json(self.path("slo-workers.json"))
+        own = {name: m["goodput"] for name, m in merged["by_model"].items()}
+        self.assertFalse(own["llama-3.3-70b"]["met"])
+        self.assertTrue(own["qwen2.5-7b"]["met"])
+        self.assertEqual(merged["goodput"]["good_requests"],
+                         own["qwen2.5-7b"]["good_requests"] + own["llama-3.3-70b"]["good_requests"])
         # One model with a weight is that model alone: its name is asked for, with no breakdown.
         self.assertEqual(one.returncode, 0, one.stdout + one.stderr)
         self.assertIn("infergate bench: qwen2.5-7b at", one.stdout)

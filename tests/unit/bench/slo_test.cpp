@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include <stdexcept>
 
 #include "bench/time_units.hpp"
@@ -75,6 +77,42 @@ TEST(Slo, APercentileIsBrokenByItsValueOrByFailuresBeyondItsShare) {
   const Goodput g = measure_goodput(records, with_failure, parse_slos("ttft_p95=200ms"));
   EXPECT_FALSE(g.met);  // 10% failed, more than p95 allows
   EXPECT_NE(g.broken[0].find("10.0% of requests failed"), std::string::npos);
+}
+
+// Workers' goodputs pool into the goodput of all their requests: good counts and rates add, and
+// each SLO is judged on the pooled samples, not on any worker's alone.
+TEST(Slo, PooledGoodputsAddTheirGoodAndJudgeThePooledSamples) {
+  const std::vector<Slo> slos = parse_slos("ttft_p90=200ms");
+  std::vector<RequestRecord> fast(10, request(100, 10, 11));
+  std::vector<RequestRecord> slow(10, request(100, 10, 11));
+  for (int i = 0; i < 3; ++i) {
+    slow[static_cast<std::size_t>(i)] = request(900, 10, 11);
+  }
+  const BenchSummary fast_summary = summarize_run(fast);
+  const BenchSummary slow_summary = summarize_run(slow);
+  const Goodput a = measure_goodput(fast, fast_summary, slos);
+  const Goodput b = measure_goodput(slow, slow_summary, slos);
+  ASSERT_TRUE(a.met);
+  ASSERT_FALSE(b.met);  // 30% over 200 ms
+  std::vector<RequestRecord> all = fast;
+  all.insert(all.end(), slow.begin(), slow.end());
+  BenchSummary pooled = summarize_run(all);
+  pooled.requests_per_s = fast_summary.requests_per_s + slow_summary.requests_per_s;
+  // Round trip through the JSON the workers write, then pool.
+  const std::vector<Goodput> parts{goodput_from_json(goodput_json(a, slos)), goodput_from_json(goodput_json(b, slos))};
+  EXPECT_EQ(goodput_slos(goodput_json(b, slos))[0].to_string(), "ttft_p90=200ms");
+  EXPECT_EQ(parts[1].broken, b.broken);
+  const Goodput g = pool_goodputs(parts, pooled, slos);
+  EXPECT_EQ(g.good, 17u);
+  EXPECT_DOUBLE_EQ(g.good_share, 17.0 / 20);
+  EXPECT_DOUBLE_EQ(g.requests_per_s, a.requests_per_s + b.requests_per_s);
+  EXPECT_DOUBLE_EQ(g.output_tokens_per_s, a.output_tokens_per_s + b.output_tokens_per_s);
+  EXPECT_FALSE(g.met);  // 15% of the pooled requests over 200 ms: p90 broken
+  ASSERT_EQ(g.broken.size(), 1u);
+  EXPECT_NE(g.broken[0].find("ttft_p90"), std::string::npos) << g.broken[0];
+  EXPECT_TRUE(pool_goodputs(parts, pooled, parse_slos("ttft_p80=200ms")).met);  // 15% allowed 20%
+  EXPECT_THROW(goodput_from_json(boost::json::object{{"good_requests", 2.5}}), std::runtime_error);
+  EXPECT_THROW(goodput_slos(boost::json::object{{"slos", "ttft"}}), std::runtime_error);
 }
 
 }  // namespace

@@ -93,6 +93,52 @@ TEST(ReportMerge, AMixedModelRunsWorkersMergeEachModelsFigures) {
   EXPECT_FALSE(plain.contains("by_model"));
 }
 
+// Workers held to SLOs merge into one goodput, and with a mix one a model, each judged on the
+// pooled histograms; workers held to other SLOs are refused.
+TEST(ReportMerge, WorkersGoodputsPoolTheirGoodRequestsAndAreJudgedTogether) {
+  const std::vector<bench::Slo> slos = bench::parse_slos("ttft_p99=30ms");
+  auto worker = [](const std::string& path, int n, double base_ms, const std::vector<bench::Slo>& held) {
+    auto answers = records(n, base_ms);
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      answers[i].model = static_cast<std::uint32_t>(i % 2);
+    }
+    const std::vector<std::string> models{"a", "b"};
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    const bench::ModelSummaries by_model = bench::summarize_by_model(answers, models);
+    boost::json::object extra{
+        {"by_model", bench::model_breakdown_json(by_model, bench::goodput_by_model(answers, by_model, held), held)}};
+    if (!held.empty()) {
+      extra["goodput"] = bench::goodput_json(bench::measure_goodput(answers, summary, held), held);
+    }
+    RunDocument d = document_from_json(bench::summary_document({}, &summary, extra), path);
+    d.path = path;
+    return d;
+  };
+  const RunDocument fast = worker("w0.json", 60, 5, slos);  // TTFT 5 to 27 ms
+  const RunDocument slow = worker("w1.json", 20, 50, slos);
+  ASSERT_TRUE(fast.raw.at("goodput").at("met").as_bool());
+  const boost::json::object merged = merge_documents({fast, slow});
+  const bench::Goodput pooled = bench::goodput_from_json(merged.at("goodput").as_object());
+  EXPECT_EQ(pooled.good, fast.raw.at("goodput").at("good_requests").to_number<std::uint64_t>() +
+                             slow.raw.at("goodput").at("good_requests").to_number<std::uint64_t>());
+  EXPECT_FALSE(pooled.met);  // a quarter of the pooled requests are w1's, over 50 ms
+  const auto& b = merged.at("by_model").at("b").at("goodput").as_object();
+  EXPECT_FALSE(bench::goodput_from_json(b).met);
+  EXPECT_EQ(bench::goodput_slos(b)[0].to_string(), "ttft_p99=30ms");
+  EXPECT_EQ(bench::goodput_from_json(merged.at("by_model").at("a").at("goodput").as_object()).good +
+                bench::goodput_from_json(b).good,
+            pooled.good);
+  try {
+    merge_documents({fast, worker("w2.json", 20, 5, bench::parse_slos("ttft_p50=30ms"))});
+    ADD_FAILURE() << "workers held to other SLOs merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("w2.json: its goodput was held to ttft_p50=30ms"), std::string::npos)
+        << e.what();
+  }
+  // Workers without SLOs merge without a goodput.
+  EXPECT_FALSE(merge_documents({worker("w3.json", 10, 5, {}), worker("w4.json", 10, 5, {})}).contains("goodput"));
+}
+
 TEST(ReportMerge, MergedWorkersKeepTheirMorePercentiles) {
   const auto a = records(400, 5);
   const auto b = records(600, 40);
