@@ -15,6 +15,17 @@ json::value optional_json(const std::optional<double>& v) {
   return v ? json::value(*v) : json::value(nullptr);
 }
 
+std::optional<double> optional_number(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr || v->is_null()) {
+    return std::nullopt;
+  }
+  if (!v->is_number()) {
+    throw std::runtime_error(fmt::format("a cost's '{}' is neither a number nor null", key));
+  }
+  return v->to_number<double>();
+}
+
 }  // namespace
 
 Pricing parse_price(std::string_view text) {
@@ -125,6 +136,24 @@ json::object cost_json(const Pricing& pricing, const Cost& cost) {
       {"per_million_input_tokens_by_hour", optional_json(cost.per_million_input_by_hour)},
       {"input_tokens_per_s", cost.input_tokens_per_s},
   };
+}
+
+Cost cost_from_json(const json::object& o) {
+  Cost cost;
+  cost.run_usd = optional_number(o, "run_usd");
+  cost.per_request_usd = optional_number(o, "per_request_usd");
+  cost.per_million_output_by_tokens = optional_number(o, "per_million_output_tokens_by_tokens");
+  cost.per_million_output_by_hour = optional_number(o, "per_million_output_tokens_by_hour");
+  cost.output_tokens_per_s = optional_number(o, "output_tokens_per_s").value_or(0);
+  cost.per_million_input_by_tokens = optional_number(o, "per_million_input_tokens_by_tokens");
+  cost.per_million_input_by_hour = optional_number(o, "per_million_input_tokens_by_hour");
+  cost.input_tokens_per_s = optional_number(o, "input_tokens_per_s").value_or(0);
+  return cost;
+}
+
+Pricing pricing_from_cost_json(const json::object& cost) {
+  return Pricing{optional_number(cost, "price_in_per_million"), optional_number(cost, "price_out_per_million"),
+                 optional_number(cost, "hourly_usd")};
 }
 
 }  // namespace infergate::bench

@@ -49,5 +49,9 @@ std::optional<double> headline_per_million(const Cost& cost);
 
 void print_cost(std::FILE* out, const Pricing& pricing, const Cost& cost);
 boost::json::object cost_json(const Pricing& pricing, const Cost& cost);
+// A cost_json object read back: the prices it was figured at, and its figures. Throw
+// std::runtime_error when a field is neither a number nor null.
+Pricing pricing_from_cost_json(const boost::json::object& cost);
+Cost cost_from_json(const boost::json::object& cost);
 
 }  // namespace infergate::bench

@@ -221,6 +221,10 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     }
     bench::print_model_breakdown(stdout, models, goodputs);
   }
+  if (const auto* cost = merged.if_contains("cost")) {
+    bench::print_cost(stdout, bench::pricing_from_cost_json(cost->as_object()),
+                      bench::cost_from_json(cost->as_object()));
+  }
   if (const auto* goodput = merged.if_contains("goodput")) {
     bench::print_goodput(stdout, bench::goodput_from_json(goodput->as_object()), slos,
                          bench::prompt_only(whole.summary));

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "bench/cost.hpp"
 #include "bench/summary_json.hpp"
 
 namespace infergate::report {
@@ -24,6 +25,43 @@ constexpr const char* kWorkloadFields[] = {"model",  "endpoint", "input_tokens",
 // Workers of one run start within moments of each other; results a day apart are not one run (and
 // would stretch the merged time series over every second between them).
 constexpr double kMostSecondsApart = 86400;
+
+// The prices every document's cost was figured at, when each has one (workers given --price or
+// --hourly-cost); throws std::runtime_error when they differ.
+std::optional<bench::Pricing> priced_alike(const std::vector<RunDocument>& documents) {
+  std::optional<bench::Pricing> pricing;
+  for (const auto& d : documents) {
+    const auto* cost = d.raw.if_contains("cost");
+    if (cost == nullptr || !cost->is_object()) {
+      return std::nullopt;
+    }
+    try {
+      const bench::Pricing own = bench::pricing_from_cost_json(cost->get_object());
+      if (pricing && (own.input_per_million != pricing->input_per_million ||
+                      own.output_per_million != pricing->output_per_million || own.hourly != pricing->hourly)) {
+        throw std::runtime_error("its cost has other prices than another's; merge only workers of one run");
+      }
+      pricing = own;
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(fmt::format("{}: {}", d.path, e.what()));
+    }
+  }
+  return pricing;
+}
+
+// The token rate pooled workers sustained together: the sum of their steady states' where each
+// had one, else the pooled run's (what a single run is priced by, bench/timeline.hpp).
+double sustained_rate(const std::vector<RunDocument>& documents, const bench::BenchSummary& pooled) {
+  const bool prompts = bench::prompt_only(pooled);
+  double sum = 0;
+  for (const auto& d : documents) {
+    if (!d.steady) {
+      return bench::token_throughput(pooled);
+    }
+    sum += prompts ? d.steady->input_tokens_per_s : d.steady->output_tokens_per_s;
+  }
+  return sum;
+}
 
 // The SLOs every document's goodput was held to, when each has one (workers given --slo).
 std::optional<std::vector<bench::Slo>> held_to(const std::vector<RunDocument>& documents) {
@@ -254,6 +292,10 @@ json::object merge_documents(const std::vector<RunDocument>& documents) {
   models.reserve(documents.size());
   for (const auto& d : documents) {
     models.push_back(d.by_model);
+  }
+  if (const std::optional<bench::Pricing> pricing = priced_alike(documents)) {
+    extra["cost"] =
+        bench::cost_json(*pricing, bench::measure_cost(*pricing, merged, sustained_rate(documents, merged)));
   }
   const std::optional<std::vector<bench::Slo>> slos = held_to(documents);
   if (slos) {

@@ -86,7 +86,7 @@ class Report(WorkDirTest):
     def test_workers_and_threads_split_one_load_and_merge_exactly(self):
         r = bench("--sim-speedup", "20", "--concurrency", "4", "--requests", "60", "--input-tokens", "32",
                   "--output-tokens", "16", "--workers", "2", "--json", self.path("w.json"), "--records",
-                  self.path("w.jsonl"))
+                  self.path("w.jsonl"), "--price", "in=0.5,out=2", "--slo", "ttft_p99=10s")
         self.assertEqual(r.returncode, 0, r.stderr)
         doc = read_json(self.path("w.json"))
         self.assertEqual(doc["config"]["workers"], 2)
@@ -100,6 +100,14 @@ class Report(WorkDirTest):
         exact = numpy_percentile(ttft, 99)
         self.assertAlmostEqual(doc["summary"]["ttft_ms"]["p99"], exact, delta=0.01 * exact + 0.02)
         self.assertIn("merged from 2 workers", r.stdout)
+        # The workers' cost and goodput are the pooled run's, not dropped.
+        prompts = sum(rec["usage"]["prompt_tokens"] for rec in records)
+        outputs = sum(rec["usage"]["completion_tokens"] for rec in records)
+        self.assertAlmostEqual(doc["cost"]["run_usd"], (0.5 * prompts + 2 * outputs) / 1e6, delta=1e-12)
+        self.assertIn("this run, at $0.5/$2 per million in/out", r.stdout)
+        self.assertEqual(doc["goodput"]["good_requests"], 60)
+        self.assertTrue(doc["goodput"]["met"])
+        self.assertIn("100.0% of requests met ttft_p99=10000ms", r.stdout)
 
         r = bench("--sim-speedup", "20", "--rate", "100", "--arrival", "constant", "--requests", "40",
                   "--input-tokens", "16", "--output-tokens", "4", "--threads", "2", "--records", self.path("t.jsonl"))

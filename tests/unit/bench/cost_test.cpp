@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include <stdexcept>
 
 namespace infergate::bench {
@@ -81,6 +83,28 @@ TEST(Cost, APromptOnlyRunIsPricedPerMillionInputTokens) {
   EXPECT_DOUBLE_EQ(*generating.per_million_output_by_hour, 0.5);
   EXPECT_DOUBLE_EQ(*headline_per_million(generating), 0.5);
   EXPECT_FALSE(headline_per_million(Cost{}).has_value());
+}
+
+// A result's cost reads back as it was written: its prices and its figures.
+TEST(Cost, ReadsBackItsPricesAndFigures) {
+  BenchSummary s;
+  s.completed = 10;
+  s.prompt_tokens = 1'000'000;
+  s.output_tokens = 250'000;
+  const Pricing p{0.2, std::nullopt, 3.6};
+  const Cost c = measure_cost(p, s, 1000);
+  const boost::json::object json = cost_json(p, c);
+  const Pricing prices = pricing_from_cost_json(json);
+  EXPECT_EQ(prices.input_per_million, p.input_per_million);
+  EXPECT_FALSE(prices.output_per_million.has_value());
+  EXPECT_EQ(prices.hourly, p.hourly);
+  const Cost back = cost_from_json(json);
+  EXPECT_EQ(back.run_usd, c.run_usd);
+  EXPECT_EQ(back.per_million_output_by_hour, c.per_million_output_by_hour);
+  EXPECT_EQ(back.per_request_usd, c.per_request_usd);
+  EXPECT_DOUBLE_EQ(back.output_tokens_per_s, 1000);
+  EXPECT_FALSE(back.per_million_input_by_tokens.has_value());
+  EXPECT_THROW(pricing_from_cost_json(boost::json::object{{"hourly_usd", "3"}}), std::runtime_error);
 }
 
 }  // namespace

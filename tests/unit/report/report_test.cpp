@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include "bench/cost.hpp"
 #include "bench/model_breakdown.hpp"
 #include "bench/repeats.hpp"
 #include "bench/summary_json.hpp"
@@ -137,6 +138,42 @@ TEST(ReportMerge, WorkersGoodputsPoolTheirGoodRequestsAndAreJudgedTogether) {
   }
   // Workers without SLOs merge without a goodput.
   EXPECT_FALSE(merge_documents({worker("w3.json", 10, 5, {}), worker("w4.json", 10, 5, {})}).contains("goodput"));
+}
+
+// Priced workers merge into one cost: the pooled run's tokens at their prices, and by the hour at
+// the rate they sustained together (their steady states' sum); workers priced apart are refused.
+TEST(ReportMerge, WorkersCostsArePricedOverThePooledRun) {
+  auto worker = [](const std::string& path, const bench::Pricing& pricing) {
+    const auto answers = records(400, 5);
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    const auto steady = bench::steady_state(answers);
+    const double rate = bench::sustained_token_rate(summary, steady);
+    boost::json::object extra{{"cost", bench::cost_json(pricing, bench::measure_cost(pricing, summary, rate))}};
+    if (steady) {
+      extra["steady_state"] = bench::steady_state_json(*steady);
+    }
+    RunDocument d = document_from_json(bench::summary_document({}, &summary, extra), path);
+    d.path = path;
+    return d;
+  };
+  const bench::Pricing pricing{0.1, 0.4, 3.6};
+  const RunDocument a = worker("w0.json", pricing);
+  const RunDocument b = worker("w1.json", pricing);
+  ASSERT_TRUE(a.steady.has_value());
+  const boost::json::object merged = merge_documents({a, b});
+  const bench::Cost cost = bench::cost_from_json(merged.at("cost").as_object());
+  const bench::Cost one = bench::cost_from_json(a.raw.at("cost").as_object());
+  EXPECT_NEAR(*cost.run_usd, 2 * *one.run_usd, 1e-15);
+  EXPECT_NEAR(*cost.per_million_output_by_tokens, *one.per_million_output_by_tokens, 1e-12);
+  EXPECT_DOUBLE_EQ(cost.output_tokens_per_s, a.steady->output_tokens_per_s + b.steady->output_tokens_per_s);
+  EXPECT_NEAR(*cost.per_million_output_by_hour, *one.per_million_output_by_hour / 2, 1e-12);
+  EXPECT_EQ(bench::pricing_from_cost_json(merged.at("cost").as_object()).hourly, 3.6);
+  try {
+    merge_documents({a, worker("w2.json", bench::Pricing{0.1, 0.5, 3.6})});
+    ADD_FAILURE() << "workers priced apart merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("w2.json: its cost has other prices"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ReportMerge, MergedWorkersKeepTheirMorePercentiles) {
