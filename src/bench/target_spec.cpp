@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 namespace infergate::bench {
@@ -9,7 +11,17 @@ namespace infergate::bench {
 TargetSpec parse_target_spec(std::string_view text) {
   auto fail = [&](std::string_view why) {
     throw std::invalid_argument(
-        fmt::format("--target '{}': {} (expected NAME=URL[,model=M][,api_key_env=VAR])", text, why));
+        fmt::format("--target '{}': {} (expected NAME=URL[,model=M][,api_key_env=VAR][,price_in=USD][,price_out=USD]"
+                    "[,hourly_cost=USD])",
+                    text, why));
+  };
+  auto dollars = [&](std::string_view key, std::string_view value) {
+    double usd = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), usd);
+    if (ec != std::errc{} || end != value.data() + value.size() || !(usd >= 0) || !std::isfinite(usd)) {
+      fail(fmt::format("{} '{}' is not a price in US dollars (0 or more)", key, value));
+    }
+    return usd;
   };
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0) {
@@ -38,6 +50,12 @@ TargetSpec parse_target_spec(std::string_view text) {
       spec.model = value;
     } else if (key == "api_key_env") {
       spec.api_key_env = value;
+    } else if (key == "price_in") {
+      spec.price_in = dollars(key, value);
+    } else if (key == "price_out") {
+      spec.price_out = dollars(key, value);
+    } else if (key == "hourly_cost") {
+      spec.hourly_cost = dollars(key, value);
     } else {
       fail(fmt::format("unknown option '{}'", key));
     }

@@ -315,21 +315,8 @@ void run_bench(const BenchArgs& args) {
     load.requests = args.requests > 0 ? args.requests : traced;
   }
 
-  bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
-  if (args.hourly_cost > 0) {
-    pricing.hourly = args.hourly_cost;
-  }
-  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
-  if (wopts.endpoint == openai::Endpoint::embeddings) {
-    for (const bench::Slo& slo : slos) {
-      if (slo.metric == bench::Slo::Metric::tpot || slo.metric == bench::Slo::Metric::itl) {
-        throw bench::BenchError(fmt::format(
-            "--slo {}: embeddings generate nothing, so there is no {}; set ttft or e2e (one and the same for an "
-            "answer that comes whole)",
-            slo.to_string(), slo.metric == bench::Slo::Metric::tpot ? "TPOT" : "ITL"));
-      }
-    }
-  }
+  const bench::Pricing pricing = pricing_of(args);
+  const std::vector<bench::Slo> slos = slos_of(args);
   boost::json::object config = workload_config(args, wopts, load);
   const std::string models = mixed ? bench::describe_mix(wopts.mix) : model;
   config["label"] = args.label.empty() ? models : args.label;
@@ -423,6 +410,32 @@ std::string choose_model(const bench::Target& target, const std::string& request
     throw bench::BenchError(fmt::format("{}/models lists no models; pass --model", target.base.to_string()));
   }
   return models.front();
+}
+
+bench::Pricing pricing_of(const BenchArgs& args, const bench::TargetSpec* target) {
+  if (target != nullptr && (target->price_in || target->price_out || target->hourly_cost)) {
+    return bench::Pricing{target->price_in, target->price_out, target->hourly_cost};
+  }
+  bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
+  if (args.hourly_cost > 0) {
+    pricing.hourly = args.hourly_cost;
+  }
+  return pricing;
+}
+
+std::vector<bench::Slo> slos_of(const BenchArgs& args) {
+  std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
+  if (args.endpoint == "embeddings") {
+    for (const bench::Slo& slo : slos) {
+      if (slo.metric == bench::Slo::Metric::tpot || slo.metric == bench::Slo::Metric::itl) {
+        throw bench::BenchError(fmt::format(
+            "--slo {}: embeddings generate nothing, so there is no {}; set ttft or e2e (one and the same for an "
+            "answer that comes whole)",
+            slo.to_string(), slo.metric == bench::Slo::Metric::tpot ? "TPOT" : "ITL"));
+      }
+    }
+  }
+  return slos;
 }
 
 std::vector<double> extra_percentiles(const BenchArgs& args) {

@@ -13,6 +13,7 @@
 #include "bench/runner.hpp"
 #include "bench/slo.hpp"
 #include "bench/sweep.hpp"
+#include "bench/target_spec.hpp"
 #include "bench/workload.hpp"
 #include "cli/interrupted.hpp"
 
@@ -104,6 +105,11 @@ bench::Target make_target(const BenchArgs& args, const std::string& url, const s
 std::string choose_model(const bench::Target& target, const std::string& requested);
 // --percentiles as every summary of the run computes them (bench/percentile_list.hpp).
 std::vector<double> extra_percentiles(const BenchArgs& args);
+// --price and --hourly-cost, or `target`'s own prices alone where it names any (a hosted API's per
+// token beside hardware's by the hour).
+bench::Pricing pricing_of(const BenchArgs& args, const bench::TargetSpec* target = nullptr);
+// --slo; throws BenchError for an objective the endpoint cannot have (embeddings: TPOT, ITL).
+std::vector<bench::Slo> slos_of(const BenchArgs& args);
 // The "config" fields that describe the workload and the load (not the endpoint).
 boost::json::object workload_config(const BenchArgs& args, const bench::WorkloadOptions& workload,
                                     const bench::LoadOptions& load);

@@ -30,7 +30,9 @@ struct Side {
   std::string model;
   bench::WorkloadOptions options;
   std::unique_ptr<bench::Workload> workload;
+  bench::Pricing pricing;  // --price and --hourly-cost, or the target's own
   std::vector<bench::BenchSummary> rounds;
+  std::vector<bench::RequestRecord> records;  // every round's, for the goodput of them all
   std::optional<bench::ClientCheck> worst_client;
 };
 
@@ -83,11 +85,7 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
         "--sweep auto picks levels per endpoint; with --target list them (e.g. "
         "--sweep concurrency=1,2,4,8,16)");
   }
-  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
-  bench::Pricing pricing = args.price.empty() ? bench::Pricing{} : bench::parse_price(args.price);
-  if (args.hourly_cost > 0) {
-    pricing.hourly = args.hourly_cost;
-  }
+  const std::vector<bench::Slo> slos = slos_of(args);
   std::vector<json::object> configs;
   std::vector<Plan> plans;
   configs.reserve(sides.size());
@@ -96,8 +94,8 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
     configs.push_back(target_config(config, side));
   }
   for (std::size_t k = 0; k < sides.size(); ++k) {
-    plans.push_back(Plan{args, sides[k].target, sides[k].options, *sides[k].workload, load, slos, pricing, configs[k],
-                         "target " + sides[k].spec.name, std::nullopt});
+    plans.push_back(Plan{args, sides[k].target, sides[k].options, *sides[k].workload, load, slos, sides[k].pricing,
+                         configs[k], "target " + sides[k].spec.name, std::nullopt});
   }
   std::vector<std::vector<bench::SweepPoint>> points(sides.size());
   fmt::print("infergate bench: {} targets, sweep over {}\n", sides.size(), args.sweep);
@@ -117,7 +115,7 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
     fmt::print("\ntarget {}", sides[k].spec.name);
     bench::print_sweep_table(stdout, spec, points[k], knee, rule);
     json::object document = bench::summary_document(
-        configs[k], nullptr, {{"sweep", bench::sweep_json(spec, points[k], knee, rule, slos, pricing)}});
+        configs[k], nullptr, {{"sweep", bench::sweep_json(spec, points[k], knee, rule, slos, sides[k].pricing)}});
     documents.push_back(report::document_from_json(document, sides[k].spec.name));
     target_documents.push_back(std::move(document));
   }
@@ -152,6 +150,7 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     side.model = choose_model(side.target, side.spec.model.empty() ? requested : side.spec.model);
     side.options = workload;
     side.options.model = side.model;
+    side.pricing = pricing_of(args, &side.spec);
     if (args.fit_input_tokens) {  // each server counts by its own tokenizer and template
       side.options.input_fits = bench::probe_input_fits(side.target, side.options);
     }
@@ -165,6 +164,7 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   const int rounds = static_cast<int>(
       load.requests > 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(args.rounds), load.requests)
                         : args.rounds);
+  const std::vector<bench::Slo> slos = slos_of(args);
   fmt::print("infergate bench: {} targets side by side, {} rounds, {}\n", sides.size(), rounds,
              bench::describe_lengths(workload));
   // A B C, then C B A, ...: each target runs as often early as late, so drift in the machine or
@@ -183,6 +183,10 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
         side.worst_client = summary.client;
       }
       side.rounds.push_back(std::move(summary));
+      if (!slos.empty()) {
+        side.records.insert(side.records.end(), std::make_move_iterator(result.records.begin()),
+                            std::make_move_iterator(result.records.end()));
+      }
     }
   }
 
@@ -196,7 +200,16 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     merged.client = side.worst_client;
     json::object side_config = target_config(config, side);
     side_config["rounds"] = rounds;
-    json::object document = bench::summary_document(side_config, &merged);
+    json::object extra;
+    // Rounds ran one after another: the target's rate is over their summed time, steady or not.
+    if (!side.pricing.empty()) {
+      extra["cost"] =
+          bench::cost_json(side.pricing, bench::measure_cost(side.pricing, merged, bench::token_throughput(merged)));
+    }
+    if (!slos.empty()) {
+      extra["goodput"] = bench::goodput_json(bench::measure_goodput(side.records, merged, slos), slos);
+    }
+    json::object document = bench::summary_document(side_config, &merged, extra);
     documents.push_back(report::document_from_json(document, side.spec.name));
     target_documents.push_back(std::move(document));
     for (const auto& [cls, failure] : merged.failures) {
@@ -209,6 +222,21 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   }
   if (!documents.empty()) {
     report::print_comparison(stdout, report::compare(documents));
+  }
+  for (std::size_t k = 0; k < documents.size(); ++k) {
+    const json::object& raw = documents[k].raw;
+    if (!raw.contains("cost") && !raw.contains("goodput")) {
+      continue;
+    }
+    fmt::print("  target {}\n", documents[k].label);
+    if (const auto* cost = raw.if_contains("cost")) {
+      bench::print_cost(stdout, bench::pricing_from_cost_json(cost->as_object()),
+                        bench::cost_from_json(cost->as_object()));
+    }
+    if (const auto* goodput = raw.if_contains("goodput")) {
+      bench::print_goodput(stdout, bench::goodput_from_json(goodput->as_object()), slos,
+                           bench::prompt_only(documents[k].summary));
+    }
   }
   json::object shared = config;
   shared["rounds"] = rounds;

@@ -210,7 +210,7 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       stdout, whole.summary,
       fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers),
       !args.no_ignore_eos);
-  const std::vector<bench::Slo> slos = args.slo.empty() ? std::vector<bench::Slo>{} : bench::parse_slos(args.slo);
+  const std::vector<bench::Slo> slos = slos_of(args);
   if (const auto* by_model = merged.if_contains("by_model")) {
     const bench::ModelSummaries models = bench::model_breakdown_from_json(*by_model);
     std::vector<bench::Goodput> goodputs;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "bench/cost.hpp"
 #include "bench/repeats.hpp"
 #include "bench/summary.hpp"
 
@@ -77,6 +78,25 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value, std::v
   const bench::Spread s = bench::spread(rates);
   const double half = s.ci95_high - s.mean;
   return Interval{value - half, value + half};
+}
+
+std::optional<double> goodput_rate(const RunDocument& d) {
+  const auto* goodput = d.raw.if_contains("goodput");
+  const auto* rate = goodput && goodput->is_object() ? goodput->get_object().if_contains("requests_per_s") : nullptr;
+  return rate && rate->is_number() ? std::optional(rate->to_number<double>()) : std::nullopt;
+}
+
+// The cost's headline (bench/cost.hpp): per million output tokens, or input for embeddings.
+std::optional<double> cost_per_million(const RunDocument& d) {
+  const auto* cost = d.raw.if_contains("cost");
+  if (cost == nullptr || !cost->is_object()) {
+    return std::nullopt;
+  }
+  try {
+    return bench::headline_per_million(bench::cost_from_json(cost->get_object()));
+  } catch (const std::runtime_error&) {
+    return std::nullopt;  // a damaged cost is left out of the comparison, not the whole report
+  }
 }
 
 }  // namespace
@@ -157,6 +177,24 @@ Comparison compare(const std::vector<RunDocument>& documents) {
   for (const auto& d : documents) {
     c.labels.push_back(d.label);
     c.figures.push_back(headline_figures(d, more, prompts));
+  }
+  // Goodput and cost, where every document was measured with them (--slo; --price, --hourly-cost).
+  const std::pair<Figure, std::optional<double> (*)(const RunDocument&)> measured[] = {
+      {{"goodput_requests_per_s", "goodput req/s", true, 0, std::nullopt}, &goodput_rate},
+      {{"usd_per_million_tokens", prompts ? "$ per M input tokens" : "$ per M output tokens", false, 0, std::nullopt},
+       &cost_per_million}};
+  for (const auto& [figure, of] : measured) {
+    std::vector<std::optional<double>> values;
+    values.reserve(documents.size());
+    for (const auto& d : documents) {
+      values.push_back(of(d));
+    }
+    if (!documents.empty() && std::all_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); })) {
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        c.figures[i].push_back(figure);
+        c.figures[i].back().value = *values[i];
+      }
+    }
   }
   for (std::size_t i = 0; i < c.figures.size(); ++i) {
     std::vector<std::optional<double>> ratios;

@@ -202,9 +202,11 @@ class Report(WorkDirTest):
         fast = Sim("--speedup", "40", "--profile", "qwen2.5-7b:fp8@h100")
         slow = Sim("--speedup", "40", "--profile", "llama-3.3-70b:bf16@a100x4")
         try:
-            r = bench("--target", "fast=" + fast.url, "--target", "slow=" + slow.url + ",model=llama-3.3-70b",
+            r = bench("--target", "fast=" + fast.url,
+                      "--target", "slow=" + slow.url + ",model=llama-3.3-70b,hourly_cost=2.5",
                       "--concurrency", "4", "--requests", "40", "--rounds", "4", "--input-tokens", "64",
-                      "--output-tokens", "16", "--json", self.path("t.json"), "--html", self.path("t.html"))
+                      "--output-tokens", "16", "--json", self.path("t.json"), "--html", self.path("t.html"),
+                      "--price", "in=0.1,out=0.4", "--slo", "e2e_p99=60s")
         finally:
             fast.close()
             slow.close()
@@ -223,6 +225,23 @@ class Report(WorkDirTest):
         self.assertGreater(targets["fast"]["summary"]["output_tokens_per_s"],
                            targets["slow"]["summary"]["output_tokens_per_s"])
         self.assertIn("ratios are to fast", r.stdout)
+        # Each target billed at its prices (slow's own, by the hour) and held to the SLOs over all
+        # its rounds; the comparison sets the two side by side.
+        fast_cost, slow_cost = targets["fast"]["cost"], targets["slow"]["cost"]
+        self.assertEqual((fast_cost["price_out_per_million"], fast_cost["hourly_usd"]), (0.4, None))
+        self.assertEqual((slow_cost["price_out_per_million"], slow_cost["hourly_usd"]), (None, 2.5))
+        fast_tokens = targets["fast"]["summary"]
+        self.assertAlmostEqual(fast_cost["run_usd"],
+                               (0.1 * fast_tokens["prompt_tokens"] + 0.4 * fast_tokens["output_tokens"]) / 1e6,
+                               delta=1e-12)
+        self.assertAlmostEqual(slow_cost["per_million_output_tokens_by_hour"],
+                               2.5 / (targets["slow"]["summary"]["output_tokens_per_s"] * 3600) * 1e6,
+                               delta=1e-9)
+        for t in targets.values():
+            self.assertEqual(t["goodput"]["good_requests"], 40)
+        self.assertRegex(r.stdout, r"goodput req/s +[0-9.]+ +[0-9.]+ [0-9.]+x")
+        self.assertRegex(r.stdout, r"\$ per M output tokens +[0-9.]+ +[0-9.]+ [0-9.]+x")
+        self.assertIn("target slow\n  cost          $", r.stdout)
         again = report(self.path("t.json"))
         self.assertEqual(again.returncode, 0, again.stderr)
         header = again.stdout.splitlines()[0].split()

@@ -279,6 +279,45 @@ TEST(ReportCompare, FlagsOnlyDifferencesBeyondBothIntervals) {
   EXPECT_NE(md.find("x *"), std::string::npos);
 }
 
+// Runs measured with SLOs and prices are compared on their goodput and their cost too, where every
+// one of them has it.
+TEST(ReportCompare, GoodputAndCostAreComparedWhereEveryRunHasThem) {
+  const std::vector<bench::Slo> slos = bench::parse_slos("ttft_p50=20ms");
+  auto priced = [&](const std::string& label, double base_ms, const bench::Pricing& pricing) {
+    const auto answers = records(100, base_ms);
+    const bench::BenchSummary summary = bench::summarize_run(answers);
+    const boost::json::object extra{
+        {"goodput", bench::goodput_json(bench::measure_goodput(answers, summary, slos), slos)},
+        {"cost", bench::cost_json(pricing, bench::measure_cost(pricing, summary, summary.output_tokens_per_s))}};
+    return document_from_json(bench::summary_document({}, &summary, extra), label);
+  };
+  const RunDocument api = priced("api", 5, bench::Pricing{0.1, 0.4, std::nullopt});
+  const RunDocument gpu = priced("gpu", 5, bench::Pricing{std::nullopt, std::nullopt, 3.6});
+  const Comparison c = compare({api, gpu});
+  auto value_of = [&](std::size_t d, const std::string& name) -> std::optional<double> {
+    for (const Figure& f : c.figures[d]) {
+      if (f.name == name) {
+        return f.value;
+      }
+    }
+    return std::nullopt;
+  };
+  EXPECT_EQ(value_of(0, "goodput_requests_per_s"), api.raw.at("goodput").at("requests_per_s").as_double());
+  EXPECT_EQ(value_of(0, "usd_per_million_tokens"),
+            api.raw.at("cost").at("per_million_output_tokens_by_tokens").as_double());
+  EXPECT_EQ(value_of(1, "usd_per_million_tokens"),
+            gpu.raw.at("cost").at("per_million_output_tokens_by_hour").as_double());
+  ASSERT_EQ(c.figures[0].size(), c.figures[1].size());
+  EXPECT_EQ(c.figures[0].back().title, "$ per M output tokens");
+  EXPECT_FALSE(c.figures[0].back().higher_is_better);
+  // One run without them: neither row.
+  const Comparison plain = compare({api, single_run("plain", 5)});
+  for (const Figure& f : plain.figures[0]) {
+    EXPECT_NE(f.name, "goodput_requests_per_s");
+    EXPECT_NE(f.name, "usd_per_million_tokens");
+  }
+}
+
 RunDocument single_run_with(const std::string& label, double base_ms, const std::vector<double>& more) {
   const bench::BenchSummary summary = bench::summarize_run(records(300, base_ms), more);
   return document_from_json(bench::summary_document({}, &summary), label);
