@@ -164,6 +164,8 @@ void repeated_runs(const Plan& plan) {
              bench::describe_lengths(plan.workload_options), runs);
   std::vector<bench::BenchSummary> summaries;
   std::vector<double> steady_rates;
+  std::vector<double> good_rates;       // with --slo
+  std::vector<double> per_million_usd;  // with a price
   std::vector<bench::RequestRecord> records;
   json::array each;
   summaries.reserve(static_cast<std::size_t>(runs));
@@ -198,6 +200,12 @@ void repeated_runs(const Plan& plan) {
     each.push_back(std::move(run));
     summaries.push_back(s);
     steady_rates.push_back(steady_rate(plan, m));
+    if (m.goodput) {
+      good_rates.push_back(m.goodput->requests_per_s);
+    }
+    if (const std::optional<double> usd = m.cost ? bench::headline_per_million(*m.cost) : std::nullopt) {
+      per_million_usd.push_back(*usd);
+    }
     if (!plan.args.records.empty()) {
       for (auto& r : m.result.records) {
         r.run = k + 1;
@@ -205,7 +213,14 @@ void repeated_runs(const Plan& plan) {
       }
     }
   }
-  const bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates, embeds(plan));
+  bench::RepeatedFigures figures = bench::repeated_figures(summaries, steady_rates, embeds(plan));
+  for (auto [name, values] :
+       {std::pair{"goodput_requests_per_s", &good_rates}, {"usd_per_million_tokens", &per_million_usd}}) {
+    if (!values->empty() && values->size() == summaries.size()) {
+      figures.names.emplace_back(name);
+      figures.spreads.push_back(bench::spread(*values));
+    }
+  }
   bench::print_repeated(stdout, figures);
   json::object repeated = bench::repeated_json(figures);
   repeated["runs"] = std::move(each);

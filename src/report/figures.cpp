@@ -184,15 +184,22 @@ Comparison compare(const std::vector<RunDocument>& documents) {
       {{"usd_per_million_tokens", prompts ? "$ per M input tokens" : "$ per M output tokens", false, 0, std::nullopt},
        &cost_per_million}};
   for (const auto& [figure, of] : measured) {
-    std::vector<std::optional<double>> values;
+    std::vector<Figure> values;
     values.reserve(documents.size());
     for (const auto& d : documents) {
-      values.push_back(of(d));
+      Figure own = figure;
+      if (d.kind == RunDocument::Kind::runs && d.runs_figures.contains(figure.name)) {
+        take_runs_figure(d, figure.name, own);  // the mean over the runs, with its interval
+      } else if (const std::optional<double> value = of(d)) {
+        own.value = *value;
+      } else {
+        break;
+      }
+      values.push_back(own);
     }
-    if (!documents.empty() && std::all_of(values.begin(), values.end(), [](const auto& v) { return v.has_value(); })) {
+    if (!documents.empty() && values.size() == documents.size()) {
       for (std::size_t i = 0; i < values.size(); ++i) {
-        c.figures[i].push_back(figure);
-        c.figures[i].back().value = *values[i];
+        c.figures[i].push_back(values[i]);
       }
     }
   }

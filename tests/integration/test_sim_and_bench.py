@@ -174,7 +174,7 @@ class BenchAgainstSim(WorkDirTest):
         try:
             r = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "16", "--input-tokens", "64",
                       "--output-tokens", "16", "--runs", "3", "--seed", "7", "--json", self.path("s.json"),
-                      "--records", self.path("r.jsonl"))
+                      "--records", self.path("r.jsonl"), "--slo", "e2e_p99=60s", "--hourly-cost", "2")
         finally:
             sim.close()
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -195,6 +195,12 @@ class BenchAgainstSim(WorkDirTest):
             self.assertAlmostEqual(figure["ci95"][1], figure["mean"] + half)
         p99 = runs["figures"]["ttft_ms_p99"]
         self.assertEqual(p99["values"], [run["summary"]["ttft_ms"]["p99"] for run in runs["runs"]])
+        # Goodput and cost are figures over the runs too.
+        self.assertEqual(runs["figures"]["goodput_requests_per_s"]["values"],
+                         [run["goodput"]["requests_per_s"] for run in runs["runs"]])
+        self.assertEqual(runs["figures"]["usd_per_million_tokens"]["values"],
+                         [run["cost"]["per_million_output_tokens_by_hour"] for run in runs["runs"]])
+        self.assertIn("goodput_requests_per_s", r.stdout)
         records = read_jsonl(self.path("r.jsonl"))
         self.assertEqual(sorted({rec["run"] for rec in records}), [1, 2, 3])
         self.assertEqual(len(records), 48)

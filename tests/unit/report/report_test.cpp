@@ -310,6 +310,23 @@ TEST(ReportCompare, GoodputAndCostAreComparedWhereEveryRunHasThem) {
   ASSERT_EQ(c.figures[0].size(), c.figures[1].size());
   EXPECT_EQ(c.figures[0].back().title, "$ per M output tokens");
   EXPECT_FALSE(c.figures[0].back().higher_is_better);
+  // Repeated runs give theirs as the mean over the runs, with its interval.
+  const bench::BenchSummary each = bench::summarize_run(records(100, 5));
+  bench::RepeatedFigures figures = bench::repeated_figures({each, each}, {100, 100});
+  figures.names.emplace_back("goodput_requests_per_s");
+  figures.spreads.push_back(bench::spread({10, 14}));
+  figures.names.emplace_back("usd_per_million_tokens");
+  figures.spreads.push_back(bench::spread({2, 2}));
+  const boost::json::object run{{"summary", bench::summary_json(each)}};
+  boost::json::object runs = bench::repeated_json(figures);
+  runs["runs"] = boost::json::array{run, run};
+  const RunDocument repeated = document_from_json(bench::summary_document({}, nullptr, {{"runs", runs}}), "repeated");
+  const Comparison with_runs = compare({api, repeated});
+  const Figure& good = with_runs.figures[1][with_runs.figures[1].size() - 2];
+  EXPECT_EQ(good.name, "goodput_requests_per_s");
+  EXPECT_DOUBLE_EQ(good.value, 12);
+  ASSERT_TRUE(good.interval.has_value());
+  EXPECT_LT(good.interval->low, 10);
   // One run without them: neither row.
   const Comparison plain = compare({api, single_run("plain", 5)});
   for (const Figure& f : plain.figures[0]) {
