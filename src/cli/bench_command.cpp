@@ -271,10 +271,11 @@ void run_bench(const BenchArgs& args) {
   }
 
   if (!args.targets.empty()) {
-    if (!args.base_url.empty() || args.find_max_load || args.runs > 1 || args.workers > 1) {
+    if (!args.base_url.empty() || args.find_max_load || args.runs > 1 || args.workers > 1 ||
+        !args.server_metrics.empty()) {
       throw bench::BenchError(
           "--target measures every target side by side (one load or a --sweep); leave out "
-          "--base-url, --find-max-load, --runs and --workers");
+          "--base-url, --find-max-load, --runs, --workers and --server-metrics (one server's)");
     }
     run_side_by_side(args, wopts, load, workload_config(args, wopts, load));
     return;

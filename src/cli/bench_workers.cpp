@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <boost/json/serialize.hpp>
 
+#include <chrono>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
@@ -18,10 +20,13 @@
 
 #include "bench/interrupt.hpp"
 #include "bench/model_breakdown.hpp"
+#include "bench/server_metrics.hpp"
 #include "bench/summary_table.hpp"
 #include "bench/sweep_report.hpp"
+#include "bench/timeline_report.hpp"
 #include "cli/bench_plan.hpp"
 #include "cli/commands.hpp"
+#include "core/clock.hpp"
 #include "core/output_file.hpp"
 #include "report/document.hpp"
 #include "report/merge.hpp"
@@ -40,8 +45,9 @@ std::vector<std::string>& command_line() {
 
 // Options whose value belongs to the parent: the workers write their results where it says, and
 // aim at the endpoint it names.
-constexpr std::string_view kParentOnly[] = {"--workers",  "--json", "--records",  "--html",
-                                            "--markdown", "--csv",  "--base-url", "--label"};
+// The parent reads --server-metrics once for all of them: N workers scraping would ask N times.
+constexpr std::string_view kParentOnly[] = {"--workers", "--json",     "--records", "--html",          "--markdown",
+                                            "--csv",     "--base-url", "--label",   "--server-metrics"};
 
 bool parent_only(std::string_view word) {
   for (std::string_view option : kParentOnly) {
@@ -169,6 +175,16 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
     }
   } cleanup{directory};
   fmt::print("infergate bench: {} worker processes at {}\n", args.workers, base_url);
+  // The scraper's samples are on the monotonic clock, the workers' starts on the wall clock: the
+  // two read together here put the samples on the merged run's time axis.
+  std::optional<bench::ServerMetricsScraper> scraper;
+  const std::int64_t monotonic_at_start = monotonic_ns();
+  const double wall_ms_at_start = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  if (!args.server_metrics.empty()) {
+    scraper.emplace(http::parse_url(args.server_metrics), std::chrono::seconds(1), make_target(args, base_url, "").tls);
+  }
   std::vector<Worker> workers;
   workers.reserve(static_cast<std::size_t>(args.workers));
   for (int k = 0; k < args.workers; ++k) {
@@ -200,7 +216,25 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       parts.push_back(std::move(d));
     }
   }
+  std::vector<bench::ServerSample> server;
+  std::optional<std::string> server_error;
+  if (scraper) {
+    server = scraper->finish();
+    server_error = scraper->error();
+  }
   boost::json::object merged = report::merge_documents(parts);
+  if (scraper && merged.contains("timeseries")) {
+    // The merged series starts when the first worker did (report/merge.hpp).
+    std::optional<double> first_ms;
+    for (const auto& part : parts) {
+      if (const auto* at = part.config.if_contains("started_at_ms"); at && at->is_number()) {
+        first_ms = std::min(first_ms.value_or(at->to_number<double>()), at->to_number<double>());
+      }
+    }
+    const double origin_ms = first_ms.value_or(wall_ms_at_start);
+    const auto origin_ns = monotonic_at_start + static_cast<std::int64_t>((origin_ms - wall_ms_at_start) * 1e6);
+    merged["timeseries"].as_object()["server"] = bench::server_series_json(server, origin_ns);
+  }
   auto& config = merged["config"].as_object();
   config["workers"] = args.workers;
   config["label"] = args.label.empty() ? parts.front().label : args.label;
@@ -210,6 +244,9 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
       stdout, whole.summary,
       fmt::format("merged from {} workers (latency percentiles from their pooled histograms)", args.workers),
       !args.no_ignore_eos);
+  if (scraper) {
+    bench::print_server_series(stdout, server, server_error);
+  }
   const std::vector<bench::Slo> slos = slos_of(args);
   if (const auto* by_model = merged.if_contains("by_model")) {
     const bench::ModelSummaries models = bench::model_breakdown_from_json(*by_model);

@@ -579,6 +579,9 @@ class BenchAgainstSim(WorkDirTest):
             r = bench("--base-url", sim.url, "--concurrency", "8", "--requests", "40", "--input-tokens", "64",
                       "--output-tokens", "48", "--server-metrics", sim.url + "/metrics", "--json",
                       self.path("s.json"))
+            split = bench("--base-url", sim.url, "--concurrency", "8", "--requests", "40", "--input-tokens", "64",
+                          "--output-tokens", "48", "--server-metrics", sim.url + "/metrics", "--workers", "2",
+                          "--json", self.path("w.json"))
         finally:
             sim.close()
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -590,6 +593,14 @@ class BenchAgainstSim(WorkDirTest):
         self.assertGreaterEqual(max(server["waiting"]), 1)
         self.assertGreater(max(server["kv_cache_usage"]), 0)
         self.assertIn("server        peaks over", r.stdout)
+        # Split over workers, the parent reads the server once for all of them, on the merged axis.
+        self.assertEqual(split.returncode, 0, split.stderr)
+        self.assertIn("server        peaks over", split.stdout)
+        merged = read_json(self.path("w.json"))["timeseries"]
+        self.assertEqual(max(merged["server"]["running"]), 4)  # the two workers' eight streams
+        self.assertGreaterEqual(max(merged["server"]["waiting"]), 1)
+        self.assertGreater(merged["server"]["t_s"][0], -2)
+        self.assertLess(merged["server"]["t_s"][-1], merged["t_s"][-1] + 2)
 
     def test_roofline_context_bounds_what_the_simulator_reaches(self):
         r = bench("--sim-speedup", "10", "--concurrency", "1", "--requests", "12", "--input-tokens", "128",
@@ -947,7 +958,9 @@ class BenchFailures(unittest.TestCase):
                 (("--knee-gain", "0.2",), "--knee-gain applies to --sweep"),
                 (("--sweep", "concurrency=1,2", "--sweep-max", "8"), "--sweep-max applies to --sweep auto"),
                 (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load"),
-                (("--fit-input-tokens", "--prompts", os.path.abspath(__file__)), "a --prompts file's text goes as written")):
+                (("--fit-input-tokens", "--prompts", os.path.abspath(__file__)), "a --prompts file's text goes as written"),
+                (("--target", "a=http://127.0.0.1:9", "--server-metrics", "http://127.0.0.1:9/metrics"),
+                 "leave out --base-url, --find-max-load, --runs, --workers and --server-metrics")):
             r = bench("--sim-speedup", "50", "--requests", "2", *args)
             self.assertEqual(r.returncode, 2, args)
             self.assertIn(message, r.stderr, args)
