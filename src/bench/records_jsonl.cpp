@@ -31,6 +31,9 @@ std::string record_json(const RequestRecord& r, std::span<const std::string> mod
   if (r.model < models.size()) {
     o["model"] = models[r.model];
   }
+  if (r.level > 0) {
+    o["level"] = r.level;
+  }
   if (!r.ok()) {
     o["error_class"] = r.error_class;
     o["error"] = r.error_message;

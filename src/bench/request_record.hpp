@@ -19,6 +19,7 @@ struct TextEvent {
 struct RequestRecord {
   std::uint64_t index = 0;
   std::uint32_t run = 1;            // which of --runs K
+  double level = 0;                 // the --sweep or --find-max-load level it ran at (0: neither)
   std::uint64_t conversation = 0;   // its conversation (a single-turn request is its own)
   std::uint32_t turn = 0;           // 0-based turn within the conversation
   std::uint32_t model = 0;          // which of the workload's models it asked for

@@ -39,6 +39,7 @@ struct SweepPoint {
   std::optional<Cost> cost;             // with --price or --hourly-cost
   ModelSummaries by_model;              // a mixed-model load's, one model at a time
   std::vector<Goodput> model_goodputs;  // with --slo, one for each of by_model
+  std::vector<RequestRecord> records;   // with --records: the level's requests, to be written
 };
 
 struct KneeRule {

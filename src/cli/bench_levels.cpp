@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/max_load.hpp"
+#include "bench/records_jsonl.hpp"
 #include "bench/summary.hpp"
 #include "bench/sweep_report.hpp"
 #include "bench/timeline.hpp"
@@ -18,6 +19,20 @@ namespace {
 std::uint64_t default_requests(bench::SweepSpec::Kind kind, double level) {
   const double scaled = kind == bench::SweepSpec::Kind::concurrency ? 8 * level : 10 * level;
   return static_cast<std::uint64_t>(std::max(32.0, std::ceil(scaled)));
+}
+
+// --records: every level's requests (moved out of `points`), in the order of the levels, each
+// naming its level.
+void write_level_records(const Plan& plan, std::vector<bench::SweepPoint>& points) {
+  if (plan.args.records.empty()) {
+    return;
+  }
+  std::vector<bench::RequestRecord> records;
+  for (bench::SweepPoint& p : points) {
+    records.insert(records.end(), std::make_move_iterator(p.records.begin()), std::make_move_iterator(p.records.end()));
+    p.records.clear();
+  }
+  bench::write_records_jsonl(plan.args.records, records, plan.workload.model_names());
 }
 
 }  // namespace
@@ -39,7 +54,7 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
   }
   fmt::print(stderr, "measuring {} {:g} ({} requests)\n", bench::kind_name(kind), level, load.requests);
-  const bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
+  bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
   if (result.interrupted_by != 0) {
     fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
     return result.interrupted_by;
@@ -55,6 +70,12 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
   if (!plan.pricing.empty()) {
     point.cost =
         bench::measure_cost(plan.pricing, point.summary, bench::sustained_token_rate(point.summary, point.steady));
+  }
+  if (!plan.args.records.empty()) {
+    for (bench::RequestRecord& r : result.records) {
+      r.level = level;
+    }
+    point.records = std::move(result.records);
   }
   const auto at = std::upper_bound(points.begin(), points.end(), level,
                                    [](double l, const bench::SweepPoint& p) { return l < p.level; });
@@ -79,6 +100,7 @@ boost::json::object find_max_load(const Plan& plan, int& interrupted_by) {
     search.record(*rate, it->goodput->met);
   }
   bench::print_max_load(stdout, points, search.passing(), search.failing(), kind);
+  write_level_records(plan, points);
   boost::json::object out =
       bench::max_load_json(points, search.passing(), search.failing(), plan.slos, plan.pricing, kind);
   if (interrupted_by != 0) {
@@ -109,6 +131,7 @@ boost::json::object run_sweep(const Plan& plan, int& interrupted_by) {
   }
   const auto knee = bench::find_knee(points, rule);
   bench::print_sweep_table(stdout, spec, points, knee, rule);
+  write_level_records(plan, points);
   boost::json::object out = bench::sweep_json(spec, points, knee, rule, plan.slos, plan.pricing);
   if (interrupted_by != 0) {
     out["interrupted"] = signal_name(interrupted_by);

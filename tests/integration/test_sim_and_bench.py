@@ -1241,8 +1241,13 @@ class Sweeps(unittest.TestCase):
         return run.stdout, read_json(out)["sweep"]
 
     def test_the_knee_of_a_listed_sweep_is_within_one_step_of_the_batch_limit(self):
-        text, sweep = self.sweep("--sweep", "concurrency=1,2,4,8,16,32,64", "--hourly-cost", "4")
+        records = os.path.join(self.tmp.name, "sweep.jsonl")
+        text, sweep = self.sweep("--sweep", "concurrency=1,2,4,8,16,32,64", "--hourly-cost", "4", "--records", records)
         self.assertEqual([p["level"] for p in sweep["points"]], [1, 2, 4, 8, 16, 32, 64])
+        levels = [rec["level"] for rec in read_jsonl(records)]
+        self.assertEqual(levels, sorted(levels))  # level by level
+        for p in sweep["points"]:
+            self.assertEqual(levels.count(p["level"]), p["summary"]["completed"] + p["summary"]["failed"])
         for p in sweep["points"]:
             steady = p["steady_state"]
             self.assertEqual(steady["level"], p["level"])
@@ -1278,10 +1283,19 @@ class Sweeps(unittest.TestCase):
         out = os.path.join(self.tmp.name, "max.json")
         run = bench("--sim", "llama-3.1-8b:fp8@h100", "--sim-speedup", "20", "--sim-max-num-seqs", "8",
                     "--input-tokens", "64", "--output-tokens", "64", "--requests", "60", "--json", out,
-                    "--find-max-load", "--rate", "20", "--slo", "ttft_p99=100ms")
+                    "--find-max-load", "--rate", "20", "--slo", "ttft_p99=100ms",
+                    "--records", os.path.join(self.tmp.name, "max.jsonl"))
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         result = read_json(out)["max_load"]
         points = {p["level"]: p for p in result["points"]}
+        # Every rate tried keeps its requests, each naming the rate it ran at.
+        records = read_jsonl(os.path.join(self.tmp.name, "max.jsonl"))
+        by_level = {}
+        for rec in records:
+            by_level.setdefault(rec["level"], []).append(rec)
+        self.assertEqual(sorted(by_level), sorted(points))
+        for level, recs in by_level.items():
+            self.assertEqual(len(recs), points[level]["summary"]["completed"] + points[level]["summary"]["failed"])
         passing, failing = result["rate"], result["failing_rate"]
         self.assertGreaterEqual(passing, 20)  # far below what 8 slots serve: it must pass
         self.assertTrue(points[passing]["goodput"]["met"])
