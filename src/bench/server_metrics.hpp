@@ -12,17 +12,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench/server_sample.hpp"
 #include "http/client.hpp"
 #include "http/url.hpp"
 
 namespace infergate::bench {
-
-struct ServerSample {
-  std::int64_t ns = 0;  // CLOCK_MONOTONIC when the answer arrived
-  std::optional<double> waiting;
-  std::optional<double> running;
-  std::optional<double> kv_cache_usage;  // 0 to 1
-};
 
 // The gauges in a Prometheus text exposition, each summed over its label sets.
 ServerSample parse_server_metrics(std::string_view text);

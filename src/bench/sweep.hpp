@@ -13,6 +13,7 @@
 
 #include "bench/cost.hpp"
 #include "bench/model_breakdown.hpp"
+#include "bench/server_sample.hpp"
 #include "bench/slo.hpp"
 #include "bench/summary.hpp"
 #include "bench/timeline.hpp"
@@ -40,6 +41,11 @@ struct SweepPoint {
   ModelSummaries by_model;              // a mixed-model load's, one model at a time
   std::vector<Goodput> model_goodputs;  // with --slo, one for each of by_model
   std::vector<RequestRecord> records;   // with --records: the level's requests, to be written
+  // With --server-metrics: the server's gauges while the level ran, on its time axis from
+  // `started_ns` (its first request's due time), and the first read that failed.
+  std::optional<std::vector<ServerSample>> server;
+  std::optional<std::string> server_error;
+  std::int64_t started_ns = 0;
 };
 
 struct KneeRule {

@@ -67,6 +67,15 @@ void print_levels(std::FILE* out, const char* kind, const std::vector<SweepPoint
   }
 }
 
+// With --server-metrics, a line a level: the server's queue, batch and KV cache at their peaks.
+void print_server_by_level(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points) {
+  for (const SweepPoint& p : points) {
+    if (p.server) {
+      fmt::print(out, "  server at {} {:g}: {}\n", kind, p.level, describe_server_peaks(*p.server, p.server_error));
+    }
+  }
+}
+
 // A mixed-model load's levels again, one model at a time: how each model's latency climbs.
 void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points) {
   if (points.empty() || points.front().by_model.empty()) {
@@ -102,6 +111,7 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
     fmt::print(out, "  no knee: throughput was still rising at the highest load measured\n");
   }
   fmt::print(out, "  ({})\n", rule.describe(prompt_only(points, &SweepPoint::summary)));
+  print_server_by_level(out, kind_name(spec.kind), points);
   print_levels_by_model(out, kind_name(spec.kind), points);
 }
 
@@ -124,6 +134,7 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
   } else {
     fmt::print(out, "  max load: none found: even {:g}{} breaks an SLO\n", failing.value_or(0), unit);
   }
+  print_server_by_level(out, kind_name(kind), points);
   print_levels_by_model(out, kind_name(kind), points);
 }
 
@@ -141,6 +152,9 @@ boost::json::array points_json(const std::vector<SweepPoint>& points, const std:
     }
     if (!p.by_model.empty()) {
       point["by_model"] = model_breakdown_json(p.by_model, p.model_goodputs, slos);
+    }
+    if (p.server) {
+      point["server"] = server_series_json(*p.server, p.started_ns);
     }
     array.push_back(std::move(point));
   }

@@ -105,9 +105,12 @@ json::object server_series_json(const std::vector<ServerSample>& samples, std::i
 
 void print_server_series(std::FILE* out, const std::vector<ServerSample>& samples,
                          const std::optional<std::string>& error) {
+  fmt::print(out, "  server        {}\n", describe_server_peaks(samples, error));
+}
+
+std::string describe_server_peaks(const std::vector<ServerSample>& samples, const std::optional<std::string>& error) {
   if (samples.empty()) {
-    fmt::print(out, "  server        no metrics read{}\n", error ? ": " + *error : "");
-    return;
+    return fmt::format("no metrics read{}", error ? ": " + *error : "");
   }
   auto peak = [&](std::optional<double> ServerSample::*field, double scale, const char* unit) {
     std::optional<double> top;
@@ -118,9 +121,10 @@ void print_server_series(std::FILE* out, const std::vector<ServerSample>& sample
     }
     return top ? fmt::format("{:.4g}{}", *top, unit) : std::string("not exported");
   };
-  fmt::print(out, "  server        peaks over {} samples: {} waiting, {} running, KV cache {}{}\n", samples.size(),
-             peak(&ServerSample::waiting, 1, ""), peak(&ServerSample::running, 1, ""),
-             peak(&ServerSample::kv_cache_usage, 100, "% used"), error ? " (some reads failed: " + *error + ")" : "");
+  return fmt::format("peaks over {} samples: {} waiting, {} running, KV cache {}{}", samples.size(),
+                     peak(&ServerSample::waiting, 1, ""), peak(&ServerSample::running, 1, ""),
+                     peak(&ServerSample::kv_cache_usage, 100, "% used"),
+                     error ? " (some reads failed: " + *error + ")" : "");
 }
 
 }  // namespace infergate::bench

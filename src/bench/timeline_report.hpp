@@ -25,5 +25,7 @@ boost::json::object server_series_json(const std::vector<ServerSample>& samples,
 // One line: the peaks of the server's queue, batch and KV-cache use, or why there are none.
 void print_server_series(std::FILE* out, const std::vector<ServerSample>& samples,
                          const std::optional<std::string>& error);
+// "peaks over 5 samples: 0 waiting, 8 running, KV cache 6.7% used", or why there are none.
+std::string describe_server_peaks(const std::vector<ServerSample>& samples, const std::optional<std::string>& error);
 
 }  // namespace infergate::bench

@@ -5,6 +5,7 @@
 
 #include "bench/max_load.hpp"
 #include "bench/records_jsonl.hpp"
+#include "bench/server_metrics.hpp"
 #include "bench/summary.hpp"
 #include "bench/sweep_report.hpp"
 #include "bench/timeline.hpp"
@@ -54,7 +55,16 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     load.requests = args.requests > 0 ? args.requests : (args.duration > 0 ? 0 : default_requests(kind, level));
   }
   fmt::print(stderr, "measuring {} {:g} ({} requests)\n", bench::kind_name(kind), level, load.requests);
+  // A level lasts seconds: the server is read four times a second so that each has its peaks.
+  std::optional<bench::ServerMetricsScraper> scraper;
+  if (!args.server_metrics.empty()) {
+    scraper.emplace(http::parse_url(args.server_metrics), std::chrono::milliseconds(250), plan.target.tls);
+  }
   bench::RunResult result = bench::run_load(plan.target, plan.workload, load);
+  std::optional<std::vector<bench::ServerSample>> server;
+  if (scraper) {
+    server = scraper->finish();
+  }
   if (result.interrupted_by != 0) {
     fmt::print(stderr, "level {:g} was interrupted: left out\n", level);
     return result.interrupted_by;
@@ -70,6 +80,14 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
   if (!plan.pricing.empty()) {
     point.cost =
         bench::measure_cost(plan.pricing, point.summary, bench::sustained_token_rate(point.summary, point.steady));
+  }
+  if (scraper) {
+    point.server = std::move(server);
+    point.server_error = scraper->error();
+    point.started_ns = result.records.empty() ? 0 : result.records.front().due_ns;
+    for (const bench::RequestRecord& r : result.records) {
+      point.started_ns = std::min(point.started_ns, r.due_ns);
+    }
   }
   if (!plan.args.records.empty()) {
     for (bench::RequestRecord& r : result.records) {

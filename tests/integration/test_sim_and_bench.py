@@ -582,6 +582,9 @@ class BenchAgainstSim(WorkDirTest):
             split = bench("--base-url", sim.url, "--concurrency", "8", "--requests", "40", "--input-tokens", "64",
                           "--output-tokens", "48", "--server-metrics", sim.url + "/metrics", "--workers", "2",
                           "--json", self.path("w.json"))
+            swept = bench("--base-url", sim.url, "--sweep", "concurrency=4,8", "--requests", "32",
+                          "--input-tokens", "64", "--output-tokens", "24", "--server-metrics", sim.url + "/metrics",
+                          "--json", self.path("sweep.json"))
         finally:
             sim.close()
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -601,6 +604,13 @@ class BenchAgainstSim(WorkDirTest):
         self.assertGreaterEqual(max(merged["server"]["waiting"]), 1)
         self.assertGreater(merged["server"]["t_s"][0], -2)
         self.assertLess(merged["server"]["t_s"][-1], merged["t_s"][-1] + 2)
+        # A sweep reads the server at each level: four streams fit the four slots, eight queue.
+        self.assertEqual(swept.returncode, 0, swept.stderr)
+        self.assertIn("server at concurrency 8: peaks over", swept.stdout)
+        four, eight = (p["server"] for p in read_json(self.path("sweep.json"))["sweep"]["points"])
+        self.assertEqual(max(eight["running"]), 4)
+        self.assertGreaterEqual(max(eight["waiting"]), 2)
+        self.assertLess(max(four["waiting"]), max(eight["waiting"]))
 
     def test_roofline_context_bounds_what_the_simulator_reaches(self):
         r = bench("--sim-speedup", "10", "--concurrency", "1", "--requests", "12", "--input-tokens", "128",

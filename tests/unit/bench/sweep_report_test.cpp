@@ -114,5 +114,23 @@ TEST(SweepTable, AMixedModelSweepShowsEachModelsLevelsAndKeepsThemInItsPoints) {
                    .contains("by_model"));
 }
 
+// With --server-metrics, each level shows the server's peaks and keeps its gauges on its own axis.
+TEST(SweepTable, EachLevelKeepsTheServersGaugesWhileItRan) {
+  std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};
+  points[1].started_ns = 5'000'000'000;
+  points[1].server = std::vector<ServerSample>{{5'000'000'000, 0.0, 4.0, 0.5}, {5'250'000'000, 3.0, 4.0, 0.75}};
+  const std::string text = sweep_table_text(points);
+  EXPECT_NE(text.find("  server at concurrency 2: peaks over 2 samples: 3 waiting, 4 running, KV cache 75% used\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("server at concurrency 1"), std::string::npos) << text;
+  const boost::json::object json = sweep_json(parse_sweep("concurrency=1,2"), points, std::nullopt, KneeRule{}, {}, {});
+  const auto& levels = json.at("points").as_array();
+  EXPECT_FALSE(levels.at(0).as_object().contains("server"));
+  const auto& server = levels.at(1).at("server").as_object();
+  EXPECT_DOUBLE_EQ(server.at("t_s").as_array().at(1).as_double(), 0.25);
+  EXPECT_DOUBLE_EQ(server.at("waiting").as_array().at(1).as_double(), 3);
+}
+
 }  // namespace
 }  // namespace infergate::bench
