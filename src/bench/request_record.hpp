@@ -1,6 +1,7 @@
 #pragma once
 // Everything observed about one request, in CLOCK_MONOTONIC nanoseconds. Metrics are derived from
 // these records afterwards, never during the run.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,5 +49,13 @@ struct RequestRecord {
     }
   }
 };
+
+// The earliest due time of `records`: the origin of their run's time axis (0 when there are none).
+inline std::int64_t first_due(const std::vector<RequestRecord>& records) {
+  const auto first =
+      std::min_element(records.begin(), records.end(),
+                       [](const RequestRecord& a, const RequestRecord& b) { return a.due_ns < b.due_ns; });
+  return first == records.end() ? 0 : first->due_ns;
+}
 
 }  // namespace infergate::bench

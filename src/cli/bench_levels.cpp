@@ -84,10 +84,7 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
   if (scraper) {
     point.server = std::move(server);
     point.server_error = scraper->error();
-    point.started_ns = result.records.empty() ? 0 : result.records.front().due_ns;
-    for (const bench::RequestRecord& r : result.records) {
-      point.started_ns = std::min(point.started_ns, r.due_ns);
-    }
+    point.started_ns = bench::first_due(result.records);
   }
   if (!plan.args.records.empty()) {
     for (bench::RequestRecord& r : result.records) {

@@ -133,11 +133,7 @@ void single_run(const Plan& plan) {
   json::object extra = measured_json(plan, m);
   json::object series = bench::time_series_json(bench::time_series(m.result.records));
   if (!plan.args.server_metrics.empty() && !m.result.records.empty()) {
-    std::int64_t origin = m.result.records.front().due_ns;
-    for (const auto& r : m.result.records) {
-      origin = std::min(origin, r.due_ns);
-    }
-    series["server"] = bench::server_series_json(m.server, origin);
+    series["server"] = bench::server_series_json(m.server, bench::first_due(m.result.records));
   }
   extra["timeseries"] = std::move(series);
   if (stopped != 0) {
@@ -189,11 +185,17 @@ void repeated_runs(const Plan& plan) {
                            s.tpot_ms.p99);
     fmt::print("  run {}/{}: {} completed, {} failed, {}{}\n", k + 1, runs, s.completed, s.failed, rates,
                stopped != 0 ? fmt::format(" (interrupted by {})", signal_name(stopped)) : "");
+    if (!plan.args.server_metrics.empty()) {
+      fmt::print("    server {}\n", bench::describe_server_peaks(m.server, m.server_error));
+    }
     anything_succeeded = anything_succeeded || s.completed > 0;
     json::object run = measured_json(plan, m);
     run["run"] = k + 1;
     run["seed"] = options.seed;
     run["summary"] = bench::summary_json(s);
+    if (!plan.args.server_metrics.empty() && !m.result.records.empty()) {
+      run["server"] = bench::server_series_json(m.server, first_due(m.result.records));
+    }
     if (stopped != 0) {
       run["interrupted"] = signal_name(stopped);
     }

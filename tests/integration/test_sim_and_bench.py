@@ -174,7 +174,8 @@ class BenchAgainstSim(WorkDirTest):
         try:
             r = bench("--base-url", sim.url, "--concurrency", "4", "--requests", "16", "--input-tokens", "64",
                       "--output-tokens", "16", "--runs", "3", "--seed", "7", "--json", self.path("s.json"),
-                      "--records", self.path("r.jsonl"), "--slo", "e2e_p99=60s", "--hourly-cost", "2")
+                      "--records", self.path("r.jsonl"), "--slo", "e2e_p99=60s", "--hourly-cost", "2",
+                      "--server-metrics", sim.url + "/metrics")
         finally:
             sim.close()
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -201,6 +202,11 @@ class BenchAgainstSim(WorkDirTest):
         self.assertEqual(runs["figures"]["usd_per_million_tokens"]["values"],
                          [run["cost"]["per_million_output_tokens_by_hour"] for run in runs["runs"]])
         self.assertIn("goodput_requests_per_s", r.stdout)
+        # Each run keeps the server's gauges while it ran.
+        for run in runs["runs"]:
+            self.assertGreaterEqual(len(run["server"]["t_s"]), 1)
+            self.assertGreaterEqual(max(run["server"]["running"]), 0)
+        self.assertEqual(r.stdout.count("    server peaks over"), 3)
         records = read_jsonl(self.path("r.jsonl"))
         self.assertEqual(sorted({rec["run"] for rec in records}), [1, 2, 3])
         self.assertEqual(len(records), 48)
