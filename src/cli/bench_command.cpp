@@ -192,6 +192,11 @@ void refuse_options_without_effect(const BenchArgs& args, const CLI::App& cmd) {
   if (given("--sweep-max") && args.sweep != "auto") {
     refuse("--sweep-max applies to --sweep auto");
   }
+  if (args.runs > 1 && (!args.sweep.empty() || args.find_max_load)) {
+    refuse(
+        fmt::format("--runs repeats one load; {} measures each of its levels once (run the command again to repeat it)",
+                    args.find_max_load ? "--find-max-load" : "--sweep"));
+  }
   for (const char* option : {"--max-load-precision", "--max-load-ceiling"}) {
     if (given(option) && !args.find_max_load) {
       refuse(fmt::format("{} applies to --find-max-load", option));

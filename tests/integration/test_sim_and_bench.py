@@ -975,6 +975,7 @@ class BenchFailures(unittest.TestCase):
                 (("--sweep", "concurrency=1,2", "--sweep-max", "8"), "--sweep-max applies to --sweep auto"),
                 (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load"),
                 (("--fit-input-tokens", "--prompts", os.path.abspath(__file__)), "a --prompts file's text goes as written"),
+                (("--runs", "2", "--sweep", "concurrency=1,2"), "--runs repeats one load; --sweep measures"),
                 (("--target", "a=http://127.0.0.1:9", "--server-metrics", "http://127.0.0.1:9/metrics"),
                  "leave out --base-url, --find-max-load, --runs, --workers and --server-metrics")):
             r = bench("--sim-speedup", "50", "--requests", "2", *args)
