@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bench/cost.hpp"
 #include "bench/summary_json.hpp"
 #include "core/json_error.hpp"
 #include "core/json_fields.hpp"
@@ -92,6 +93,25 @@ Series read_series(const json::object& o) {
   return s;
 }
 
+// The goodput and the cost's headline that `holder` (a run, a point) has; a damaged cost is read
+// as none, so that the rest of the report still is.
+Extras extras_of(const json::object& holder) {
+  Extras extras;
+  if (const auto* goodput = holder.if_contains("goodput"); goodput && goodput->is_object()) {
+    if (const auto* rate = goodput->get_object().if_contains("requests_per_s"); rate && rate->is_number()) {
+      extras.goodput_requests_per_s = rate->to_number<double>();
+    }
+  }
+  if (const auto* cost = holder.if_contains("cost"); cost && cost->is_object()) {
+    try {
+      extras.usd_per_million_tokens = bench::headline_per_million(bench::cost_from_json(cost->get_object()));
+    } catch (const std::runtime_error&) {
+      extras.usd_per_million_tokens.reset();
+    }
+  }
+  return extras;
+}
+
 void read_levels(const json::object& holder, RunDocument& d) {
   for (const auto& p : array_at(holder, "points")) {
     const auto& o = as_object(p, "a point");
@@ -105,6 +125,7 @@ void read_levels(const json::object& holder, RunDocument& d) {
     if (const auto* by_model = o.if_contains("by_model")) {
       level.by_model = bench::model_breakdown_from_json(*by_model);
     }
+    level.extras = extras_of(o);
     d.levels.push_back(std::move(level));
   }
   if (d.levels.empty()) {
@@ -165,6 +186,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     d.summary = d.levels[shown].summary;
     d.steady = d.levels[shown].steady;
     d.by_model = d.levels[shown].by_model;
+    d.extras = d.levels[shown].extras;
     d.summary_of = fmt::format("{} {:g}{}", d.level_kind, d.levels[shown].level, d.knee ? " (the knee)" : " (highest)");
   } else if (const auto* search = o.if_contains("max_load"); search && search->is_object()) {
     const auto& s = search->get_object();
@@ -181,6 +203,7 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     d.summary = d.levels[shown.value_or(0)].summary;
     d.steady = d.levels[shown.value_or(0)].steady;
     d.by_model = d.levels[shown.value_or(0)].by_model;
+    d.extras = d.levels[shown.value_or(0)].extras;
     d.summary_of = shown ? fmt::format("{} {:g} (the max load)", d.level_kind, d.levels[*shown].level)
                          : fmt::format("the lowest {}", d.level_kind);
   } else if (const auto* runs = o.if_contains("runs"); runs && runs->is_object()) {
@@ -212,9 +235,16 @@ RunDocument document_from_json(const json::value& value, const std::string& labe
     if (const auto* figures = r.if_contains("figures"); figures && figures->is_object()) {
       d.runs_figures = figures->get_object();
     }
+    auto mean_of = [&](std::string_view name) -> std::optional<double> {
+      const auto* figure = d.runs_figures.if_contains(name);
+      const auto* mean = figure && figure->is_object() ? figure->get_object().if_contains("mean") : nullptr;
+      return mean && mean->is_number() ? std::optional(mean->to_number<double>()) : std::nullopt;
+    };
+    d.extras = Extras{mean_of("goodput_requests_per_s"), mean_of("usd_per_million_tokens")};
   } else if (const auto* summary = o.if_contains("summary"); summary && summary->is_object()) {
     d.summary = bench::summary_from_json(*summary);
     d.steady = steady_rates(o);
+    d.extras = extras_of(o);
     d.summary_of = "the run";
     if (const auto* by_model = o.if_contains("by_model")) {
       d.by_model = bench::model_breakdown_from_json(*by_model);

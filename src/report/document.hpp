@@ -19,11 +19,19 @@ struct SteadyRates {
   double input_tokens_per_s = 0;
 };
 
+// With --slo, the good requests/s; with a price, the cost's headline (bench/cost.hpp) in USD per
+// million output tokens (input for embeddings).
+struct Extras {
+  std::optional<double> goodput_requests_per_s;
+  std::optional<double> usd_per_million_tokens;
+};
+
 struct Level {
   double level = 0;
   bench::BenchSummary summary;
   std::optional<SteadyRates> steady;
   std::optional<bool> slo_met;
+  Extras extras;
   bench::ModelSummaries by_model;  // a mixed-model load's, one model at a time
 };
 
@@ -70,6 +78,8 @@ struct RunDocument {
   std::optional<Series> series;
   // Headline figure name -> interval: from "runs" when repeated.
   boost::json::object runs_figures;
+  // Those of the run, of its repeats (their means), or of the level `summary` is.
+  Extras extras;
   // A mixed-model run's figures one model at a time: the run's, its repeats' pooled, or those of
   // the level `summary` is.
   bench::ModelSummaries by_model;

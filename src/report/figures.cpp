@@ -6,7 +6,6 @@
 #include <cmath>
 #include <functional>
 
-#include "bench/cost.hpp"
 #include "bench/repeats.hpp"
 #include "bench/summary.hpp"
 
@@ -78,25 +77,6 @@ std::optional<Interval> rate_interval(const RunDocument& d, double value, std::v
   const bench::Spread s = bench::spread(rates);
   const double half = s.ci95_high - s.mean;
   return Interval{value - half, value + half};
-}
-
-std::optional<double> goodput_rate(const RunDocument& d) {
-  const auto* goodput = d.raw.if_contains("goodput");
-  const auto* rate = goodput && goodput->is_object() ? goodput->get_object().if_contains("requests_per_s") : nullptr;
-  return rate && rate->is_number() ? std::optional(rate->to_number<double>()) : std::nullopt;
-}
-
-// The cost's headline (bench/cost.hpp): per million output tokens, or input for embeddings.
-std::optional<double> cost_per_million(const RunDocument& d) {
-  const auto* cost = d.raw.if_contains("cost");
-  if (cost == nullptr || !cost->is_object()) {
-    return std::nullopt;
-  }
-  try {
-    return bench::headline_per_million(bench::cost_from_json(cost->get_object()));
-  } catch (const std::runtime_error&) {
-    return std::nullopt;  // a damaged cost is left out of the comparison, not the whole report
-  }
 }
 
 }  // namespace
@@ -179,22 +159,20 @@ Comparison compare(const std::vector<RunDocument>& documents) {
     c.figures.push_back(headline_figures(d, more, prompts));
   }
   // Goodput and cost, where every document was measured with them (--slo; --price, --hourly-cost).
-  const std::pair<Figure, std::optional<double> (*)(const RunDocument&)> measured[] = {
-      {{"goodput_requests_per_s", "goodput req/s", true, 0, std::nullopt}, &goodput_rate},
+  const std::pair<Figure, std::optional<double> Extras::*> measured[] = {
+      {{"goodput_requests_per_s", "goodput req/s", true, 0, std::nullopt}, &Extras::goodput_requests_per_s},
       {{"usd_per_million_tokens", prompts ? "$ per M input tokens" : "$ per M output tokens", false, 0, std::nullopt},
-       &cost_per_million}};
+       &Extras::usd_per_million_tokens}};
   for (const auto& [figure, of] : measured) {
     std::vector<Figure> values;
     values.reserve(documents.size());
     for (const auto& d : documents) {
-      Figure own = figure;
-      if (d.kind == RunDocument::Kind::runs && d.runs_figures.contains(figure.name)) {
-        take_runs_figure(d, figure.name, own);  // the mean over the runs, with its interval
-      } else if (const std::optional<double> value = of(d)) {
-        own.value = *value;
-      } else {
+      if (!(d.extras.*of)) {
         break;
       }
+      Figure own = figure;
+      own.value = *(d.extras.*of);
+      take_runs_figure(d, figure.name, own);  // repeated runs: the mean over them, with its interval
       values.push_back(own);
     }
     if (!documents.empty() && values.size() == documents.size()) {

@@ -235,9 +235,9 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
     }
     csv += fmt::format(",{}_max", metric);
   }
-  csv += ",knee\n";
+  csv += ",goodput_requests_per_s,usd_per_million_tokens,knee\n";
   auto row = [&](const RunDocument& d, const std::string& level, const std::string& model, const bench::BenchSummary& s,
-                 const std::optional<SteadyRates>& steady, bool knee) {
+                 const std::optional<SteadyRates>& steady, const Extras& extras, bool knee) {
     auto steady_rate = [&](double SteadyRates::*rate) {
       return steady ? fmt::format("{}", *steady.*rate) : std::string();
     };
@@ -253,24 +253,28 @@ std::string csv_report(const std::vector<RunDocument>& documents) {
       }
       csv += fmt::format(",{}", st->max);
     }
+    for (const std::optional<double>& extra : {extras.goodput_requests_per_s, extras.usd_per_million_tokens}) {
+      csv += extra ? fmt::format(",{}", *extra) : std::string(",");
+    }
     csv += knee ? ",1\n" : ",0\n";
   };
   // A mixed-model load's row (model empty) is followed by one row a model, over its own requests.
   auto rows = [&](const RunDocument& d, const std::string& level, const bench::BenchSummary& s,
-                  const std::optional<SteadyRates>& steady, const bench::ModelSummaries& by_model, bool knee) {
-    row(d, level, "", s, steady, knee);
+                  const std::optional<SteadyRates>& steady, const Extras& extras, const bench::ModelSummaries& by_model,
+                  bool knee) {
+    row(d, level, "", s, steady, extras, knee);
     for (const auto& [model, own] : by_model) {
-      row(d, level, model, own, std::nullopt, knee);
+      row(d, level, model, own, std::nullopt, Extras{}, knee);
     }
   };
   for (const auto& d : documents) {
     if (d.levels.empty()) {
-      rows(d, "", d.summary, d.steady, d.by_model, false);
+      rows(d, "", d.summary, d.steady, d.extras, d.by_model, false);
       continue;
     }
     for (std::size_t i = 0; i < d.levels.size(); ++i) {
       const Level& l = d.levels[i];
-      rows(d, fmt::format("{}", l.level), l.summary, l.steady, l.by_model, d.knee == i);
+      rows(d, fmt::format("{}", l.level), l.summary, l.steady, l.extras, l.by_model, d.knee == i);
     }
   }
   return csv;

@@ -26,8 +26,10 @@ std::string markdown_report(const std::vector<RunDocument>& documents);
 // requests_per_s, output_tokens_per_s, steady_output_tokens_per_s, input_tokens_per_s,
 // steady_input_tokens_per_s (empty without a steady state, and on a model's row), then
 // mean/p50/p90/p95/p99/max of ttft_ms, tpot_ms, itl_ms and e2e_ms (each with the --percentiles any
-// row holds before its max: "ttft_ms_p99.9", empty on a row without it), then knee (1 on the
-// knee's rows). Fields are quoted when they hold a comma or a quote.
+// row holds before its max: "ttft_ms_p99.9", empty on a row without it), then
+// goodput_requests_per_s (with --slo) and usd_per_million_tokens (with a price; the cost's
+// headline), empty without them and on a model's row, then knee (1 on the knee's rows). Fields are
+// quoted when they hold a comma or a quote.
 std::string csv_report(const std::vector<RunDocument>& documents);
 
 }  // namespace infergate::report

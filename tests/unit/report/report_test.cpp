@@ -310,6 +310,14 @@ TEST(ReportCompare, GoodputAndCostAreComparedWhereEveryRunHasThem) {
   ASSERT_EQ(c.figures[0].size(), c.figures[1].size());
   EXPECT_EQ(c.figures[0].back().title, "$ per M output tokens");
   EXPECT_FALSE(c.figures[0].back().higher_is_better);
+  // The CSV gives each its columns; a run without them leaves them empty.
+  const std::string csv = csv_report({api, gpu, single_run("plain", 5)});
+  EXPECT_NE(csv.find(",e2e_ms_max,goodput_requests_per_s,usd_per_million_tokens,knee\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(fmt::format(",{},{},0\n", api.raw.at("goodput").at("requests_per_s").as_double(),
+                                 gpu.raw.at("cost").at("per_million_output_tokens_by_hour").as_double())),
+            std::string::npos)
+      << csv;  // gpu's row: its goodput rate is api's (the same answers)
+  EXPECT_TRUE(csv.ends_with(",,,0\n")) << csv;
   // Repeated runs give theirs as the mean over the runs, with its interval.
   const bench::BenchSummary each = bench::summarize_run(records(100, 5));
   bench::RepeatedFigures figures = bench::repeated_figures({each, each}, {100, 100});
