@@ -494,8 +494,9 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Benchmark an OpenAI-compatible endpoint (TTFT, TPOT, ITL, throughput)");
   cmd->add_option("--base-url", a->base_url, "Endpoint to measure; without it, the built-in simulator");
   cmd->add_option("--target", a->targets,
-                  "NAME=URL[,model=M][,api_key_env=VAR], repeated: measure several endpoints with the same workload, "
-                  "interleaved in rounds (A B, B A, ...) so drift hits them alike");
+                  "NAME=URL[,model=M][,api_key_env=VAR][,price_in=USD][,price_out=USD][,hourly_cost=USD], repeated: "
+                  "measure several endpoints with the same workload, interleaved in rounds (A B, B A, ...) so drift "
+                  "hits them alike; a target's own prices replace --price and --hourly-cost for it");
   cmd->add_option("--rounds", a->rounds, "--target: rounds the requests are split into")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
