@@ -77,25 +77,40 @@ void print_server_by_level(std::FILE* out, const char* kind, const std::vector<S
 }
 
 // A mixed-model load's levels again, one model at a time: how each model's latency climbs.
-void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points) {
-  if (points.empty() || points.front().by_model.empty()) {
-    return;
-  }
-  for (std::size_t m = 0; m < points.front().by_model.size(); ++m) {
-    std::vector<SweepPoint> own;
-    for (const SweepPoint& p : points) {
-      SweepPoint level;
-      level.level = p.level;
-      if (m < p.by_model.size()) {
-        level.summary = p.by_model[m].second;
-      }
-      if (m < p.model_goodputs.size()) {
-        level.goodput = p.model_goodputs[m];
-      }
-      own.push_back(std::move(level));
+// Model m's levels of a mixed-model load: its own figures (and goodput) at each level.
+std::vector<SweepPoint> model_levels(const std::vector<SweepPoint>& points, std::size_t m) {
+  std::vector<SweepPoint> own;
+  for (const SweepPoint& p : points) {
+    SweepPoint level;
+    level.level = p.level;
+    if (m < p.by_model.size()) {
+      level.summary = p.by_model[m].second;
     }
+    if (m < p.model_goodputs.size()) {
+      level.goodput = p.model_goodputs[m];
+    }
+    own.push_back(std::move(level));
+  }
+  return own;
+}
+
+std::size_t model_count(const std::vector<SweepPoint>& points) {
+  return points.empty() ? 0 : points.front().by_model.size();
+}
+
+// With `rule` (a sweep's), each model's own knee is marked and named: where its latency climbs.
+void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points,
+                           const KneeRule* rule) {
+  for (std::size_t m = 0; m < model_count(points); ++m) {
+    const std::vector<SweepPoint> own = model_levels(points, m);
     fmt::print(out, "  by model: {}\n", points.front().by_model[m].first);
-    print_levels(out, kind, own, std::nullopt, "");
+    const std::optional<Knee> knee = rule != nullptr ? find_knee(own, *rule) : std::nullopt;
+    print_levels(out, kind, own, knee ? std::optional(knee->index) : std::nullopt, "   <- knee");
+    if (rule != nullptr) {
+      fmt::print(out, "{}\n",
+                 knee ? fmt::format("  its knee at {} {:g} ({})", kind, own[knee->index].level, knee->reason)
+                      : std::string("  no knee of its own"));
+    }
   }
 }
 
@@ -112,7 +127,7 @@ void print_sweep_table(std::FILE* out, const SweepSpec& spec, const std::vector<
   }
   fmt::print(out, "  ({})\n", rule.describe(prompt_only(points, &SweepPoint::summary)));
   print_server_by_level(out, kind_name(spec.kind), points);
-  print_levels_by_model(out, kind_name(spec.kind), points);
+  print_levels_by_model(out, kind_name(spec.kind), points, &rule);
 }
 
 void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::optional<double> passing,
@@ -135,7 +150,7 @@ void print_max_load(std::FILE* out, const std::vector<SweepPoint>& points, std::
     fmt::print(out, "  max load: none found: even {:g}{} breaks an SLO\n", failing.value_or(0), unit);
   }
   print_server_by_level(out, kind_name(kind), points);
-  print_levels_by_model(out, kind_name(kind), points);
+  print_levels_by_model(out, kind_name(kind), points, nullptr);
 }
 
 namespace {
@@ -183,10 +198,20 @@ boost::json::object sweep_json(const SweepSpec& spec, const std::vector<SweepPoi
   boost::json::object out{{"kind", kind_name(spec.kind)},
                           {"points", points_json(points, slos, pricing)},
                           {"knee_rule", rule.describe(prompt_only(points, &SweepPoint::summary))}};
-  if (knee) {
-    out["knee"] = boost::json::object{{"level", points[knee->index].level}, {"reason", knee->reason}};
-  } else {
-    out["knee"] = nullptr;
+  auto knee_json = [&](const std::vector<SweepPoint>& levels, const std::optional<Knee>& found) -> boost::json::value {
+    if (!found) {
+      return nullptr;
+    }
+    return boost::json::object{{"level", levels[found->index].level}, {"reason", found->reason}};
+  };
+  out["knee"] = knee_json(points, knee);
+  if (model_count(points) > 0) {
+    boost::json::object by_model;
+    for (std::size_t m = 0; m < model_count(points); ++m) {
+      const std::vector<SweepPoint> own = model_levels(points, m);
+      by_model[points.front().by_model[m].first] = knee_json(own, find_knee(own, rule));
+    }
+    out["knee_by_model"] = std::move(by_model);
   }
   return out;
 }

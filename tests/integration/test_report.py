@@ -167,8 +167,11 @@ class Report(WorkDirTest):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertLess(r.stdout.index("sweep over concurrency"), r.stdout.index("by model: qwen2.5-7b"))
         self.assertLess(r.stdout.index("by model: qwen2.5-7b"), r.stdout.index("by model: llama-3.3-70b"))
-        points = read_json(self.path("mix.json"))["sweep"]["points"]
+        sweep = read_json(self.path("mix.json"))["sweep"]
+        points = sweep["points"]
         self.assertEqual([p["level"] for p in points], [1, 4])
+        self.assertEqual(list(sweep["knee_by_model"]), ["qwen2.5-7b", "llama-3.3-70b"])  # each its own, or null
+        self.assertEqual(r.stdout.count("no knee of its own") + r.stdout.count("  its knee at "), 2)
         for p in points:
             own = p["by_model"]
             self.assertEqual(list(own), ["qwen2.5-7b", "llama-3.3-70b"])

@@ -114,6 +114,44 @@ TEST(SweepTable, AMixedModelSweepShowsEachModelsLevelsAndKeepsThemInItsPoints) {
                    .contains("by_model"));
 }
 
+// Each model of a mixed-model sweep gets its own knee: the one that stops gaining while its latency
+// climbs is marked, the one still gaining is not.
+TEST(SweepTable, EachModelOfAMixGetsItsOwnKnee) {
+  std::vector<SweepPoint> points;
+  const double flat[] = {100, 102, 103};
+  const double rising[] = {100, 200, 400};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SweepPoint p = level_point(static_cast<double>(1 << i), 100, 1000);
+    SweepPoint stalls = level_point(p.level, 100, flat[i]);
+    stalls.summary.ttft_ms.p99 = 10.0 * static_cast<double>(1 << i);
+    SweepPoint gains = level_point(p.level, 100, rising[i]);
+    gains.summary.ttft_ms.p99 = 10;
+    p.by_model = {{"gains", gains.summary}, {"stalls", stalls.summary}};
+    points.push_back(p);
+  }
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  print_sweep_table(out, parse_sweep("concurrency=1,2,4"), points, std::nullopt, KneeRule{});
+  std::fclose(out);
+  const std::string printed(text, size);
+  std::free(text);
+  const std::size_t gains = printed.find("  by model: gains\n");
+  const std::size_t stalls = printed.find("  by model: stalls\n");
+  ASSERT_NE(stalls, std::string::npos) << printed;
+  EXPECT_NE(printed.find("  no knee of its own\n", gains), std::string::npos) << printed;
+  EXPECT_LT(printed.find("  no knee of its own\n", gains), stalls) << printed;
+  EXPECT_NE(printed.find("<- knee", stalls), std::string::npos) << printed;
+  EXPECT_NE(printed.find("  its knee at concurrency 1 (from 1 to 2: throughput +2.0%", stalls), std::string::npos)
+      << printed;
+  const boost::json::object json =
+      sweep_json(parse_sweep("concurrency=1,2,4"), points, std::nullopt, KneeRule{}, {}, {});
+  EXPECT_TRUE(json.at("knee_by_model").at("gains").is_null());
+  EXPECT_EQ(json.at("knee_by_model").at("stalls").at("level").to_number<double>(), 1);
+  EXPECT_FALSE(sweep_json(parse_sweep("concurrency=1"), {level_point(1, 100, 500)}, std::nullopt, KneeRule{}, {}, {})
+                   .contains("knee_by_model"));
+}
+
 // With --server-metrics, each level shows the server's peaks and keeps its gauges on its own axis.
 TEST(SweepTable, EachLevelKeepsTheServersGaugesWhileItRan) {
   std::vector<SweepPoint> points{level_point(1, 100, 500), level_point(2, 200, 900)};
