@@ -76,7 +76,6 @@ void print_server_by_level(std::FILE* out, const char* kind, const std::vector<S
   }
 }
 
-// A mixed-model load's levels again, one model at a time: how each model's latency climbs.
 // Model m's levels of a mixed-model load: its own figures (and goodput) at each level.
 std::vector<SweepPoint> model_levels(const std::vector<SweepPoint>& points, std::size_t m) {
   std::vector<SweepPoint> own;
@@ -98,7 +97,8 @@ std::size_t model_count(const std::vector<SweepPoint>& points) {
   return points.empty() ? 0 : points.front().by_model.size();
 }
 
-// With `rule` (a sweep's), each model's own knee is marked and named: where its latency climbs.
+// A mixed-model load's levels again, one model at a time: how each model's latency climbs; with
+// `rule` (a sweep's), each model's own knee is marked and named.
 void print_levels_by_model(std::FILE* out, const char* kind, const std::vector<SweepPoint>& points,
                            const KneeRule* rule) {
   for (std::size_t m = 0; m < model_count(points); ++m) {

@@ -70,9 +70,11 @@ int measure_level(const Plan& plan, bench::SweepSpec::Kind kind, double level, s
     return result.interrupted_by;
   }
   const std::vector<double> more = extra_percentiles(plan.args);
-  bench::SweepPoint point{level,        bench::summarize_result(result, more),
-                          std::nullopt, bench::steady_state(result.records),
-                          std::nullopt, bench::summarize_by_model(result.records, plan.workload.model_names(), more)};
+  bench::SweepPoint point;
+  point.level = level;
+  point.summary = bench::summarize_result(result, more);
+  point.steady = bench::steady_state(result.records);
+  point.by_model = bench::summarize_by_model(result.records, plan.workload.model_names(), more);
   if (!plan.slos.empty()) {
     point.goodput = bench::measure_goodput(result.records, point.summary, plan.slos);
     point.model_goodputs = bench::goodput_by_model(result.records, point.by_model, plan.slos);

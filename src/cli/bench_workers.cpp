@@ -6,10 +6,9 @@
 #include <unistd.h>
 #include <boost/json/serialize.hpp>
 
-#include <chrono>
-
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
