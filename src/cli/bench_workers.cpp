@@ -249,11 +249,15 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
   const std::vector<bench::Slo> slos = slos_of(args);
   if (const auto* by_model = merged.if_contains("by_model")) {
     const bench::ModelSummaries models = bench::model_breakdown_from_json(*by_model);
-    std::vector<bench::Goodput> goodputs;
-    if (!slos.empty()) {
-      for (const auto& [name, summary] : models) {
-        goodputs.push_back(bench::goodput_from_json(by_model->at(name).at("goodput").as_object()));
+    std::vector<bench::Goodput> goodputs;  // each model's, when the merge pooled every one
+    for (const auto& [name, summary] : models) {
+      const auto* own = by_model->as_object().if_contains(name);
+      const auto* goodput = own != nullptr && own->is_object() ? own->get_object().if_contains("goodput") : nullptr;
+      if (goodput == nullptr || !goodput->is_object()) {
+        goodputs.clear();
+        break;
       }
+      goodputs.push_back(bench::goodput_from_json(goodput->get_object()));
     }
     bench::print_model_breakdown(stdout, models, goodputs);
   }
