@@ -105,9 +105,10 @@ boost::json::object input_fit_json(const WorkloadOptions& options) {
   if (fits.size() == 1) {
     return fit_json(fits.front());
   }
+  const std::vector<std::string> models = model_names(options);
   boost::json::object by_model;
-  for (std::size_t m = 0; m < fits.size(); ++m) {
-    by_model[options.mix.at(m).name] = fit_json(fits[m]);
+  for (std::size_t m = 0; m < fits.size() && m < models.size(); ++m) {
+    by_model[models[m]] = fit_json(fits[m]);
   }
   return boost::json::object{{"by_model", std::move(by_model)}};
 }

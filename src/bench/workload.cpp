@@ -110,9 +110,10 @@ std::string describe_lengths(const WorkloadOptions& options) {
   if (fits.size() == 1) {
     return fmt::format("{} (prompts in the server's tokens: {})", lengths_sent(options), line(fits.front()));
   }
+  const std::vector<std::string> models = model_names(options);
   std::vector<std::string> each;
-  for (std::size_t m = 0; m < fits.size(); ++m) {
-    each.push_back(fmt::format("{} {}", options.mix.at(m).name, line(fits[m])));
+  for (std::size_t m = 0; m < fits.size() && m < models.size(); ++m) {
+    each.push_back(fmt::format("{} {}", models[m], line(fits[m])));
   }
   return fmt::format("{} (prompts in each model's tokens: {})", lengths_sent(options), fmt::join(each, "; "));
 }

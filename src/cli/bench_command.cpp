@@ -275,6 +275,9 @@ void run_bench(const BenchArgs& args) {
         args.targets.empty() ? "--model-profile (the roofline of one model)" : "--target (each names its own model)"));
   }
 
+  // Checked before any mode starts: a mistyped price or SLO must not cost a whole run.
+  const bench::Pricing pricing = pricing_of(args);
+  const std::vector<bench::Slo> slos = slos_of(args);
   if (!args.targets.empty()) {
     if (!args.base_url.empty() || args.find_max_load || args.runs > 1 || args.workers > 1 ||
         !args.server_metrics.empty()) {
@@ -282,7 +285,7 @@ void run_bench(const BenchArgs& args) {
           "--target measures every target side by side (one load or a --sweep); leave out "
           "--base-url, --find-max-load, --runs, --workers and --server-metrics (one server's)");
     }
-    run_side_by_side(args, wopts, load, workload_config(args, wopts, load));
+    run_side_by_side(args, wopts, load, workload_config(args, wopts, load), slos);
     return;
   }
 
@@ -302,7 +305,7 @@ void run_bench(const BenchArgs& args) {
     if (!args.sweep.empty() || args.find_max_load || args.runs > 1) {
       throw bench::BenchError("--workers splits one run; leave out --sweep, --find-max-load and --runs");
     }
-    run_workers(args, base_url);
+    run_workers(args, base_url, slos);
     return;
   }
   const bench::Target target = make_target(args, base_url, "");
@@ -321,8 +324,6 @@ void run_bench(const BenchArgs& args) {
     load.requests = args.requests > 0 ? args.requests : traced;
   }
 
-  const bench::Pricing pricing = pricing_of(args);
-  const std::vector<bench::Slo> slos = slos_of(args);
   boost::json::object config = workload_config(args, wopts, load);
   const std::string models = mixed ? bench::describe_mix(wopts.mix) : model;
   config["label"] = args.label.empty() ? models : args.label;

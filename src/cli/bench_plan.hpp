@@ -115,13 +115,14 @@ boost::json::object workload_config(const BenchArgs& args, const bench::Workload
                                     const bench::LoadOptions& load);
 // --workers N: starts N copies of this command, each sending its share of the load at `base_url`,
 // and merges their results exactly (histograms pooled); prints and writes the merged result.
-void run_workers(const BenchArgs& args, const std::string& base_url);
+// `slos`: slos_of(args), checked before anything was started.
+void run_workers(const BenchArgs& args, const std::string& base_url, const std::vector<bench::Slo>& slos);
 // In a worker: ends this process as soon as `parent` (the process that started it) ends, so that a
 // killed parent does not leave its workers sending load at an endpoint nobody reads results from.
 void end_with_parent(int parent);
 // --target: the same load on every target, interleaved in --rounds; prints them side by side.
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
-                      const boost::json::object& config);
+                      const boost::json::object& config, const std::vector<bench::Slo>& slos);
 
 // Runs the workload at one load level and inserts the result into `points` (sorted by level).
 // Returns the signal that cut the level short (bench/interrupt.hpp), whose partial result is

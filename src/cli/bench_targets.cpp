@@ -34,6 +34,8 @@ struct Side {
   std::vector<bench::BenchSummary> rounds;
   std::vector<bench::RequestRecord> records;  // every round's, for the goodput of them all
   std::optional<bench::ClientCheck> worst_client;
+  std::optional<bench::Cost> cost;  // over all its rounds, once they ran
+  std::optional<bench::Goodput> goodput;
 };
 
 // Round r's share of the requests (or of the duration): the total split as evenly as it goes.
@@ -78,14 +80,13 @@ json::object target_config(const json::object& config, const Side& side) {
 // --target with --sweep: every level measured on every target before the next level, in
 // alternating order, so each target's sweep and knee come from the same stretch of time.
 void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const bench::LoadOptions& load,
-                        const json::object& config) {
+                        const json::object& config, const std::vector<bench::Slo>& slos) {
   const bench::SweepSpec spec = bench::parse_sweep(args.sweep);
   if (spec.automatic()) {
     throw bench::BenchError(
         "--sweep auto picks levels per endpoint; with --target list them (e.g. "
         "--sweep concurrency=1,2,4,8,16)");
   }
-  const std::vector<bench::Slo> slos = slos_of(args);
   std::vector<json::object> configs;
   std::vector<Plan> plans;
   configs.reserve(sides.size());
@@ -131,7 +132,7 @@ void sweep_side_by_side(const BenchArgs& args, std::vector<Side>& sides, const b
 }  // namespace
 
 void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workload, const bench::LoadOptions& load,
-                      const json::object& config) {
+                      const json::object& config, const std::vector<bench::Slo>& slos) {
   if (!args.records.empty()) {
     throw bench::BenchError("--records is not written for --target runs; measure one target to keep its records");
   }
@@ -158,13 +159,12 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     sides.push_back(std::move(side));
   }
   if (!args.sweep.empty()) {
-    sweep_side_by_side(args, sides, load, config);
+    sweep_side_by_side(args, sides, load, config, slos);
     return;
   }
   const int rounds = static_cast<int>(
       load.requests > 0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(args.rounds), load.requests)
                         : args.rounds);
-  const std::vector<bench::Slo> slos = slos_of(args);
   fmt::print("infergate bench: {} targets side by side, {} rounds, {}\n", sides.size(), rounds,
              bench::describe_lengths(workload));
   // A B C, then C B A, ...: each target runs as often early as late, so drift in the machine or
@@ -192,7 +192,7 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
 
   std::vector<report::RunDocument> documents;
   json::array target_documents;
-  for (const auto& side : sides) {
+  for (auto& side : sides) {
     if (side.rounds.empty()) {  // a signal came before its first round
       continue;
     }
@@ -203,11 +203,12 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
     json::object extra;
     // Rounds ran one after another: the target's rate is over their summed time, steady or not.
     if (!side.pricing.empty()) {
-      extra["cost"] =
-          bench::cost_json(side.pricing, bench::measure_cost(side.pricing, merged, bench::token_throughput(merged)));
+      side.cost = bench::measure_cost(side.pricing, merged, bench::token_throughput(merged));
+      extra["cost"] = bench::cost_json(side.pricing, *side.cost);
     }
     if (!slos.empty()) {
-      extra["goodput"] = bench::goodput_json(bench::measure_goodput(side.records, merged, slos), slos);
+      side.goodput = bench::measure_goodput(side.records, merged, slos);
+      extra["goodput"] = bench::goodput_json(*side.goodput, slos);
     }
     json::object document = bench::summary_document(side_config, &merged, extra);
     documents.push_back(report::document_from_json(document, side.spec.name));
@@ -223,19 +224,16 @@ void run_side_by_side(const BenchArgs& args, const bench::WorkloadOptions& workl
   if (!documents.empty()) {
     report::print_comparison(stdout, report::compare(documents));
   }
-  for (std::size_t k = 0; k < documents.size(); ++k) {
-    const json::object& raw = documents[k].raw;
-    if (!raw.contains("cost") && !raw.contains("goodput")) {
+  for (const auto& side : sides) {
+    if (!side.cost && !side.goodput) {
       continue;
     }
-    fmt::print("  target {}\n", documents[k].label);
-    if (const auto* cost = raw.if_contains("cost")) {
-      bench::print_cost(stdout, bench::pricing_from_cost_json(cost->as_object()),
-                        bench::cost_from_json(cost->as_object()));
+    fmt::print("  target {}\n", side.spec.name);
+    if (side.cost) {
+      bench::print_cost(stdout, side.pricing, *side.cost);
     }
-    if (const auto* goodput = raw.if_contains("goodput")) {
-      bench::print_goodput(stdout, bench::goodput_from_json(goodput->as_object()), slos,
-                           bench::prompt_only(documents[k].summary));
+    if (side.goodput) {
+      bench::print_goodput(stdout, *side.goodput, slos, args.endpoint == "embeddings");
     }
   }
   json::object shared = config;

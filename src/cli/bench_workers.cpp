@@ -163,7 +163,7 @@ void end_with_parent(int parent) {
   }
 }
 
-void run_workers(const BenchArgs& args, const std::string& base_url) {
+void run_workers(const BenchArgs& args, const std::string& base_url, const std::vector<bench::Slo>& slos) {
   const auto directory = std::filesystem::temp_directory_path() / fmt::format("infergate-workers-{}", ::getpid());
   std::filesystem::create_directories(directory);
   struct Cleanup {
@@ -246,7 +246,6 @@ void run_workers(const BenchArgs& args, const std::string& base_url) {
   if (scraper) {
     bench::print_server_series(stdout, server, server_error);
   }
-  const std::vector<bench::Slo> slos = slos_of(args);
   if (const auto* by_model = merged.if_contains("by_model")) {
     const bench::ModelSummaries models = bench::model_breakdown_from_json(*by_model);
     std::vector<bench::Goodput> goodputs;  // each model's, when the merge pooled every one

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "bench/cost.hpp"
+#include "bench/slo.hpp"
 #include "bench/summary_json.hpp"
 #include "core/json_error.hpp"
 #include "core/json_fields.hpp"
@@ -93,21 +94,23 @@ Series read_series(const json::object& o) {
   return s;
 }
 
-// The goodput and the cost's headline that `holder` (a run, a point) has; a damaged cost is read
+// The goodput and the cost's headline that `holder` (a run, a point) has; a damaged one is read
 // as none, so that the rest of the report still is.
 Extras extras_of(const json::object& holder) {
   Extras extras;
-  if (const auto* goodput = holder.if_contains("goodput"); goodput && goodput->is_object()) {
-    if (const auto* rate = goodput->get_object().if_contains("requests_per_s"); rate && rate->is_number()) {
-      extras.goodput_requests_per_s = rate->to_number<double>();
+  try {
+    if (const auto* goodput = holder.if_contains("goodput"); goodput && goodput->is_object()) {
+      extras.goodput_requests_per_s = bench::goodput_from_json(goodput->get_object()).requests_per_s;
     }
+  } catch (const std::runtime_error&) {
+    extras.goodput_requests_per_s.reset();
   }
-  if (const auto* cost = holder.if_contains("cost"); cost && cost->is_object()) {
-    try {
+  try {
+    if (const auto* cost = holder.if_contains("cost"); cost && cost->is_object()) {
       extras.usd_per_million_tokens = bench::headline_per_million(bench::cost_from_json(cost->get_object()));
-    } catch (const std::runtime_error&) {
-      extras.usd_per_million_tokens.reset();
     }
+  } catch (const std::runtime_error&) {
+    extras.usd_per_million_tokens.reset();
   }
   return extras;
 }

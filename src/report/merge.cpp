@@ -88,14 +88,15 @@ bench::Goodput pooled_goodput(const std::vector<RunDocument>& documents, const s
     if (model != nullptr) {
       const auto* by_model = d.raw.if_contains("by_model");
       const auto* own = by_model && by_model->is_object() ? by_model->get_object().if_contains(*model) : nullptr;
-      goodput = own && own->is_object() ? own->get_object().if_contains("goodput") : nullptr;
-      if (goodput == nullptr) {
-        continue;  // a part saved without it
+      if (own == nullptr) {
+        continue;  // nor is it in that model's pooled summary
       }
+      goodput = own->is_object() ? own->get_object().if_contains("goodput") : nullptr;
     }
     try {
-      if (!goodput->is_object()) {
-        throw std::runtime_error("its goodput is not an object");
+      if (goodput == nullptr || !goodput->is_object()) {
+        throw std::runtime_error(model != nullptr ? fmt::format("its {} has no goodput, though the run's has", *model)
+                                                  : std::string("its goodput is not an object"));
       }
       const std::string own = bench::slo_list(bench::goodput_slos(goodput->get_object()));
       if (own != held) {

@@ -976,6 +976,8 @@ class BenchFailures(unittest.TestCase):
                 (("--max-load-ceiling", "50",), "--max-load-ceiling applies to --find-max-load"),
                 (("--fit-input-tokens", "--prompts", os.path.abspath(__file__)), "a --prompts file's text goes as written"),
                 (("--runs", "2", "--sweep", "concurrency=1,2"), "--runs repeats one load; --sweep measures"),
+                (("--workers", "2", "--slo", "ttft=1s"), "--slo: 'ttft=1s' is not METRIC_pN=DURATION"),
+                (("--target", "a=http://127.0.0.1:9", "--price", "in=x"), "--price: 'in=x' is not in=USD"),
                 (("--target", "a=http://127.0.0.1:9", "--server-metrics", "http://127.0.0.1:9/metrics"),
                  "leave out --base-url, --find-max-load, --runs, --workers and --server-metrics")):
             r = bench("--sim-speedup", "50", "--requests", "2", *args)

@@ -136,6 +136,15 @@ TEST(ReportMerge, WorkersGoodputsPoolTheirGoodRequestsAndAreJudgedTogether) {
     EXPECT_NE(std::string(e.what()).find("w2.json: its goodput was held to ttft_p50=30ms"), std::string::npos)
         << e.what();
   }
+  // A part whose model entry lost its goodput is named, not quietly left out of the pool.
+  RunDocument damaged = worker("w5.json", 20, 5, slos);
+  damaged.raw["by_model"].as_object()["b"].as_object().erase("goodput");
+  try {
+    merge_documents({fast, damaged});
+    ADD_FAILURE() << "a part without its model's goodput merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("w5.json: its b has no goodput"), std::string::npos) << e.what();
+  }
   // Workers without SLOs merge without a goodput.
   EXPECT_FALSE(merge_documents({worker("w3.json", 10, 5, {}), worker("w4.json", 10, 5, {})}).contains("goodput"));
 }
